@@ -1,0 +1,35 @@
+# Two entry points do all set-up on a fresh machine with Python 3.11:
+#   make demo   -> creates .venv, installs scorekit, runs the bundled example
+#   make test   -> creates .venv, installs scorekit[dev], runs the whole suite
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+
+.PHONY: demo test bench clean
+
+$(PY):
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (set PYTHON=...)" >&2; exit 2; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# Stamp files re-run the install only when pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/scorekit demo --out-dir reports/demo
+
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest
+
+bench: $(VENV)/.installed-dev
+	$(PY) benchmarks/bench_stats.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,36 @@
+"""scorekit: captured AI-agent evaluation results → release evidence you can trust.
+
+Public names are listed in ``__all__``; modules whose names start with an
+underscore are private. Importing scorekit registers the ``df.scorekit``
+DataFrame accessor. Heavy dependencies (SciPy, matplotlib, pyarrow, nbconvert,
+papermill, cryptography, jsonschema, rfc8785) are imported only by the
+functions that need them.
+"""
+
+from __future__ import annotations
+
+from . import accessor as _accessor  # noqa: F401  (registers df.scorekit)
+from ._counts import STATUSES
+from ._errors import HistoryError, InputError, PolicyError, Problem, ScorekitError, SignatureError
+from ._rows import read_rows
+from ._stats import mean_ci, pass_at_k, pass_hat_k, wilson_interval, z_value
+from ._version import __version__
+from ._examples import example_path
+
+__all__ = [
+    "STATUSES",
+    "HistoryError",
+    "InputError",
+    "PolicyError",
+    "Problem",
+    "ScorekitError",
+    "SignatureError",
+    "__version__",
+    "example_path",
+    "mean_ci",
+    "pass_at_k",
+    "pass_hat_k",
+    "read_rows",
+    "wilson_interval",
+    "z_value",
+]

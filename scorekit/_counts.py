@@ -1,0 +1,381 @@
+"""Reduce scored rows to counts per (group, case) — the sufficient statistics.
+
+Every statistic scorekit reports is a function of four counts (PASS, FAIL,
+ERROR, ABSTAIN) per (dimension, case). This module computes them once, with
+integer codes and ``np.bincount``; no Python loop ever runs per row.
+
+The tables built here are what ``summary``, ``pass_k``, ``consistency`` and the
+Scorecard read, so each number has exactly one code path.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import _stats
+
+__all__ = ["STATUSES", "STATUS_DTYPE", "CaseCounts", "count_cases", "count_groups", "status_codes"]
+
+STATUSES: tuple[str, ...] = ("PASS", "FAIL", "ERROR", "ABSTAIN")
+STATUS_DTYPE = pd.CategoricalDtype(list(STATUSES))
+PASS, FAIL, ERROR, ABSTAIN = range(4)
+
+# Above this many possible combined keys per row the dense bincount is wasteful;
+# hash the combined keys instead.
+_DENSE_FACTOR = 4
+
+
+# --------------------------------------------------------------------------- codes
+def _first_bad(frame: pd.DataFrame, mask: np.ndarray, column: str) -> str:
+    pos = int(np.flatnonzero(mask)[0])
+    where = f"row {pos}"
+    if "id" in frame.columns and column != "id":
+        where += f" (id {frame['id'].iloc[pos]!r})"
+    return where
+
+
+def status_codes(frame: pd.DataFrame, column: str = "status") -> np.ndarray:
+    """Status column → int8 codes 0..3 in the order of ``STATUSES``.
+
+    Raises ``ValueError`` naming the first row with a missing or unknown status:
+    a statistic over rows that were never scored would be a silent guess.
+    """
+    if column not in frame.columns:
+        raise KeyError(
+            f"column {column!r} not found; the rows must be scored first "
+            f"(columns present: {', '.join(map(str, frame.columns))})"
+        )
+    status = frame[column]
+    if isinstance(status.dtype, pd.CategoricalDtype):
+        lookup = np.array(
+            [STATUSES.index(c) if c in STATUSES else -2 for c in status.cat.categories] + [-1],
+            dtype="int8",
+        )
+        codes = lookup[status.cat.codes.to_numpy()]  # code -1 (missing) picks the last entry
+    else:
+        cat = pd.Categorical(status, categories=list(STATUSES))
+        codes = cat.codes.astype("int8", copy=False)
+        unknown = (codes == -1) & status.notna().to_numpy()
+        codes = np.where(unknown, np.int8(-2), codes)
+    if (codes < 0).any():
+        missing = codes == -1
+        mask = missing if missing.any() else codes == -2
+        pos = int(np.flatnonzero(mask)[0])
+        value = status.iloc[pos]
+        what = "is missing" if missing.any() else f"is {value!r}, not one of {', '.join(STATUSES)}"
+        raise ValueError(f"column {column!r} {what} at {_first_bad(frame, mask, column)}")
+    return codes
+
+
+# Factorizations of Arrow-backed columns, keyed by the identity of the Arrow
+# array. Arrow arrays are immutable and pandas replaces (never edits) the array
+# when a value is set, so an entry can never go stale; a weak reference drops it
+# when the array dies. Repeated df.scorekit calls on one frame (summary, then
+# pass_k, then consistency) then hash each grouping column once.
+_FACTORIZE_CACHE: OrderedDict[int, tuple[Any, np.ndarray, np.ndarray]] = OrderedDict()
+_FACTORIZE_CACHE_SIZE = 8
+
+
+def clear_cache() -> None:
+    """Forget cached factorizations (benchmarks use it to time a cold start)."""
+    _FACTORIZE_CACHE.clear()
+
+
+def _arrow_identity(values: pd.Series) -> Any:
+    array = values.array
+    if isinstance(array, pd.arrays.ArrowExtensionArray) or type(array).__name__ == "ArrowStringArray":
+        try:
+            return array.__arrow_array__()
+        except Exception:  # pragma: no cover - an exotic extension array
+            return None
+    return None
+
+
+def _factorize(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    arrow = _arrow_identity(values)
+    if arrow is not None:
+        hit = _FACTORIZE_CACHE.get(id(arrow))
+        if hit is not None and hit[0]() is arrow:
+            _FACTORIZE_CACHE.move_to_end(id(arrow))
+            return hit[1], hit[2]
+    # Hash once, unsorted: sorting happens on the few groups, not the rows.
+    codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=True)
+    small = np.int32 if len(uniques) < 2**31 else np.int64
+    codes = codes.astype(small, copy=False)
+    uniques = np.asarray(uniques, dtype=object)
+    if arrow is not None:
+        key = id(arrow)
+        try:
+            ref = weakref.ref(arrow, lambda _, key=key: _FACTORIZE_CACHE.pop(key, None))
+        except TypeError:  # pragma: no cover - not weak-referenceable
+            return codes, uniques
+        codes.setflags(write=False)
+        _FACTORIZE_CACHE[key] = (ref, codes, uniques)
+        while len(_FACTORIZE_CACHE) > _FACTORIZE_CACHE_SIZE:
+            _FACTORIZE_CACHE.popitem(last=False)
+    return codes, uniques
+
+
+def _level_codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes of one grouping column and the values they stand for (unsorted)."""
+    name = values.name
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        uniques = pd.Index(values.cat.categories.to_numpy(), name=name)
+    else:
+        codes, labels = _factorize(values)
+        uniques = pd.Index(labels, dtype=values.dtype if values.dtype != object else None, name=name)
+    if len(codes) and codes.min() < 0:
+        raise ValueError(f"column {name!r} has missing values at {_first_bad(values.to_frame(), codes < 0, str(name))}")
+    return codes.astype(np.int64, copy=False), uniques
+
+
+def _rank_from_order(order: np.ndarray) -> np.ndarray:
+    """Position of each value in sorted order, from its argsort."""
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+def _decompose(keys: np.ndarray, prefix: list[np.ndarray], radix: list[int]) -> list[np.ndarray]:
+    """Split combined keys back into one code array per level (mixed radix)."""
+    parts: list[np.ndarray] = []
+    rest = keys
+    for width in reversed(radix):
+        rest, child = np.divmod(rest, width)
+        parts.append(child)
+    parts.reverse()
+    # Without a compressed prefix what is left is 0; with one it indexes the prefix.
+    return [part[rest] for part in prefix] + parts
+
+
+def grouped_status_counts(
+    frame: pd.DataFrame, columns: Sequence[str], statuses: np.ndarray
+) -> tuple[pd.Index, np.ndarray]:
+    """Status counts per observed combination of ``columns``, sorted by label.
+
+    One hash pass per column gives integer codes; the codes combine into one key
+    per row and a single ``np.bincount`` counts (key, status). Only the observed
+    groups (far fewer than rows) are then sorted and labelled.
+
+    Returns
+    -------
+    index : Index or MultiIndex
+        The group labels (a MultiIndex for several columns).
+    counts : ndarray of shape (groups, 4)
+        PASS, FAIL, ERROR, ABSTAIN rows per group.
+    """
+    columns = list(columns)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise KeyError(f"column {missing[0]!r} not found")
+    levels: list[pd.Index] = []
+    key: np.ndarray | None = None
+    size = 1
+    prefix: list[np.ndarray] = []  # level codes per key value of a compressed prefix
+    radix: list[int] = []  # widths of the levels mixed into the key after the prefix
+    for column in columns:
+        codes, uniques = _level_codes(frame[column])
+        levels.append(uniques)
+        width = max(len(uniques), 1)
+        if key is None:
+            key, size, radix = codes, width, [width]
+            continue
+        if size * width > 2**62 // len(STATUSES):  # keep the combined key within int64
+            key, seen = pd.factorize(key, sort=False)
+            prefix, radix = _decompose(np.asarray(seen, dtype=np.int64), prefix, radix), []
+            size = len(seen)
+        key = key * width + codes
+        radix.append(width)
+        size *= width
+    assert key is not None
+    n_status = len(STATUSES)
+    if size <= _DENSE_FACTOR * len(key) + 1024:
+        counts = np.bincount(key * n_status + statuses, minlength=size * n_status).reshape(size, n_status)
+        observed = np.flatnonzero(counts.any(axis=1))
+        counts = counts[observed]
+    else:
+        codes, observed = pd.factorize(key, sort=False)
+        counts = np.bincount(codes * n_status + statuses, minlength=len(observed) * n_status).reshape(-1, n_status)
+    level_codes = _decompose(np.asarray(observed, dtype=np.int64), prefix, radix)
+    # Sort groups by label, level by level; relabel each level in sorted order.
+    sort_orders = [np.argsort(uniques.to_numpy(), kind="stable") for uniques in levels]
+    ranks = [_rank_from_order(o)[codes] for o, codes in zip(sort_orders, level_codes)]
+    order = np.lexsort(ranks[::-1])
+    counts = counts[order]
+    sorted_levels = [uniques[o] for uniques, o in zip(levels, sort_orders)]
+    sorted_codes = [rank[order] for rank in ranks]
+    if len(columns) == 1:
+        index = sorted_levels[0][sorted_codes[0]]
+        index.name = columns[0]
+        return index, counts
+    index = pd.MultiIndex(levels=sorted_levels, codes=sorted_codes, names=columns, verify_integrity=False)
+    return index.remove_unused_levels(), counts
+
+
+def agent_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows that measure the agent: evaluator control rows (``control`` true) leave."""
+    if "control" in frame.columns:
+        control = frame["control"].fillna(False).to_numpy(dtype=bool)
+        if control.any():
+            return frame.loc[~control]
+    return frame
+
+
+def _by_list(by: str | Sequence[str]) -> list[str]:
+    if isinstance(by, str):
+        return [by]
+    by = list(by)
+    if not by or not all(isinstance(b, str) for b in by):
+        raise TypeError(f"by must be a column name or a list of column names; got {by!r}")
+    return by
+
+
+# --------------------------------------------------------------------------- tables
+@dataclass(frozen=True)
+class GroupCounts:
+    """Status counts per group (e.g. per dimension)."""
+
+    index: pd.Index
+    counts: np.ndarray  # (G, 4) int64: PASS, FAIL, ERROR, ABSTAIN
+
+    @property
+    def passes(self) -> np.ndarray:
+        return self.counts[:, PASS]
+
+    @property
+    def n(self) -> np.ndarray:
+        """Measured rows: PASS + FAIL (the pass-rate denominator)."""
+        return self.counts[:, PASS] + self.counts[:, FAIL]
+
+    def summary(self, confidence: float = 0.95) -> pd.DataFrame:
+        """``n, passes, fails, errors, abstains, rate, ci_low, ci_high, coverage`` per group."""
+        n = self.n
+        low, high = _stats.wilson_interval(self.passes, n, confidence=confidence)
+        total = self.counts.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(n > 0, self.passes / n, np.nan)
+            coverage = np.where(total > 0, n / total, np.nan)
+        return pd.DataFrame(
+            {
+                "n": n,
+                "passes": self.counts[:, PASS],
+                "fails": self.counts[:, FAIL],
+                "errors": self.counts[:, ERROR],
+                "abstains": self.counts[:, ABSTAIN],
+                "rate": rate,
+                "ci_low": low,
+                "ci_high": high,
+                "coverage": coverage,
+            },
+            index=self.index,
+        )
+
+
+@dataclass(frozen=True)
+class CaseCounts:
+    """Status counts per (group, case): the sufficient statistics of an evaluation."""
+
+    groups: GroupCounts
+    case_group: np.ndarray  # (K,) index into groups.index, non-decreasing
+    case_ids: np.ndarray  # (K,) case id per case, sorted within each group
+    counts: np.ndarray  # (K, 4) int64
+
+    @property
+    def passes(self) -> np.ndarray:
+        return self.counts[:, PASS]
+
+    @property
+    def n(self) -> np.ndarray:
+        return self.counts[:, PASS] + self.counts[:, FAIL]
+
+    def _group_mean(self, values: np.ndarray) -> np.ndarray:
+        """Mean of per-case values within each group, ignoring NaN (NaN if none)."""
+        ngroups = len(self.groups.index)
+        defined = ~np.isnan(values)
+        sums = np.bincount(self.case_group, weights=np.where(defined, values, 0.0), minlength=ngroups)
+        counts = np.bincount(self.case_group, weights=defined, minlength=ngroups)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(counts > 0, sums / counts, np.nan)
+
+    def per_k(self, ks: Sequence[int], estimator: str = "pass_hat_k") -> pd.DataFrame:
+        """Mean over cases with ``n >= k`` of pass^k (or pass@k), one column per k."""
+        function = {"pass_hat_k": _stats.pass_hat_k, "pass_at_k": _stats.pass_at_k}[estimator]
+        columns = {k: self._group_mean(function(self.passes, self.n, k)) for k in ks}
+        frame = pd.DataFrame(columns, index=self.groups.index)
+        frame.columns.name = "k"
+        return frame
+
+    def consistency(self) -> pd.DataFrame:
+        """Repeated cases (≥ 2 measured trials), the share whose trials all agree, flaky ids."""
+        ngroups = len(self.groups.index)
+        n, c = self.n, self.passes
+        repeated = n >= 2
+        flaky = repeated & (c > 0) & (c < n)
+        n_repeated = np.bincount(self.case_group, weights=repeated, minlength=ngroups)
+        n_flaky = np.bincount(self.case_group, weights=flaky, minlength=ngroups)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(n_repeated > 0, (n_repeated - n_flaky) / n_repeated, np.nan)
+        where = np.flatnonzero(flaky)
+        bounds = np.searchsorted(self.case_group[where], np.arange(1, ngroups))
+        flaky_ids = [part.tolist() for part in np.split(self.case_ids[where], bounds)]
+        return pd.DataFrame(
+            {
+                "repeated_cases": n_repeated.astype(np.int64),
+                "consistency": share,
+                "flaky_cases": flaky_ids,
+            },
+            index=self.groups.index,
+        )
+
+
+def count_groups(frame: pd.DataFrame, by: str | Sequence[str] = "dimension") -> GroupCounts:
+    """Status counts per group of the agent rows of ``frame`` (controls excluded)."""
+    by = _by_list(by)
+    rows = agent_rows(frame)
+    index, counts = grouped_status_counts(rows, by, status_codes(rows))
+    return GroupCounts(index=index, counts=counts)
+
+
+def count_cases(
+    frame: pd.DataFrame, by: str | Sequence[str] = "dimension", case: str | None = None
+) -> CaseCounts:
+    """Status counts per (group, case) of the agent rows of ``frame``.
+
+    ``case`` defaults to ``case_id`` when present, else ``id`` (each row its own
+    case, as SPEC §2 says for a missing ``case_id``).
+    """
+    by = _by_list(by)
+    if case is None:
+        case = "case_id" if "case_id" in frame.columns else "id"
+    if case not in frame.columns:
+        raise KeyError(f"column {case!r} not found; needed to group repeated trials into cases")
+    rows = agent_rows(frame)
+    index, counts = grouped_status_counts(rows, [*by, case], status_codes(rows))
+    # Cases are sorted by group first, so each group is one contiguous run.
+    group_codes = [index.codes[i] for i in range(len(by))]
+    if len(group_codes) == 1:
+        changes = np.flatnonzero(np.diff(group_codes[0])) + 1
+    else:
+        stacked = np.stack(group_codes, axis=1)
+        changes = np.flatnonzero((np.diff(stacked, axis=0) != 0).any(axis=1)) + 1
+    starts = np.concatenate([[0], changes]) if len(index) else np.array([], dtype=np.int64)
+    case_group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(index))))
+    group_index = index.droplevel(-1)[starts]
+    if isinstance(group_index, pd.MultiIndex):
+        group_index = group_index.remove_unused_levels()
+    # Aggregate the K cases (not the input rows) up to their groups.
+    group_counts = np.add.reduceat(counts, starts, axis=0) if len(starts) else counts[:0]
+    case_levels = index.levels[-1].to_numpy(dtype=object)
+    return CaseCounts(
+        groups=GroupCounts(index=group_index, counts=group_counts),
+        case_group=case_group,
+        case_ids=case_levels[index.codes[-1]],
+        counts=counts,
+    )

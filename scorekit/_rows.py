@@ -1,0 +1,624 @@
+"""Read result rows (JSON Lines, CSV, Parquet, DataFrame, list of dicts) into one typed table.
+
+Each row is checked against the field table of SPEC §2. A row that cannot be
+normalised (bad JSON, not an object, missing ``id``/``dimension``, duplicate
+``id``, unknown status or match mode, NaN/Infinity, integers beyond ±(2^53−1),
+wrong types) produces :class:`~scorekit.Problem` entries naming file, line and
+field. :func:`read_rows` raises :class:`~scorekit.InputError` listing them all;
+the evaluation engine reads the same :class:`RowTable` and classifies such rows
+as invalid instead.
+
+Only a source that cannot be read as rows at all (missing, empty, not UTF-8, not
+JSON Lines/CSV/Parquet) is a file-level :class:`~scorekit.InputError` with no
+problems list.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ._counts import STATUS_DTYPE, STATUSES
+from ._errors import InputError, Problem
+
+__all__ = ["FIELDS", "MATCH_MODES", "RowTable", "read_row_table", "read_rows"]
+
+MAX_SAFE_INT = 2**53 - 1
+MATCH_MODES = ("ordered", "exact", "set")
+CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
+
+
+# --------------------------------------------------------------------------- field checks
+# Each check returns None when the value is acceptable, else a short message.
+def _is_str(v: Any) -> str | None:
+    return None if isinstance(v, str) else f"expected a string, got {_kind(v)}"
+
+
+def _is_nonempty_str(v: Any) -> str | None:
+    if not isinstance(v, str):
+        return f"expected a string, got {_kind(v)}"
+    return None if v.strip() else "must not be empty"
+
+
+def _is_count(v: Any) -> str | None:
+    if isinstance(v, bool) or not isinstance(v, int):
+        return f"expected a non-negative integer, got {_kind(v)}"
+    return None if v >= 0 else f"must be >= 0, got {v}"
+
+
+def _is_nonneg_number(v: Any) -> str | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return f"expected a number, got {_kind(v)}"
+    return None if v >= 0 else f"must be >= 0, got {v!r}"
+
+
+def _is_bool(v: Any) -> str | None:
+    return None if isinstance(v, bool) else f"expected true or false, got {_kind(v)}"
+
+
+def _is_str_list(v: Any) -> str | None:
+    if not isinstance(v, list):
+        return f"expected a list of strings, got {_kind(v)}"
+    for i, item in enumerate(v):
+        if not isinstance(item, str):
+            return f"item {i}: expected a string, got {_kind(item)}"
+    return None
+
+
+def _is_status(v: Any) -> str | None:
+    if v in STATUSES:
+        return None
+    return f"unknown status {v!r}; expected one of {', '.join(STATUSES)}"
+
+
+def _is_match(v: Any) -> str | None:
+    if v in MATCH_MODES:
+        return None
+    return f"unknown match mode {v!r}; expected one of {', '.join(MATCH_MODES)}"
+
+
+def _is_object(v: Any) -> str | None:
+    return None if isinstance(v, dict) else f"expected an object, got {_kind(v)}"
+
+
+def _is_number_or_object(v: Any) -> str | None:
+    if isinstance(v, dict) or (isinstance(v, (int, float)) and not isinstance(v, bool)):
+        return None
+    return f"expected a number or an object, got {_kind(v)}"
+
+
+def _is_tool_calls(v: Any) -> str | None:
+    if not isinstance(v, list):
+        return f"expected a list of {{name, arguments}} objects, got {_kind(v)}"
+    for i, call in enumerate(v):
+        if not isinstance(call, dict):
+            return f"item {i}: expected an object, got {_kind(call)}"
+        if not isinstance(call.get("name"), str):
+            return f"item {i}: 'name' must be a string"
+        if "arguments" in call and not isinstance(call["arguments"], dict):
+            return f"item {i}: 'arguments' must be an object, got {_kind(call['arguments'])}"
+    return None
+
+
+def _is_names_or_calls(v: Any) -> str | None:
+    """A list whose items are a name or a {name, arguments?} object (actions, expected calls)."""
+    if not isinstance(v, list):
+        return f"expected a list, got {_kind(v)}"
+    for i, item in enumerate(v):
+        if isinstance(item, str):
+            continue
+        if not isinstance(item, dict):
+            return f"item {i}: expected a string or an object, got {_kind(item)}"
+        if not isinstance(item.get("name"), str):
+            return f"item {i}: 'name' must be a string"
+        if "arguments" in item and not isinstance(item["arguments"], dict):
+            return f"item {i}: 'arguments' must be an object, got {_kind(item['arguments'])}"
+    return None
+
+
+def _is_forbidden_actions(v: Any) -> str | None:
+    if not isinstance(v, list):
+        return f"expected a list, got {_kind(v)}"
+    for i, item in enumerate(v):
+        if isinstance(item, str):
+            continue
+        if isinstance(item, list) and item and all(isinstance(x, str) for x in item):
+            continue
+        return f"item {i}: expected an action name or a non-empty list of names"
+    return None
+
+
+def _is_votes(v: Any) -> str | None:
+    # Vote *values* are judged at scoring time (an invalid value makes the panel
+    # invalid, SPEC §4); only the container shape is a row-level matter.
+    if not isinstance(v, list):
+        return f"expected a list of vote objects, got {_kind(v)}"
+    for i, vote in enumerate(v):
+        if not isinstance(vote, dict):
+            return f"item {i}: expected an object, got {_kind(vote)}"
+    return None
+
+
+def _is_tool_schemas(v: Any) -> str | None:
+    if not isinstance(v, dict):
+        return f"expected an object mapping tool names to JSON Schemas, got {_kind(v)}"
+    for name, schema in v.items():
+        if not isinstance(schema, (dict, bool)):
+            return f"tool {name!r}: a JSON Schema must be an object or a boolean"
+    return None
+
+
+def _any(v: Any) -> str | None:
+    return None
+
+
+# Field → check. Fields not listed are kept as they are.
+FIELDS: dict[str, Callable[[Any], str | None]] = {
+    "id": _is_nonempty_str,
+    "dimension": _is_nonempty_str,
+    "case_id": _is_nonempty_str,
+    "trial": _is_count,
+    "status": _is_status,
+    "evaluator": _is_nonempty_str,
+    "tags": _is_str_list,
+    "reason": _is_str,
+    "input": _any,
+    "context": _any,
+    "agent_output": _is_str,
+    "tool_calls": _is_tool_calls,
+    "agent_actions": _is_names_or_calls,
+    "observed_state": _any,
+    "usage": _is_number_or_object,
+    "cost_usd": _is_nonneg_number,
+    "latency_ms": _is_nonneg_number,
+    "latency_s": _is_nonneg_number,
+    "judge_votes": _is_votes,
+    "must_include": _is_str_list,
+    "must_not_include": _is_str_list,
+    "allowed_tools": _is_str_list,
+    "forbidden_tools": _is_str_list,
+    "tool_schemas": _is_tool_schemas,
+    "expected_tool_calls": _is_names_or_calls,
+    "expected_actions": _is_names_or_calls,
+    "forbidden_actions": _is_forbidden_actions,
+    "match": _is_match,
+    "expected_state": _any,
+    "canary": _is_nonempty_str,
+    "should_refuse": _is_bool,
+    "cost_budget_usd": _is_nonneg_number,
+    "latency_budget_ms": _is_nonneg_number,
+    "judge_criteria": _is_str,
+}
+ALIASES = {"trial_id": "trial"}
+_FLOAT_FIELDS = ("cost_usd", "latency_ms", "latency_s", "cost_budget_usd", "latency_budget_ms")
+_STR_FIELDS = ("id", "dimension", "case_id", "evaluator", "reason", "agent_output", "canary", "judge_criteria")
+# Fields that are JSON text in a CSV cell (everything structured).
+_CSV_JSON_FIELDS = frozenset(
+    name for name, check in FIELDS.items() if check not in (_is_str, _is_nonempty_str, _is_status, _is_match)
+) - {"trial", *_FLOAT_FIELDS, "should_refuse"}
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+def _bad_numbers(value: Any, path: str) -> Iterable[tuple[str, str]]:
+    """Yield (path, message) for NaN/Infinity and integers beyond ±(2^53−1), recursively."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            yield path, f"{value!r} is not a finite number (NaN/Infinity are not valid JSON)"
+    elif isinstance(value, int):
+        if abs(value) > MAX_SAFE_INT:
+            yield path, f"integer {value} is beyond ±(2^53−1) and cannot be represented exactly"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _bad_numbers(item, f"{path}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _bad_numbers(item, f"{path}[{i}]")
+
+
+# --------------------------------------------------------------------------- result
+@dataclass
+class RowTable:
+    """Rows read from one source, before scoring.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        The rows that normalised cleanly, typed (see :func:`read_rows`).
+    lines : ndarray of int
+        Source line (or 1-based row position) of each row of ``frame``.
+    problems : list of Problem
+        Every row-level problem, in source order.
+    invalid : list of dict
+        One record per rejected row: ``line``, and ``id`` / ``dimension`` /
+        ``case_id`` when they could be read, so the engine can still list it.
+    source : str
+        File name (or ``<DataFrame>``/``<rows>``) used in messages.
+    """
+
+    frame: pd.DataFrame
+    lines: np.ndarray
+    problems: list[Problem] = field(default_factory=list)
+    invalid: list[dict[str, Any]] = field(default_factory=list)
+    source: str = "<rows>"
+
+
+# --------------------------------------------------------------------------- parsing per format
+def _reject_constant(name: str) -> float:
+    return float(name.lower().replace("infinity", "inf"))  # checked by _bad_numbers
+
+
+def _decode(data: bytes, source: str) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+
+
+def _jsonl_records(text: str, source: str) -> Iterable[tuple[int, Any, str | None]]:
+    """Yield (line, parsed value or None, error message or None); blank lines are skipped."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=_reject_constant)
+        except ValueError as exc:
+            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            yield number, None, f"not valid JSON ({msg})"
+            continue
+        yield number, value, None
+
+
+def _looks_like_jsonl(text: str) -> bool:
+    for line in text.splitlines():
+        if line.strip():
+            return line.lstrip().startswith("{") or line.lstrip().startswith("[")
+    return False
+
+
+def _csv_value(name: str, text: str) -> Any:
+    """Convert one CSV cell to the type its field expects (JSON for structured fields)."""
+    if name in _CSV_JSON_FIELDS:
+        stripped = text.strip()
+        if stripped[:1] in ("[", "{", '"') or stripped in ("true", "false", "null") or _is_json_number(stripped):
+            return json.loads(stripped, parse_constant=_reject_constant)
+        if name in ("tags", "must_include", "must_not_include", "allowed_tools", "forbidden_tools"):
+            return [part.strip() for part in text.split(";") if part.strip()]
+        return text
+    if name == "trial":
+        return int(text) if re.fullmatch(r"[+-]?\d+", text.strip()) else text
+    if name in _FLOAT_FIELDS:
+        try:
+            return json.loads(text.strip(), parse_constant=_reject_constant)
+        except ValueError:
+            return text
+    if name == "should_refuse":
+        return {"true": True, "false": False}.get(text.strip().lower(), text)
+    return text
+
+
+def _is_json_number(text: str) -> bool:
+    return re.fullmatch(r"-?\d+(\.\d+)?([eE][+-]?\d+)?", text) is not None
+
+
+def _csv_records(text: str, source: str) -> Iterable[tuple[int, Any, str | None]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not reader.fieldnames:
+        raise InputError(f"{source}: empty CSV file (no header)")
+    for record in reader:
+        line = reader.line_num
+        if None in record:
+            yield line, None, "more cells than header columns"
+            continue
+        row: dict[str, Any] = {}
+        error = None
+        for name, cell in record.items():
+            if cell is None or cell == "":
+                continue  # empty cell = absent field
+            try:
+                row[name] = _csv_value(ALIASES.get(name, name), cell)
+            except ValueError as exc:
+                error = f"{name}: not valid JSON ({getattr(exc, 'msg', exc)})"
+                break
+        yield line, (None if error else row), error
+
+
+def _frame_records(frame: pd.DataFrame) -> Iterable[tuple[int, Any, str | None]]:
+    columns = [str(c) for c in frame.columns]
+    for position, values in enumerate(frame.itertuples(index=False, name=None), start=1):
+        row = {}
+        for name, value in zip(columns, values):
+            if _is_missing_scalar(value):
+                continue  # pandas writes "absent" as NaN/None/NA
+            row[name] = _to_python(value)
+        yield position, row, None
+
+
+def _is_missing_scalar(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _to_python(value: Any) -> Any:
+    """NumPy/pandas scalars and arrays (from Parquet/DataFrames) → plain Python values."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return [_to_python(v) for v in value.tolist()]
+    if isinstance(value, dict):
+        return {k: _to_python(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_python(v) for v in value]
+    return value
+
+
+def _parquet_records(path: Path, source: str) -> Iterable[tuple[int, Any, str | None]]:
+    try:
+        import pyarrow.parquet as pq  # lazy: pyarrow is heavy
+
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow raises several unrelated types for bad files
+        raise InputError(f"{source}: not a readable Parquet file ({exc})") from None
+    if table.num_rows == 0:
+        raise InputError(f"{source}: empty file, no rows")
+    # Parquet writes an absent field as null; _check_row drops nulls.
+    return ((i, row, None) for i, row in enumerate(table.to_pylist(), start=1))
+
+
+# --------------------------------------------------------------------------- normalise
+def _check_row(value: Any) -> tuple[dict[str, Any] | None, list[tuple[str, str]]]:
+    """Validate one parsed row; return the normalised row (or None) and its problems."""
+    if not isinstance(value, dict):
+        return None, [("row", f"expected a JSON object, got {_kind(value)}")]
+    row = value
+    problems: list[tuple[str, str]] = []
+    for alias, name in ALIASES.items():
+        if alias in row:
+            if name in row and row[name] is not None:
+                if row[alias] != row[name]:
+                    problems.append((alias, f"conflicts with {name!r}"))
+                row = {k: v for k, v in row.items() if k != alias}
+            else:
+                row = {(name if k == alias else k): v for k, v in row.items()}
+    row = {k: v for k, v in row.items() if v is not None}  # null = absent
+    for name in ("id", "dimension"):
+        if name not in row:
+            problems.append((name, "required field is missing"))
+    for name, val in row.items():
+        check = FIELDS.get(name)
+        message = check(val) if check is not None else None
+        if message:
+            problems.append((name, message))
+    for path, message in _bad_numbers(row, ""):
+        problems.append((path.lstrip("."), message))
+    if "status" in row and "evaluator" not in row and "status" not in {p[0] for p in problems}:
+        problems.append(("evaluator", "a pre-scored status needs the evaluator that produced it"))
+    # One message per field, in field order, so reports stay short and deterministic.
+    seen: set[str] = set()
+    unique = []
+    for name, message in problems:
+        if name not in seen:
+            seen.add(name)
+            unique.append((name, message))
+    return (None if unique else row), unique
+
+
+def _build_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = pd.DataFrame.from_records(rows) if rows else pd.DataFrame({"id": [], "dimension": []})
+    n = len(frame)
+    for name in _STR_FIELDS:
+        if name in frame.columns:
+            frame[name] = frame[name].astype("str") if frame[name].notna().all() else _str_with_na(frame[name])
+    if "case_id" not in frame.columns:
+        frame["case_id"] = frame["id"]
+    else:
+        frame["case_id"] = frame["case_id"].fillna(frame["id"])
+    if "trial" in frame.columns:
+        frame["trial"] = frame["trial"].astype("Int64")
+    else:
+        frame["trial"] = pd.array([pd.NA] * n, dtype="Int64")
+    frame["status"] = (
+        pd.Categorical(frame["status"], dtype=STATUS_DTYPE)
+        if "status" in frame.columns
+        else pd.Categorical([None] * n, dtype=STATUS_DTYPE)
+    )
+    for name in _FLOAT_FIELDS:
+        if name in frame.columns:
+            frame[name] = frame[name].astype("float64")
+    if "should_refuse" in frame.columns:
+        frame["should_refuse"] = frame["should_refuse"].astype("boolean")
+    tags = frame["tags"] if "tags" in frame.columns else pd.Series([None] * n, dtype=object)
+    frame["control"] = np.fromiter(
+        (isinstance(t, list) and not CONTROL_TAGS.isdisjoint(t) for t in tags), dtype=bool, count=n
+    )
+    leading = ["id", "dimension", "case_id", "trial", "status"]
+    return frame[leading + [c for c in frame.columns if c not in leading]]
+
+
+def _str_with_na(series: pd.Series) -> pd.Series:
+    return series.astype(pd.StringDtype(na_value=np.nan))
+
+
+def _normalise(records: Iterable[tuple[int, Any, str | None]], source: str) -> RowTable:
+    rows: list[dict[str, Any]] = []
+    lines: list[int] = []
+    problems: list[Problem] = []
+    invalid: list[dict[str, Any]] = []
+    first_line_of_id: dict[str, int] = {}
+    for line, value, error in records:
+        if error is not None:
+            problems.append(Problem(source, line, "row", error))
+            invalid.append({"line": line})
+            continue
+        row, row_problems = _check_row(value)
+        row_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
+        if row is not None:
+            if row_id in first_line_of_id:
+                row_problems = [("id", f"duplicate id {row_id!r} (first seen on line {first_line_of_id[row_id]})")]
+                row = None
+            else:
+                first_line_of_id[row_id] = line
+        elif row_id is not None and row_id not in first_line_of_id:
+            first_line_of_id[row_id] = line
+        if row is None:
+            problems.extend(Problem(source, line, name, message, row_id) for name, message in row_problems)
+            invalid.append(_identity(value, line))
+            continue
+        rows.append(row)
+        lines.append(line)
+    return RowTable(
+        frame=_build_frame(rows),
+        lines=np.asarray(lines, dtype=np.int64),
+        problems=problems,
+        invalid=invalid,
+        source=source,
+    )
+
+
+def _identity(value: Any, line: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": line}
+    if isinstance(value, dict):
+        for name in ("id", "dimension", "case_id"):
+            if isinstance(value.get(name), str):
+                out[name] = value[name]
+    return out
+
+
+# --------------------------------------------------------------------------- public
+def read_row_table(source: Any, *, format: str | None = None) -> RowTable:
+    """Read rows from any supported source, collecting row-level problems.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DataFrame or list of dict
+        A ``.jsonl``/``.json``/``.ndjson``, ``.csv`` or ``.parquet`` file, or rows
+        already in memory.
+    format : {"jsonl", "csv", "parquet"}, optional
+        Overrides detection from the file suffix.
+
+    Raises
+    ------
+    InputError
+        Only when the source cannot be read as rows at all.
+    """
+    if isinstance(source, pd.DataFrame):
+        return _normalise(_frame_records(source), "<DataFrame>")
+    if isinstance(source, (list, tuple)):
+        return _normalise(((i, v, None) for i, v in enumerate(source, start=1)), "<rows>")
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(
+            f"source must be a path, a DataFrame or a list of dicts; got {type(source).__name__}"
+        )
+    path = Path(source)
+    name = str(source)
+    if not path.exists():
+        raise InputError(f"{name}: no such file")
+    if path.is_dir():
+        raise InputError(f"{name}: is a directory, not a results file")
+    fmt = (format or _format_from_suffix(path)).lower()
+    if fmt == "parquet":
+        return _normalise(_parquet_records(path, name), name)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
+    text = _decode(data, name)
+    if not text.strip():
+        raise InputError(f"{name}: empty file, no rows")
+    if fmt == "csv":
+        return _normalise(_csv_records(text, name), name)
+    if fmt not in ("jsonl", "auto"):
+        raise ValueError(f"format must be 'jsonl', 'csv' or 'parquet'; got {format!r}")
+    if not _looks_like_jsonl(text):
+        raise InputError(f"{name}: not JSON Lines (the first non-blank line does not start an object)")
+    return _normalise(_jsonl_records(text, name), name)
+
+
+def _format_from_suffix(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        return "csv"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return "jsonl"
+    return "auto"
+
+
+def read_rows(source: Any, *, format: str | None = None) -> pd.DataFrame:
+    """Read evaluation result rows into one typed DataFrame.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DataFrame or list of dict
+        JSON Lines (``.jsonl``), CSV (``.csv``; structured cells hold JSON text),
+        Parquet (``.parquet``), or rows already in memory. A UTF-8 BOM is accepted.
+    format : {"jsonl", "csv", "parquet"}, optional
+        Overrides detection from the file suffix.
+
+    Returns
+    -------
+    DataFrame
+        One row per result row, columns first ``id``, ``dimension``, ``case_id``
+        (defaults to ``id``), ``trial`` (``Int64``, ``trial_id`` accepted),
+        ``status`` (categorical of PASS/FAIL/ERROR/ABSTAIN, missing when the row
+        is not pre-scored), then the other fields as given, plus ``control``
+        (bool: the row is tagged ``known-bad``/``negative-example``).
+
+    Raises
+    ------
+    InputError
+        When any row cannot be normalised; ``err.problems`` lists every problem
+        as ``file:line: field: message``. Also for a file that cannot be read as
+        rows (missing, empty, not UTF-8, not JSON Lines/CSV/Parquet).
+
+    Examples
+    --------
+    >>> import scorekit as sk
+    >>> rows = sk.read_rows([{"id": "r1", "dimension": "pii", "status": "PASS", "evaluator": "h"}])
+    >>> rows.loc[0, "status"], rows.loc[0, "case_id"]
+    ('PASS', 'r1')
+    """
+    table = read_row_table(source, format=format)
+    if table.problems:
+        shown = table.problems[:20]
+        more = len(table.problems) - len(shown)
+        lines = "\n".join(f"  {p}" for p in shown)
+        if more:
+            lines += f"\n  ... and {more} more"
+        raise InputError(
+            f"{len(table.invalid)} row(s) in {table.source} cannot be used:\n{lines}",
+            problems=table.problems,
+        )
+    return table.frame

@@ -1,0 +1,346 @@
+"""Statistics over counts: Wilson intervals, pass^k, pass@k, run-to-run variance.
+
+Pure NumPy (SciPy only for the Student t quantile, imported lazily). Every
+function is vectorised over arrays and keeps pandas objects: a Series in gives a
+Series out with the same index.
+
+Conventions
+-----------
+* "no evidence" is NaN, never 0 or 1: ``n == 0`` for a rate, ``n < k`` for
+  pass^k / pass@k, fewer than two values for a standard deviation.
+* Bad input raises ``ValueError`` naming the parameter and the first bad value.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "mean_ci",
+    "pass_at_k",
+    "pass_hat_k",
+    "wilson_interval",
+    "z_value",
+]
+
+
+# --------------------------------------------------------------------------- helpers
+def _check_confidence(confidence: Any) -> float:
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise TypeError(f"confidence must be a number in (0, 1); got {confidence!r}")
+    value = float(confidence)
+    if not (0.0 < value < 1.0):
+        raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
+    return value
+
+
+def z_value(confidence: float = 0.95) -> float:
+    """Two-sided standard normal critical value for a confidence level.
+
+    Exact from the confidence (``Φ⁻¹(1 − (1 − confidence)/2)``), not a rounded 1.96.
+
+    Examples
+    --------
+    >>> round(z_value(0.95), 12)
+    1.959963984541
+    """
+    confidence = _check_confidence(confidence)
+    return NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+
+
+def _template(*values: Any) -> Any:
+    """The first pandas object among the inputs (its index is kept), else None."""
+    for value in values:
+        if hasattr(value, "index") and hasattr(value, "to_numpy"):
+            return value
+    return None
+
+
+def _check_same_index(names: tuple[str, ...], values: tuple[Any, ...]) -> None:
+    pandas_args = [(n, v) for n, v in zip(names, values) if _template(v) is not None]
+    for (name_a, a), (name_b, b) in zip(pandas_args, pandas_args[1:]):
+        if not a.index.equals(b.index):
+            raise ValueError(
+                f"{name_a} and {name_b} are pandas objects with different indexes; "
+                "align them first (e.g. b.reindex(a.index))"
+            )
+
+
+def _wrap(result: np.ndarray, template: Any) -> Any:
+    """Give ``result`` the shape of the input: pandas stays pandas, scalars stay scalars."""
+    if template is not None:
+        import pandas as pd
+
+        if isinstance(template, pd.DataFrame):
+            return pd.DataFrame(result, index=template.index, columns=template.columns)
+        return pd.Series(result, index=template.index, name=getattr(template, "name", None))
+    if result.ndim == 0:
+        return float(result)
+    return result
+
+
+def _counts(value: Any, name: str) -> np.ndarray:
+    """Validate non-negative integer counts; return them as float64 (NaN-friendly)."""
+    if hasattr(value, "to_numpy"):
+        try:
+            arr = value.to_numpy(dtype="float64", na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be numeric counts; got dtype {value.dtype}") from exc
+    else:
+        arr = np.asarray(value)
+        if arr.dtype == object or arr.dtype.kind in "USV":
+            try:
+                arr = arr.astype("float64")
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"{name} must be numeric counts; got {value!r}") from exc
+            if arr.dtype.kind != "f":  # pragma: no cover - astype guarantees float
+                raise TypeError(f"{name} must be numeric counts")
+        elif arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be numeric counts; got dtype {arr.dtype}")
+        arr = arr.astype("float64", copy=False)
+    bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.floor(arr))
+    if bad.any():
+        first = arr[bad].flat[0]
+        raise ValueError(f"{name} must be non-negative integers; got {first!r}")
+    return arr
+
+
+def _k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"k must be a positive integer; got {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be a positive integer; got {k!r}")
+    return int(k)
+
+
+def _successes_and_n(successes: Any, n: Any, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    _check_same_index(names, (successes, n))
+    c = _counts(successes, names[0])
+    total = _counts(n, names[1])
+    try:
+        c, total = np.broadcast_arrays(c, total)
+    except ValueError as exc:
+        raise ValueError(f"{names[0]} and {names[1]} have incompatible shapes: {exc}") from None
+    over = c > total
+    if over.any():
+        i = np.flatnonzero(over.ravel())[0]
+        raise ValueError(
+            f"{names[0]} must not exceed {names[1]}; got {names[0]}={c.flat[i]:g}, "
+            f"{names[1]}={total.flat[i]:g}"
+        )
+    return c, total
+
+
+# --------------------------------------------------------------------------- Wilson
+def wilson_interval(successes: Any, n: Any, confidence: float = 0.95) -> tuple[Any, Any]:
+    """Wilson score interval for a binomial proportion.
+
+    Parameters
+    ----------
+    successes : int or array-like of int
+        Number of successes (PASS rows); ``0 <= successes <= n``.
+    n : int or array-like of int
+        Number of trials (PASS + FAIL rows). ``n == 0`` gives NaN bounds: no
+        evidence is not a rate of 0 or 1.
+    confidence : float, default 0.95
+        Two-sided confidence level in (0, 1); the critical value is exact.
+
+    Returns
+    -------
+    low, high : float, ndarray or Series
+        Bounds clipped to [0, 1], shaped like the input (a Series keeps its index).
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(5, 10)
+    >>> round(low, 6), round(high, 6)
+    (0.236593, 0.763407)
+    """
+    z = z_value(confidence)
+    template = _template(successes, n)
+    c, total = _successes_and_n(successes, n, ("successes", "n"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = c / total
+        z2 = z * z
+        denom = 1.0 + z2 / total
+        center = (p + z2 / (2.0 * total)) / denom
+        half = z * np.sqrt(p * (1.0 - p) / total + z2 / (4.0 * total * total)) / denom
+        # The bounds at c = 0 and c = n are exactly 0 and 1; rounding would leave ~1e-17.
+        low = np.where(c == 0, 0.0, np.clip(center - half, 0.0, 1.0))
+        high = np.where(c == total, 1.0, np.clip(center + half, 0.0, 1.0))
+    empty = total == 0
+    low = np.where(empty, np.nan, low)
+    high = np.where(empty, np.nan, high)
+    return _wrap(low, template), _wrap(high, template)
+
+
+# --------------------------------------------------------------------------- pass^k / pass@k
+def _falling_ratio(top: np.ndarray, bottom: np.ndarray, k: int) -> np.ndarray:
+    """``C(top, k) / C(bottom, k)`` as a product of k ratios, each in [0, 1].
+
+    The product form never builds a large binomial coefficient, so it stays exact
+    enough for any realistic n (no overflow, no cancellation).
+    """
+    out = np.ones(np.broadcast(top, bottom).shape, dtype="float64")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(k):
+            out *= (top - i) / (bottom - i)
+    return np.where(top < k, 0.0, out)
+
+
+def pass_hat_k(c: Any, n: Any, k: int) -> Any:
+    """pass^k (τ-bench): probability that k trials drawn without replacement all pass.
+
+    ``C(c, k) / C(n, k)`` per case, from that case's PASS (``c``) and PASS+FAIL
+    (``n``) trials. NaN where ``n < k`` (not enough trials to say).
+
+    Parameters
+    ----------
+    c : int or array-like of int
+        Passing trials per case.
+    n : int or array-like of int
+        Measured (PASS + FAIL) trials per case.
+    k : int
+        Number of trials that must all pass; ``k >= 1``.
+
+    Returns
+    -------
+    float, ndarray or Series
+
+    Examples
+    --------
+    >>> round(pass_hat_k(6, 8, 4), 12)
+    0.214285714286
+    >>> pass_hat_k([3, 2], [3, 3], 2).round(4).tolist()   # cases TTT, TTF
+    [1.0, 0.3333]
+    """
+    k = _k(k)
+    template = _template(c, n)
+    cc, total = _successes_and_n(c, n, ("c", "n"))
+    out = _falling_ratio(cc, total, k)
+    out = np.where(total < k, np.nan, out)
+    return _wrap(out, template)
+
+
+def pass_at_k(c: Any, n: Any, k: int) -> Any:
+    """pass@k (Chen et al., 2021): probability that at least one of k trials passes.
+
+    ``1 − C(n − c, k) / C(n, k)``, computed as a product of ratios (stable for
+    large n). NaN where ``n < k``.
+
+    Parameters
+    ----------
+    c : int or array-like of int
+        Passing trials per case.
+    n : int or array-like of int
+        Measured (PASS + FAIL) trials per case.
+    k : int
+        Number of draws; ``k >= 1``.
+
+    Returns
+    -------
+    float, ndarray or Series
+
+    Examples
+    --------
+    >>> round(pass_at_k(3, 10, 5), 12)
+    0.916666666667
+    """
+    k = _k(k)
+    template = _template(c, n)
+    cc, total = _successes_and_n(c, n, ("c", "n"))
+    out = 1.0 - _falling_ratio(total - cc, total, k)
+    out = np.where(total < k, np.nan, out)
+    return _wrap(out, template)
+
+
+# --------------------------------------------------------------------------- variance
+def _t_quantile(p: float, dof: np.ndarray) -> np.ndarray:
+    from scipy.special import stdtrit  # lazy: SciPy is heavy to import
+
+    return stdtrit(dof, p)
+
+
+def mean_ci_arrays(
+    count: np.ndarray, total: np.ndarray, total_sq_dev: np.ndarray, confidence: float = 0.95
+) -> dict[str, np.ndarray]:
+    """Vectorised core of :func:`mean_ci` from per-group sufficient statistics.
+
+    ``count`` values, their ``total`` and the sum of squared deviations from the
+    group mean. Returns arrays keyed like :func:`mean_ci`.
+    """
+    confidence = _check_confidence(confidence)
+    alpha_half = (1.0 - confidence) / 2.0
+    count = np.asarray(count, dtype="float64")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(count > 0, total / count, np.nan)
+        var = np.where(count > 1, total_sq_dev / (count - 1), np.nan)
+        stdev = np.sqrt(np.maximum(var, 0.0))
+        cv_pct = np.where(mean != 0, 100.0 * stdev / np.abs(mean), np.nan)
+        se = stdev / np.sqrt(count)
+        t = np.where(count > 1, _t_quantile(1.0 - alpha_half, np.maximum(count - 1, 1)), np.nan)
+        half = t * se
+        z_half = z_value(confidence) * se
+    return {
+        "n": count,
+        "mean": mean,
+        "stdev": stdev,
+        "cv_pct": cv_pct,
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+        "ci_half_width": half,
+        "z_half_width": z_half,
+    }
+
+
+def mean_ci(values: Any, confidence: float = 0.95) -> dict[str, float]:
+    """Mean of repeated runs with a Student-t confidence interval.
+
+    Parameters
+    ----------
+    values : array-like of float
+        One figure per run (e.g. a pass rate per run). NaN/inf are rejected: a
+        run with no evidence must be dropped explicitly, not averaged.
+    confidence : float, default 0.95
+        Two-sided confidence level in (0, 1).
+
+    Returns
+    -------
+    dict
+        ``n``, ``mean``, sample ``stdev`` (n − 1), ``cv_pct`` (100·stdev/|mean|),
+        ``ci_low``/``ci_high``/``ci_half_width`` from the t distribution with
+        n − 1 degrees of freedom, and ``z_half_width`` (the normal-approximation
+        half-width, reported beside it). Undefined figures are NaN (``n < 2``
+        leaves the spread undefined).
+
+    Examples
+    --------
+    >>> ci = mean_ci([0.84, 0.85, 0.83])
+    >>> round(ci["mean"], 6), round(ci["stdev"], 6), round(ci["ci_low"], 6)
+    (0.84, 0.01, 0.815159)
+    """
+    confidence = _check_confidence(confidence)
+    if hasattr(values, "to_numpy"):
+        arr = values.to_numpy(dtype="float64", na_value=np.nan)
+    else:
+        try:
+            arr = np.asarray(values, dtype="float64")
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"values must be numbers; got {values!r}") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"values must be one-dimensional; got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        bad = arr[~np.isfinite(arr)][0]
+        raise ValueError(f"values must be finite numbers; got {bad!r}")
+    n = arr.size
+    mean = arr.mean() if n else math.nan
+    sq_dev = float(((arr - mean) ** 2).sum()) if n else 0.0
+    table = mean_ci_arrays(np.array([n]), np.array([arr.sum()]), np.array([sq_dev]), confidence)
+    out = {key: float(value[0]) for key, value in table.items()}
+    out["n"] = int(n)
+    return out

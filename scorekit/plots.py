@@ -1,0 +1,201 @@
+"""Matplotlib figures drawn from tables scorekit already computed.
+
+Plots never compute statistics: they take the DataFrames returned by
+``df.scorekit.summary()`` / ``pass_k()`` / ``variance()`` (or a Scorecard) and
+draw them. One style everywhere: readable at report size, intervals and
+thresholds visible, the Okabe–Ito colour-blind-safe palette.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["PALETTE", "plot_pass_k", "plot_rates", "plot_variance", "save_figure"]
+
+# Okabe & Ito (2008): distinguishable under the common colour-vision deficiencies.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+THRESHOLD_COLOR = "#D55E00"
+RATE_COLOR = "#0072B2"
+
+
+def _pyplot() -> Any:
+    # Lazy: matplotlib costs ~0.5 s to import. Without a display matplotlib
+    # falls back to the Agg backend by itself; in Jupyter the inline backend wins.
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _style(ax: Any) -> None:
+    ax.grid(axis="x", color="#dddddd", linewidth=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def _new_axes(ax: Any, height: float) -> Any:
+    if ax is not None:
+        return ax
+    plt = _pyplot()
+    _, ax = plt.subplots(figsize=(7.5, max(2.2, height)), layout="constrained")
+    return ax
+
+
+def _label(key: Any) -> str:
+    return " / ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+
+
+def plot_rates(
+    summary: pd.DataFrame,
+    *,
+    thresholds: float | Mapping[str, float] | None = None,
+    ax: Any = None,
+) -> Any:
+    """Pass rate per dimension with Wilson-interval error bars.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        As returned by ``df.scorekit.summary()`` (``rate``, ``ci_low``,
+        ``ci_high``, ``n``).
+    thresholds : float or mapping, optional
+        One threshold for every dimension, or per dimension name; drawn as
+        vertical marks.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    for column in ("rate", "ci_low", "ci_high", "n"):
+        if column not in summary.columns:
+            raise KeyError(f"summary has no column {column!r}; pass df.scorekit.summary()")
+    labels = [_label(k) for k in summary.index]
+    ax = _new_axes(ax, 0.45 * len(labels) + 1.2)
+    y = np.arange(len(labels))[::-1]
+    rate = summary["rate"].to_numpy(dtype=float, na_value=np.nan)
+    low = summary["ci_low"].to_numpy(dtype=float, na_value=np.nan)
+    high = summary["ci_high"].to_numpy(dtype=float, na_value=np.nan)
+    defined = ~np.isnan(rate)
+    ax.errorbar(
+        rate[defined],
+        y[defined],
+        xerr=np.vstack([rate[defined] - low[defined], high[defined] - rate[defined]]),
+        fmt="o",
+        color=RATE_COLOR,
+        ecolor=RATE_COLOR,
+        elinewidth=2,
+        capsize=4,
+        markersize=6,
+        label="pass rate (Wilson 95% CI)",
+    )
+    for yi, n, r in zip(y, summary["n"].to_numpy(), rate):
+        text = "no evidence" if np.isnan(r) else f"{100 * r:.1f}%  n={n}"
+        ax.annotate(text, (1.02, yi), xycoords=("axes fraction", "data"), va="center", fontsize=9)
+    if thresholds is not None:
+        values = _thresholds_for(summary.index, thresholds)
+        has = ~np.isnan(values)
+        ax.scatter(
+            values[has], y[has], marker="|", s=400, linewidths=2.5, color=THRESHOLD_COLOR, label="threshold", zorder=3
+        )
+    ax.set_yticks(y, labels)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.set_xlabel("pass rate  (PASS / (PASS + FAIL))")
+    ax.xaxis.set_major_formatter(_percent_formatter())
+    ax.set_title("Pass rate per dimension")
+    ax.legend(loc="lower left", fontsize=8, frameon=False, bbox_to_anchor=(0, 1.06), ncols=2)
+    _style(ax)
+    return ax
+
+
+def _thresholds_for(index: pd.Index, thresholds: float | Mapping[str, float]) -> np.ndarray:
+    if isinstance(thresholds, Mapping):
+        return np.array([float(thresholds.get(k, np.nan)) for k in index], dtype=float)
+    value = float(thresholds)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"thresholds must be in [0, 1]; got {thresholds!r}")
+    return np.full(len(index), value)
+
+
+def _percent_formatter() -> Any:
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(xmax=1.0, decimals=0)
+
+
+def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:
+    """pass^k against k, one line per dimension (from ``df.scorekit.pass_k([...])``)."""
+    if isinstance(pass_k, pd.Series):
+        pass_k = pass_k.to_frame()
+    ax = _new_axes(ax, 4.0)
+    ks = [int(k) for k in pass_k.columns]
+    markers = "osD^vP*X"
+    for i, (key, row) in enumerate(pass_k.iterrows()):
+        ax.plot(
+            ks,
+            row.to_numpy(dtype=float, na_value=np.nan),
+            marker=markers[i % len(markers)],
+            color=PALETTE[i % len(PALETTE)],
+            linewidth=1.8,
+            label=_label(key),
+        )
+    ax.set_xticks(ks)
+    ax.set_xlabel("k (trials that must all pass)")
+    ax.set_ylabel("pass^k")
+    ax.set_ylim(-0.02, 1.02)
+    ax.yaxis.set_major_formatter(_percent_formatter())
+    ax.set_title("Reliability over repeated trials (pass^k)")
+    ax.grid(color="#dddddd", linewidth=0.8)
+    ax.legend(fontsize=8, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return ax
+
+
+def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, ax: Any = None) -> Any:
+    """Per-run pass rates per dimension, their mean and t-interval band.
+
+    Parameters
+    ----------
+    run_rates : DataFrame
+        Dimensions × runs (``df.scorekit.run_rates(run)``).
+    variance : DataFrame
+        ``df.scorekit.variance(run)`` (``mean``, ``ci_low``, ``ci_high``).
+    """
+    labels = [_label(k) for k in run_rates.index]
+    ax = _new_axes(ax, 0.45 * len(labels) + 1.2)
+    y = np.arange(len(labels))[::-1]
+    for yi, key in zip(y, run_rates.index):
+        low, high = variance.loc[key, "ci_low"], variance.loc[key, "ci_high"]
+        if np.isfinite(low) and np.isfinite(high):
+            ax.fill_betweenx([yi - 0.3, yi + 0.3], max(low, 0.0), min(high, 1.0), color=RATE_COLOR, alpha=0.18, lw=0)
+        mean = variance.loc[key, "mean"]
+        if np.isfinite(mean):
+            ax.plot([mean, mean], [yi - 0.3, yi + 0.3], color=RATE_COLOR, linewidth=2.2)
+        values = run_rates.loc[key].to_numpy(dtype=float, na_value=np.nan)
+        values = values[~np.isnan(values)]
+        ax.scatter(values, np.full(len(values), yi), color=PALETTE[1], edgecolor="black", linewidths=0.5, s=28, zorder=3)
+    ax.scatter([], [], color=PALETTE[1], edgecolor="black", linewidths=0.5, s=28, label="one run")
+    ax.plot([], [], color=RATE_COLOR, linewidth=2.2, label="mean of runs")
+    ax.fill_between([], [], color=RATE_COLOR, alpha=0.18, label="95% t-interval of the mean")
+    ax.set_yticks(y, labels)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.xaxis.set_major_formatter(_percent_formatter())
+    ax.set_xlabel("pass rate per run")
+    ax.set_title("Run-to-run variation")
+    ax.legend(loc="lower left", fontsize=8, frameon=False, bbox_to_anchor=(0, 1.06), ncols=3)
+    _style(ax)
+    return ax
+
+
+def save_figure(ax: Any, path: Any, *, dpi: int = 144) -> None:
+    """Write the figure of ``ax`` to ``path`` (format from the suffix) and close it."""
+    plt = _pyplot()
+    figure = ax.get_figure()
+    figure.savefig(path, dpi=dpi, bbox_inches="tight")
+    plt.close(figure)

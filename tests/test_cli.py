@@ -1,0 +1,82 @@
+"""The `scorekit` command line: exit codes and the demo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scorekit import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_demo_prints_summary_table_and_writes_pngs(tmp_path, capsys):
+    code = cli.main(["demo", "--out-dir", str(tmp_path / "demo")])
+    out = capsys.readouterr().out
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.startswith("dimension"))
+    for column in ("n", "passes", "rate", "95% Wilson CI", "pass^1", "pass^2", "pass^4"):
+        assert column in header
+    for dimension in ("task_completion", "tool_call", "action_correctness", "pii", "helpfulness"):
+        assert any(line.startswith(dimension) for line in out.splitlines()), dimension
+    assert "repeated trials of a case may be correlated" in out
+    for name in ("rates.png", "pass_k.png"):
+        png = tmp_path / "demo" / name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_demo_numbers_equal_the_accessor(tmp_path, capsys):
+    import scorekit as sk
+
+    cli.main(["demo", "--out-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    summary = sk.read_rows(sk.example_path()).scorekit.summary()
+    for name, row in summary.iterrows():
+        line = next(l for l in out.splitlines() if l.split()[:1] == [name])
+        assert line.split()[1:3] == [str(row["n"]), str(row["passes"])]
+        assert f"{100 * row['rate']:.1f}%" in line
+
+
+def test_unknown_command_exits_2_without_traceback():
+    proc = subprocess.run(
+        [sys.executable, "-m", "scorekit", "no-such-command"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+
+
+def test_version_and_help_exit_0():
+    for flag in ("--version", "--help"):
+        proc = subprocess.run([sys.executable, "-m", "scorekit", flag], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_demo_into_unwritable_place_is_a_message_not_a_traceback(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    proc = subprocess.run(
+        [sys.executable, "-m", "scorekit", "demo", "--out-dir", str(blocker / "sub")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert str(blocker / "sub") in proc.stderr
+
+
+def test_bench_stats_runs_and_agrees_with_bare_numpy_on_a_small_table():
+    """The benchmark checks scorekit's numbers against its bare-NumPy reference."""
+    pytest.importorskip("statsmodels")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_stats.py"), "--cases", "300", "--naive-cases", "50",
+         "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "same numbers checked" in proc.stdout
