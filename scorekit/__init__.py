@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from . import accessor as _accessor  # noqa: F401  (registers df.scorekit)
 from ._counts import STATUSES
+from ._evaluate import evaluate
+from ._policy import Policy, load_policy
+from ._scorecard import Scorecard
 from ._errors import HistoryError, InputError, PolicyError, Problem, ScorekitError, SignatureError
 from ._rows import read_rows
 from ._stats import mean_ci, pass_at_k, pass_hat_k, wilson_interval, z_value
@@ -25,7 +28,11 @@ __all__ = [
     "Problem",
     "ScorekitError",
     "SignatureError",
+    "Policy",
+    "Scorecard",
     "__version__",
+    "evaluate",
+    "load_policy",
     "example_path",
     "mean_ci",
     "pass_at_k",

@@ -33,8 +33,9 @@ _DENSE_FACTOR = 4
 
 # --------------------------------------------------------------------------- codes
 def _first_bad(frame: pd.DataFrame, mask: np.ndarray, column: str) -> str:
+    """Name the first masked row by its index label (kept through filtering) and id."""
     pos = int(np.flatnonzero(mask)[0])
-    where = f"row {pos}"
+    where = f"row {frame.index[pos]!r}"
     if "id" in frame.columns and column != "id":
         where += f" (id {frame['id'].iloc[pos]!r})"
     return where
@@ -59,10 +60,8 @@ def status_codes(frame: pd.DataFrame, column: str = "status") -> np.ndarray:
         )
         codes = lookup[status.cat.codes.to_numpy()]  # code -1 (missing) picks the last entry
     else:
-        cat = pd.Categorical(status, categories=list(STATUSES))
-        codes = cat.codes.astype("int8", copy=False)
-        unknown = (codes == -1) & status.notna().to_numpy()
-        codes = np.where(unknown, np.int8(-2), codes)
+        codes = pd.Index(STATUSES).get_indexer(status.astype(object)).astype("int8")
+        codes = np.where(status.isna().to_numpy(), np.int8(-1), np.where(codes < 0, np.int8(-2), codes))
     if (codes < 0).any():
         missing = codes == -1
         mask = missing if missing.any() else codes == -2

@@ -262,6 +262,9 @@ class RowTable:
         ``case_id`` when they could be read, so the engine can still list it.
     source : str
         File name (or ``<DataFrame>``/``<rows>``) used in messages.
+    records : list of dict
+        The normalised rows of ``frame`` as plain dicts (absent fields absent),
+        in the same order: what the row scorers read.
     """
 
     frame: pd.DataFrame
@@ -269,6 +272,7 @@ class RowTable:
     problems: list[Problem] = field(default_factory=list)
     invalid: list[dict[str, Any]] = field(default_factory=list)
     source: str = "<rows>"
+    records: list[dict[str, Any]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- parsing per format
@@ -287,7 +291,10 @@ def _decode(data: bytes, source: str) -> str:
 
 def _jsonl_records(text: str, source: str) -> Iterable[tuple[int, Any, str | None]]:
     """Yield (line, parsed value or None, error message or None); blank lines are skipped."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on "\n" only: str.splitlines() would also break at U+2028/U+2029/U+0085,
+    # which JSON allows raw inside strings.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:
@@ -300,7 +307,7 @@ def _jsonl_records(text: str, source: str) -> Iterable[tuple[int, Any, str | Non
 
 
 def _looks_like_jsonl(text: str) -> bool:
-    for line in text.splitlines():
+    for line in text.split("\n"):
         if line.strip():
             return line.lstrip().startswith("{") or line.lstrip().startswith("[")
     return False
@@ -331,26 +338,40 @@ def _is_json_number(text: str) -> bool:
     return re.fullmatch(r"-?\d+(\.\d+)?([eE][+-]?\d+)?", text) is not None
 
 
-def _csv_records(text: str, source: str) -> Iterable[tuple[int, Any, str | None]]:
+def _csv_records(text: str, source: str) -> Iterable[tuple[int, Any, Any]]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames:
         raise InputError(f"{source}: empty CSV file (no header)")
-    for record in reader:
-        line = reader.line_num
+    seen = False
+    while True:
+        start = reader.line_num + 1  # a quoted cell may span lines: name the first
+        try:
+            record = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            yield start, None, f"not valid CSV ({exc})"
+            continue
+        seen = True
         if None in record:
-            yield line, None, "more cells than header columns"
+            yield start, None, "more cells than header columns"
             continue
         row: dict[str, Any] = {}
-        error = None
+        errors: list[tuple[str, str]] = []
         for name, cell in record.items():
             if cell is None or cell == "":
                 continue  # empty cell = absent field
             try:
                 row[name] = _csv_value(ALIASES.get(name, name), cell)
             except ValueError as exc:
-                error = f"{name}: not valid JSON ({getattr(exc, 'msg', exc)})"
-                break
-        yield line, (None if error else row), error
+                errors.append((name, f"not valid JSON ({getattr(exc, 'msg', exc)})"))
+        if errors:
+            # Keep the identity of the row so the problem can name it.
+            yield start, {k: v for k, v in row.items() if k in ("id", "dimension", "case_id")}, errors
+        else:
+            yield start, row, None
+    if not seen:
+        raise InputError(f"{source}: CSV file has a header but no rows")
 
 
 def _frame_records(frame: pd.DataFrame) -> Iterable[tuple[int, Any, str | None]]:
@@ -360,7 +381,10 @@ def _frame_records(frame: pd.DataFrame) -> Iterable[tuple[int, Any, str | None]]
         for name, value in zip(columns, values):
             if _is_missing_scalar(value):
                 continue  # pandas writes "absent" as NaN/None/NA
-            row[name] = _to_python(value)
+            value = _to_python(value)
+            if name in ("trial", "trial_id") and isinstance(value, float) and value.is_integer():
+                value = int(value)  # a column with gaps is float64 in pandas
+            row[name] = value
         yield position, row, None
 
 
@@ -392,8 +416,30 @@ def _parquet_records(path: Path, source: str) -> Iterable[tuple[int, Any, str | 
         raise InputError(f"{source}: not a readable Parquet file ({exc})") from None
     if table.num_rows == 0:
         raise InputError(f"{source}: empty file, no rows")
-    # Parquet writes an absent field as null; _check_row drops nulls.
-    return ((i, row, None) for i, row in enumerate(table.to_pylist(), start=1))
+    # Parquet writes an absent field as null (_check_row drops nulls) and gives
+    # every struct all of its fields, null where a row had none: drop those too.
+    # Structured fields may also be stored as JSON text, as in CSV.
+    return ((i, _parquet_row(row), None) for i, row in enumerate(table.to_pylist(), start=1))
+
+
+def _drop_null_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_null_keys(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_null_keys(v) for v in value]
+    return value
+
+
+def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in row.items():
+        if isinstance(value, str) and ALIASES.get(name, name) in _CSV_JSON_FIELDS:
+            try:
+                value = _csv_value(ALIASES.get(name, name), value)
+            except ValueError:
+                pass  # left as text: the field check reports the wrong type
+        out[name] = _drop_null_keys(value)
+    return out
 
 
 # --------------------------------------------------------------------------- normalise
@@ -478,8 +524,10 @@ def _normalise(records: Iterable[tuple[int, Any, str | None]], source: str) -> R
     first_line_of_id: dict[str, int] = {}
     for line, value, error in records:
         if error is not None:
-            problems.append(Problem(source, line, "row", error))
-            invalid.append({"line": line})
+            row_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
+            field_errors = error if isinstance(error, list) else [("row", error)]
+            problems.extend(Problem(source, line, name, message, row_id) for name, message in field_errors)
+            invalid.append(_identity(value, line))
             continue
         row, row_problems = _check_row(value)
         row_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
@@ -503,6 +551,7 @@ def _normalise(records: Iterable[tuple[int, Any, str | None]], source: str) -> R
         problems=problems,
         invalid=invalid,
         source=source,
+        records=rows,
     )
 
 

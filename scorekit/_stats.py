@@ -8,7 +8,8 @@ Conventions
 -----------
 * "no evidence" is NaN, never 0 or 1: ``n == 0`` for a rate, ``n < k`` for
   pass^k / pass@k, fewer than two values for a standard deviation.
-* Bad input raises ``ValueError`` naming the parameter and the first bad value.
+* Bad input raises ``ValueError`` (a bad value) or ``TypeError`` (a bad type),
+  naming the parameter and the first bad value.
 """
 
 from __future__ import annotations
@@ -84,25 +85,29 @@ def _wrap(result: np.ndarray, template: Any) -> Any:
     return result
 
 
+def _numeric_array(value: Any, name: str, what: str) -> np.ndarray:
+    """``value`` as float64, refusing strings (``"3"`` is a typo, not a count)."""
+    if hasattr(value, "to_numpy") and hasattr(value, "dtype"):
+        import pandas as pd
+
+        if not (pd.api.types.is_numeric_dtype(value.dtype) or pd.api.types.is_bool_dtype(value.dtype)):
+            raise TypeError(f"{name} must be {what}; got dtype {value.dtype}")
+        return value.to_numpy(dtype="float64", na_value=np.nan)
+    arr = np.asarray(value)
+    if arr.dtype == object:
+        flat = arr.ravel()
+        bad = [v for v in flat if isinstance(v, (str, bytes)) or not isinstance(v, numbers.Real)]
+        if bad:
+            raise TypeError(f"{name} must be {what}; got {bad[0]!r}")
+        arr = arr.astype("float64")
+    elif arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be {what}; got {value!r}")
+    return arr.astype("float64", copy=False)
+
+
 def _counts(value: Any, name: str) -> np.ndarray:
     """Validate non-negative integer counts; return them as float64 (NaN-friendly)."""
-    if hasattr(value, "to_numpy"):
-        try:
-            arr = value.to_numpy(dtype="float64", na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be numeric counts; got dtype {value.dtype}") from exc
-    else:
-        arr = np.asarray(value)
-        if arr.dtype == object or arr.dtype.kind in "USV":
-            try:
-                arr = arr.astype("float64")
-            except (TypeError, ValueError) as exc:
-                raise TypeError(f"{name} must be numeric counts; got {value!r}") from exc
-            if arr.dtype.kind != "f":  # pragma: no cover - astype guarantees float
-                raise TypeError(f"{name} must be numeric counts")
-        elif arr.dtype.kind not in "biuf":
-            raise TypeError(f"{name} must be numeric counts; got dtype {arr.dtype}")
-        arr = arr.astype("float64", copy=False)
+    arr = _numeric_array(value, name, "numeric counts")
     bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.floor(arr))
     if bad.any():
         first = arr[bad].flat[0]
@@ -325,13 +330,7 @@ def mean_ci(values: Any, confidence: float = 0.95) -> dict[str, float]:
     (0.84, 0.01, 0.815159)
     """
     confidence = _check_confidence(confidence)
-    if hasattr(values, "to_numpy"):
-        arr = values.to_numpy(dtype="float64", na_value=np.nan)
-    else:
-        try:
-            arr = np.asarray(values, dtype="float64")
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"values must be numbers; got {values!r}") from exc
+    arr = _numeric_array(values, "values", "numbers")
     if arr.ndim != 1:
         raise ValueError(f"values must be one-dimensional; got shape {arr.shape}")
     if not np.isfinite(arr).all():

@@ -51,6 +51,20 @@ class ScorekitAccessor:
     def __init__(self, pandas_obj: pd.DataFrame) -> None:
         self._obj = pandas_obj
 
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(
+        self,
+        policy: Any = None,
+        *,
+        agent_name: str | None = None,
+        agent_version: str | None = None,
+        limit: int | None = None,
+    ) -> Any:
+        """Score these rows and decide: :func:`scorekit.evaluate` on this DataFrame."""
+        from ._evaluate import evaluate
+
+        return evaluate(self._obj, policy, agent_name=agent_name, agent_version=agent_version, limit=limit)
+
     # ------------------------------------------------------------------ counts
     def counts(self, *, by: str | Sequence[str] = "dimension", case: str | None = None) -> pd.DataFrame:
         """Status counts per (group, case): the sufficient statistics.

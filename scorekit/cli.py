@@ -96,6 +96,68 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    from ._evaluate import evaluate
+
+    card = evaluate(
+        args.results,
+        policy=args.policy,
+        agent_name=args.agent_name,
+        agent_version=args.agent_version,
+        limit=args.limit,
+    )
+    written = _write(card, args.out_dir)
+    print(format_card(card))
+    for path in written.values():
+        print(f"wrote {path}")
+    if args.gate and not card.overall_pass:
+        print(f"gate: not passed (decision {card.decision})", file=sys.stderr)
+        return EXIT_NO
+    return EXIT_OK
+
+
+def _write(card, out_dir: str) -> dict:  # type: ignore[no-untyped-def]
+    try:
+        return card.write(out_dir)
+    except OSError as exc:
+        raise ScorekitError(f"{out_dir}: cannot write the reports ({exc.strerror or exc})") from None
+
+
+def format_card(card) -> str:  # type: ignore[no-untyped-def]
+    """A short plain-text summary of a Scorecard: decision, then one line per dimension."""
+    lines = [f"decision: {card.decision}" + (f"  ({'; '.join(card.decision_reasons)})" if card.decision_reasons else "")]
+    lines.append(f"purpose: {card.purpose}   rows: {len(card.evidence)}   "
+                 f"validation: {card.validation.labeled} labeled, {card.validation.unlabeled} unlabeled, "
+                 f"{card.validation.invalid} invalid")
+    width = max([len(str(n)) for n in card.dimensions.index] + [9])
+    lines.append(f"{'dimension'.ljust(width)}  {'verdict':<12} {'n':>5} {'rate':>7}  {'95% CI':<15} threshold")
+    for name, row in card.dimensions.iterrows():
+        ci = "—" if row["rate"] != row["rate"] else f"{_pct(row['ci_low'])}–{_pct(row['ci_high'])}"
+        threshold = "—" if row["threshold"] is None or row["threshold"] != row["threshold"] else f"{row['threshold']:g}"
+        lines.append(f"{str(name).ljust(width)}  {row['verdict']:<12} {int(row['n']):>5} {_pct(row['rate']):>7}  {ci:<15} {threshold}")
+    blockers = [f for f in card.findings if f["severity"] in ("blocker", "high")]
+    if blockers:
+        lines.append(f"findings: {len(card.findings)} ({len(blockers)} blocker/high)")
+    return "\n".join(lines)
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from ._evaluate import evaluate
+    from ._policy import load_policy
+
+    policy = load_policy(args.policy)
+    card = evaluate(args.results, policy=policy)
+    v = card.validation
+    strict = args.strict or policy.strict
+    print(f"{args.results}: {v.labeled} labeled, {v.unlabeled} unlabeled, {v.invalid} invalid"
+          f"{' (strict)' if strict else ''}")
+    for problem in v.problems:
+        print(str(problem))
+    if v.invalid or (strict and v.unlabeled):
+        return EXIT_NO
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -109,7 +171,33 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="summarise the bundled example evaluation and plot its rates")
     demo.add_argument("--out-dir", default="reports/demo", help="where to write the plots (default: reports/demo)")
     demo.set_defaults(handler=_cmd_demo)
+
+    run = sub.add_parser("run", help="score a results file and decide (writes scorecard.json)")
+    run.add_argument("--results", required=True, metavar="F", help="results file (JSONL, CSV or Parquet)")
+    run.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
+    run.add_argument("--out-dir", default="reports", metavar="D", help="where to write the reports (default: reports)")
+    run.add_argument("--gate", action="store_true", help="exit 1 unless the decision is PASS")
+    run.add_argument("--agent-name", metavar="N")
+    run.add_argument("--agent-version", metavar="V")
+    run.add_argument("--limit", type=_positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)")
+    run.set_defaults(handler=_cmd_run)
+
+    validate = sub.add_parser("validate", help="classify rows as labeled / unlabeled / invalid")
+    validate.add_argument("results", metavar="F")
+    validate.add_argument("--policy", metavar="P")
+    validate.add_argument("--strict", action="store_true", help="unlabeled rows also fail (always on under purpose: release)")
+    validate.set_defaults(handler=_cmd_validate)
     return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,7 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except ScorekitError as exc:
-        print(f"scorekit {args.command}: {exc}", file=sys.stderr)
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"scorekit {args.command}: {message}", file=sys.stderr)
         return EXIT_CANNOT_RUN
     except KeyboardInterrupt:
         print("scorekit: interrupted", file=sys.stderr)

@@ -36,7 +36,7 @@ def test_demo_numbers_equal_the_accessor(tmp_path, capsys):
     summary = sk.read_rows(sk.example_path()).scorekit.summary()
     for name, row in summary.iterrows():
         line = next(l for l in out.splitlines() if l.split()[:1] == [name])
-        assert line.split()[1:3] == [str(row["n"]), str(row["passes"])]
+        assert line.split()[1:3] == [str(int(row["n"])), str(int(row["passes"]))]
         assert f"{100 * row['rate']:.1f}%" in line
 
 

@@ -1,0 +1,217 @@
+"""Dimension verdicts and the scorecard decision (SPEC §8), fail-closed.
+
+Dimension verdict, first match wins:
+
+1. FAIL when the threshold (or a pass^k threshold) fails even with every
+   missing row (ERROR/ABSTAIN) and missing trial counted as PASS: certain.
+2. INCOMPLETE when skipped, n < min_samples, coverage < min_coverage, no
+   threshold declared, its evaluator control failed, or a pass^k threshold has
+   no case with k measured trials.
+3. PASS when the measure meets the threshold, else FAIL.
+
+Everything is vectorised over dimensions and cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import _stats
+from ._counts import ABSTAIN, ERROR, FAIL, PASS, STATUSES, CaseCounts
+from ._policy import Policy
+
+__all__ = ["DECISIONS", "VERDICTS", "decide", "dimension_table"]
+
+DECISIONS = ("PASS", "FAIL", "INCOMPLETE", "TRIAGE", "SELF_TEST")
+VERDICTS = ("PASS", "FAIL", "INCOMPLETE", "NOT_IN_SCOPE")
+
+
+def _measure(passes: np.ndarray, n: np.ndarray, basis: str, confidence: float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if basis == "wilson_lower":
+            low, _ = _stats.wilson_interval(passes, n, confidence=confidence)
+            return np.asarray(low, dtype=float)
+        return np.where(n > 0, passes / n, np.nan)
+
+
+def _case_pass_k(cases: CaseCounts, group: int, k: int, optimistic: bool) -> float:
+    """pass^k of one dimension; optimistic counts missing rows and trials as PASS."""
+    sel = cases.case_group == group
+    counts = cases.counts[sel]
+    c = counts[:, PASS].astype(float)
+    n = (counts[:, PASS] + counts[:, FAIL]).astype(float)
+    if optimistic:
+        missing = counts[:, ERROR] + counts[:, ABSTAIN]
+        c = c + missing
+        n = n + missing
+        pad = np.maximum(k - n, 0)  # missing trials up to k count as passes too
+        c, n = c + pad, n + pad
+    values = _stats.pass_hat_k(c, n, k)
+    values = np.asarray(values, dtype=float)
+    defined = ~np.isnan(values)
+    return float(values[defined].mean()) if defined.any() else float("nan")
+
+
+@dataclass
+class DimensionResult:
+    table: pd.DataFrame  # indexed by dimension name
+    missing_dimensions: list[str]
+
+
+def dimension_table(
+    cases: CaseCounts,
+    policy: Policy,
+    scope: Sequence[str],
+    failed_controls: set[str],
+) -> DimensionResult:
+    """Per-dimension counts, statistics, threshold and verdict with its reasons."""
+    gate = policy.gate
+    summary = cases.groups.summary(confidence=policy.confidence)
+    pass_k = cases.per_k(list(policy.pass_k))
+    consistency = cases.consistency()
+    measured = list(summary.index)
+    names = sorted(set(scope) | set(measured))
+    table = summary.reindex(names)
+    for column in ("n", "passes", "fails", "errors", "abstains"):
+        table[column] = table[column].fillna(0).astype(np.int64)
+    table["pass_k"] = [
+        {str(k): (None if np.isnan(v) else float(v)) for k, v in pass_k.loc[name].items()} if name in pass_k.index
+        else {str(k): None for k in policy.pass_k}
+        for name in names
+    ]
+    table["repeated_cases"] = consistency["repeated_cases"].reindex(names).fillna(0).astype(np.int64)
+    table["consistency"] = consistency["consistency"].reindex(names)
+    table["flaky_cases"] = [consistency.at[n, "flaky_cases"] if n in consistency.index else [] for n in names]
+    table["threshold"] = [policy.threshold_for(n) for n in names]
+    table["in_scope"] = [n in set(scope) for n in names]
+
+    passes = table["passes"].to_numpy(dtype=float)
+    n = table["n"].to_numpy(dtype=float)
+    missing = (table["errors"] + table["abstains"]).to_numpy(dtype=float)
+    total = n + missing
+    table["measure"] = _measure(passes, n, gate.threshold_basis, policy.confidence)
+    optimistic = _measure(passes + missing, total, gate.threshold_basis, policy.confidence)
+    threshold = table["threshold"].to_numpy(dtype=float, na_value=np.nan)
+
+    verdicts, reasons = [], []
+    group_of = {name: i for i, name in enumerate(cases.groups.index)}
+    for i, name in enumerate(names):
+        why: list[str] = []
+        if not table.at[name, "in_scope"]:
+            verdicts.append("NOT_IN_SCOPE")
+            reasons.append(["not in the declared scope"])
+            continue
+        has_threshold = not np.isnan(threshold[i])
+        k_rules = gate.pass_k_thresholds.get(name) if hasattr(gate, "pass_k_thresholds") else None
+        k_rules = [k_rules] if isinstance(k_rules, dict) or (k_rules is not None and not isinstance(k_rules, (list, tuple))) else list(k_rules or [])
+        # 1. certain FAIL: missing evidence counted as PASS still fails.
+        certain = []
+        if has_threshold and total[i] > 0 and optimistic[i] < threshold[i]:
+            certain.append(f"{gate.threshold_basis} measure below threshold even counting missing rows as PASS")
+        k_measured: list[tuple[int, float, float]] = []
+        for rule in k_rules:
+            k, minimum = _rule_k(rule), _rule_min(rule)
+            if name in group_of:
+                opt = _case_pass_k(cases, group_of[name], k, optimistic=True)
+                got = _case_pass_k(cases, group_of[name], k, optimistic=False)
+                k_measured.append((k, minimum, got))
+                if not np.isnan(opt) and opt < minimum:
+                    certain.append(f"pass^{k} below {minimum:g} even counting missing trials as PASS")
+        if certain:
+            verdicts.append("FAIL")
+            reasons.append(certain)
+            continue
+        # 2. INCOMPLETE
+        if n[i] == 0:
+            why.append("skipped: no measured (PASS/FAIL) row")
+        if n[i] < gate.min_samples:
+            why.append(f"n = {int(n[i])} < min_samples {gate.min_samples}")
+        coverage = table.at[name, "coverage"]
+        if total[i] > 0 and coverage < gate.min_coverage:
+            why.append(f"coverage {coverage:.3f} < min_coverage {gate.min_coverage:g}")
+        if not has_threshold:
+            why.append("no threshold declared for this dimension")
+        if name in failed_controls:
+            why.append("its evaluator control failed")
+        for k, minimum, got in k_measured:
+            if np.isnan(got):
+                why.append(f"pass^{k}: no case has {k} measured trials")
+        if k_rules and name not in group_of:
+            why.append("pass^k threshold with no measured case")
+        if why:
+            verdicts.append("INCOMPLETE")
+            reasons.append(sorted(set(why), key=why.index))
+            continue
+        # 3. measured PASS / FAIL
+        fails = []
+        if table.at[name, "measure"] < threshold[i]:
+            fails.append(f"{gate.threshold_basis} measure {table.at[name, 'measure']:.4f} < threshold {threshold[i]:g}")
+        for k, minimum, got in k_measured:
+            if got < minimum:
+                fails.append(f"pass^{k} {got:.4f} < {minimum:g}")
+        verdicts.append("FAIL" if fails else "PASS")
+        reasons.append(fails)
+    table["verdict"] = verdicts
+    table["verdict_reasons"] = reasons
+    table.index.name = "name"
+    missing_dimensions = [name for name in names if table.at[name, "in_scope"] and total[names.index(name)] == 0]
+    return DimensionResult(table=table, missing_dimensions=missing_dimensions)
+
+
+def _rule_k(rule: object) -> int:
+    return int(rule["k"] if isinstance(rule, dict) else getattr(rule, "k"))
+
+
+def _rule_min(rule: object) -> float:
+    return float(rule["min"] if isinstance(rule, dict) else getattr(rule, "min"))
+
+
+def decide(
+    *,
+    policy: Policy,
+    dimensions: pd.DataFrame,
+    missing_dimensions: Sequence[str],
+    validation_complete: bool,
+    mock_judges: bool,
+    partial: bool,
+    comparison_status: str,
+) -> tuple[str, str, list[str]]:
+    """The scorecard decision, the measured decision (before the comparison step) and why.
+
+    Order (SPEC §8): SELF_TEST, TRIAGE, FAIL, INCOMPLETE, PASS.
+    """
+    why: list[str] = []
+    in_scope = dimensions[dimensions["in_scope"]]
+    if policy.purpose == "self_test" or mock_judges:
+        why.append("self_test purpose" if policy.purpose == "self_test" else "a mock judge took part")
+        return "SELF_TEST", "SELF_TEST", why
+    if policy.purpose == "exploratory" or partial:
+        why.append("exploratory purpose" if policy.purpose == "exploratory" else "partial scan (limit)")
+        return "TRIAGE", "TRIAGE", why
+    failed = list(in_scope.index[in_scope["verdict"] == "FAIL"])
+    incomplete = list(in_scope.index[in_scope["verdict"] == "INCOMPLETE"])
+    if failed:
+        measured = "FAIL"
+        why.append("dimension FAIL: " + ", ".join(failed))
+    elif missing_dimensions or incomplete or not validation_complete:
+        measured = "INCOMPLETE"
+        if missing_dimensions:
+            why.append("dimension without evidence: " + ", ".join(missing_dimensions))
+        if incomplete:
+            why.append("dimension INCOMPLETE: " + ", ".join(incomplete))
+        if not validation_complete:
+            why.append("strict validation found invalid or unlabeled rows")
+    else:
+        measured = "PASS"
+    decision = measured
+    if comparison_status == "regressed":
+        decision = "FAIL"
+        why.append("required regression comparison regressed")
+    elif comparison_status in ("missing", "incompatible", "unusable") and decision == "PASS":
+        decision = "INCOMPLETE"
+        why.append(f"required regression comparison {comparison_status}")
+    return decision, measured, why

@@ -1,0 +1,93 @@
+"""Findings (SPEC §9): one per (dimension, reason) with its sorted case ids.
+
+The words come from ``data/findings.yaml`` (reviewed like code); this module only
+groups rows and orders the result: severity, then dimension, then reason.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable
+
+import pandas as pd
+
+__all__ = ["SEVERITIES", "build_findings", "finding_text"]
+
+SEVERITIES = ("blocker", "high", "medium", "low")
+_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Any]:
+    import yaml
+
+    text = resources.files("scorekit").joinpath("data", "findings.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def finding_text(dimension: str, reason: str, status: str = "FAIL") -> dict[str, str]:
+    """Severity, review text and suggested fix for a (dimension, reason) group."""
+    table = _table()
+    entry = (table.get("dimensions", {}) or {}).get(dimension, {}).get(reason) or table["reasons"].get(reason)
+    if entry is None:
+        entry = table["fallback"].get(status, table["fallback"]["ERROR"])
+    review, fix = entry["review"].strip(), entry["fix"].strip()
+    return {
+        "severity": entry["severity"],
+        "review": review,
+        "suggested_fix": f"{fix} {table['caveat'].strip()} {table['verify'].strip()}",
+    }
+
+
+def build_findings(
+    evidence: pd.DataFrame, extra: Iterable[tuple[str, str, str, list[str]]] = ()
+) -> list[dict[str, Any]]:
+    """Group non-PASS agent rows by (dimension, reason); add evaluation-level findings.
+
+    Parameters
+    ----------
+    evidence : DataFrame
+        Scored rows with ``dimension``, ``case_id``, ``status``, ``reason`` and
+        ``control``; PASS rows and control rows are ignored here.
+    extra : iterable of (dimension, reason, status, case_ids)
+        Findings that do not come from one row each (failed controls, missing
+        dimensions, dimensions without a threshold).
+    """
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    rows = evidence[(evidence["status"] != "PASS") & ~evidence["control"].astype(bool)]
+    if len(rows):
+        frame = pd.DataFrame(
+            {
+                "dimension": rows["dimension"].astype(object).fillna("(unknown)").astype(str),
+                "reason": rows["reason"].astype(object).fillna("unspecified").astype(str),
+                "status": rows["status"].astype(str),
+                "case_id": rows["case_id"].astype(object).fillna("(unknown)").astype(str),
+            }
+        )
+        for (dimension, reason), part in frame.groupby(["dimension", "reason"], sort=True):
+            groups[(dimension, reason)] = {
+                "status": part["status"].iloc[0],
+                "case_ids": sorted(set(part["case_id"])),
+                "rows": int(len(part)),
+            }
+    for dimension, reason, status, case_ids in extra:
+        entry = groups.setdefault((dimension, reason), {"status": status, "case_ids": [], "rows": 0})
+        entry["case_ids"] = sorted(set(entry["case_ids"]) | set(case_ids))
+    findings = []
+    for (dimension, reason), entry in groups.items():
+        text = finding_text(dimension, reason, entry["status"])
+        findings.append(
+            {
+                "dimension": dimension,
+                "reason": reason,
+                "severity": text["severity"],
+                "status": entry["status"],
+                "case_ids": entry["case_ids"],
+                "rows": entry["rows"],
+                "review": text["review"],
+                "suggested_fix": text["suggested_fix"],
+            }
+        )
+    findings.sort(key=lambda f: (_RANK.get(f["severity"], len(SEVERITIES)), f["dimension"], f["reason"]))
+    return findings

@@ -1,0 +1,161 @@
+"""The Scorecard: THE evidence model. Reports, plots, gate and notebook read it.
+
+``to_dict()`` is the one truth every renderer works from (SPEC §12); it holds no
+rows (those are in ``evidence``), and undefined numbers are ``None``, never NaN.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validate import Validation
+from ._version import __version__
+
+__all__ = ["SCHEMA_VERSION", "Scorecard"]
+
+SCHEMA_VERSION = 1
+CAVEATS = (
+    "These figures apply to the supplied cases only; choose case coverage and sample sizes appropriate to the release risk.",
+    "Repeated trials of one case may be correlated; pass^k and consistency describe these trials, not independent samples.",
+)
+DIMENSION_KEYS = (
+    "name", "verdict", "verdict_reasons", "in_scope", "n", "passes", "fails", "errors", "abstains", "rate",
+    "ci_low", "ci_high", "coverage", "threshold", "measure", "pass_k", "repeated_cases", "consistency", "flaky_cases",
+)
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe plain Python: NaN/inf → None, NumPy scalars → Python scalars."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_clean(v) for v in value.tolist()]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if value is pd.NA or value is None:
+        return None
+    return value
+
+
+@dataclass
+class Scorecard:
+    """The result of :func:`scorekit.evaluate`.
+
+    Attributes
+    ----------
+    decision : str
+        PASS, FAIL, INCOMPLETE, TRIAGE or SELF_TEST (SPEC §8).
+    overall_pass : bool
+        True only for PASS.
+    dimensions : DataFrame
+        One row per dimension (indexed by ``name``): counts, rate, Wilson
+        interval, threshold, verdict, pass^k, consistency, flaky cases.
+    evidence : DataFrame
+        Every scored row: ``id``, ``case_id``, ``trial``, ``dimension``,
+        ``status`` (the scored status), ``reason``, ``label``, ``control``,
+        ``included`` (counted in the statistics) and the captured fields.
+    controls, findings : list of dict
+    validation : Validation
+    """
+
+    decision: str
+    measured_decision: str
+    decision_reasons: list[str]
+    purpose: str
+    scope: dict[str, Any]
+    dimensions: pd.DataFrame
+    evidence: pd.DataFrame
+    controls: list[dict[str, Any]]
+    findings: list[dict[str, Any]]
+    validation: Validation
+    coverage: float | None
+    judges: list[str]
+    agent: dict[str, Any]
+    policy: dict[str, Any]
+    partial: bool = False
+    comparison: dict[str, Any] = field(
+        default_factory=lambda: {"status": "not_requested", "required": False, "baseline": None, "regressions": []}
+    )
+    hashes: dict[str, Any] = field(
+        default_factory=lambda: {"suite": None, "policy": None, "results": None, "evidence": None}
+    )
+    generated_at: str = ""
+
+    @property
+    def overall_pass(self) -> bool:
+        return self.decision == "PASS"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scorecard as JSON-compatible data (keys as SPEC §12; no rows)."""
+        dims = []
+        for name, row in self.dimensions.iterrows():
+            entry = {"name": name}
+            entry.update({k: row[k] for k in DIMENSION_KEYS if k != "name" and k in row.index})
+            dims.append(entry)
+        data = {
+            "schema_version": SCHEMA_VERSION,
+            "scorekit_version": __version__,
+            "generated_at": self.generated_at,
+            "agent": self.agent,
+            "decision": self.decision,
+            "overall_pass": self.overall_pass,
+            "measured_decision": self.measured_decision,
+            "decision_reasons": self.decision_reasons,
+            "purpose": self.purpose,
+            "partial": self.partial,
+            "scope": self.scope,
+            "dimensions": dims,
+            "controls": self.controls,
+            "findings": self.findings,
+            "validation": self.validation.to_dict(),
+            "coverage": self.coverage,
+            "comparison": self.comparison,
+            "hashes": self.hashes,
+            "judges": self.judges,
+            "policy": self.policy,
+            "caveats": list(CAVEATS),
+        }
+        return _clean(data)
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """``to_dict()`` as JSON text (NaN can never appear: ``allow_nan=False``)."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+
+    def write(self, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
+        """Write the reports into ``out_dir`` (created if needed); return their paths.
+
+        Writes ``scorecard.json`` (written atomically: a reader never sees half a file).
+        """
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / "scorecard.json"
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(self.to_json(), encoding="utf-8")
+        os.replace(tmp, path)
+        return {"json": path}
+
+    @property
+    def findings_frame(self) -> pd.DataFrame:
+        """``findings`` as a DataFrame (for notebooks)."""
+        return pd.DataFrame(self.findings)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Scorecard decision={self.decision} purpose={self.purpose} dimensions={len(self.dimensions)} "
+            f"rows={len(self.evidence)} findings={len(self.findings)}>"
+        )

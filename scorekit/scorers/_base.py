@@ -1,0 +1,70 @@
+"""What every row scorer shares: the outcome type, the scoring context, reason codes.
+
+A scorer is a plain function ``score(row, ctx) -> Outcome`` over one normalised
+row (a dict, as ``scorekit._rows`` produced it: absent fields are absent keys,
+never None). Scorers never raise for bad data: every irregularity becomes an
+outcome that is not PASS (fail closed, SPEC §1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, NamedTuple
+
+PASS, FAIL, ERROR, ABSTAIN = "PASS", "FAIL", "ERROR", "ABSTAIN"
+
+
+class Outcome(NamedTuple):
+    """The scored result of one row.
+
+    status : PASS | FAIL | ERROR | ABSTAIN
+    reason : machine-readable reason code; None only for PASS
+    labeled : False when nothing in the row can establish success (SPEC §5
+        "unlabeled"); such a row is never PASS (status ERROR).
+    """
+
+    status: str
+    reason: str | None = None
+    labeled: bool = True
+
+
+def passed() -> Outcome:
+    return Outcome(PASS, None, True)
+
+
+def failed(reason: str) -> Outcome:
+    return Outcome(FAIL, reason, True)
+
+
+def error(reason: str) -> Outcome:
+    return Outcome(ERROR, reason, True)
+
+
+def unlabeled(reason: str) -> Outcome:
+    return Outcome(ERROR, reason, False)
+
+
+@dataclass
+class Context:
+    """Policy settings and per-evaluation caches a scorer may use.
+
+    budgets : the policy's ``budgets`` ({"cost_usd": 0.05, "latency_ms": 3000}); a
+        row's own ``cost_budget_usd`` / ``latency_budget_ms`` wins over it.
+    judge_panel : the policy's ``judges.panel`` (empty: the judges on each row).
+    pass_score : the policy's ``judges.pass_score``: a 1–5 score ≥ it is a PASS vote.
+    cache : scratch space keyed by the scorer (e.g. compiled JSON Schema validators,
+        so each tool contract is compiled once per evaluation, not per row).
+    mock_judges : filled by the judge scorer with every mock judge identity seen
+        (any one makes the evaluation a SELF_TEST).
+    judges_seen : filled by the judge scorer with the panel members of judged rows.
+    """
+
+    budgets: Mapping[str, float] = field(default_factory=dict)
+    judge_panel: tuple[str, ...] = ()
+    pass_score: int = 4
+    cache: dict[str, Any] = field(default_factory=dict)
+    mock_judges: set[str] = field(default_factory=set)
+    judges_seen: set[str] = field(default_factory=set)
+
+
+Scorer = Callable[[Mapping[str, Any], Context], Outcome]

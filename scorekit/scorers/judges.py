@@ -1,0 +1,141 @@
+"""Judged dimensions: a row's status from its captured judge panel (SPEC §4).
+
+A panel is the policy's ``judges.panel`` or, when that is empty, the judges
+present on the row. PASS needs a strict majority of the *full* panel voting PASS
+with every member present and valid; an incomplete or invalid panel whose valid
+FAIL votes already form a strict majority of the full panel is FAIL; anything
+else is ERROR. A complete, valid panel split evenly ABSTAINs. Scores (1–5) are
+reduced to PASS/FAIL per vote before counting, so no rounding can turn a tie
+into a pass. A mock judge anywhere (identity starting with ``mock`` or a vote
+with ``"mock": true``) makes the evaluation a SELF_TEST and its rows are never
+PASS.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ._base import ABSTAIN, Context, Outcome, error, failed, passed, unlabeled
+
+REASONS = {
+    "judge_fail": "the judge panel's majority voted FAIL",
+    "panel_tie": "the judge panel split evenly; no decision (ABSTAIN)",
+    "panel_incomplete": "a panel member's vote is missing, so the panel cannot establish PASS",
+    "judge_invalid_value": "a vote has a value that is neither a PASS/FAIL verdict nor an integer score 1–5",
+    "duplicate_judge": "a judge voted more than once, so the panel is invalid",
+    "mock_judge": "a mock judge took part: an evaluator demonstration (SELF_TEST), never a measurement",
+    "missing_judge_votes": "a judged dimension with neither judge votes nor a pre-scored status",
+    "missing_judge_criteria": "judge votes without judge_criteria: nothing states what the judges checked",
+}
+
+
+
+def is_mock(judge: Any, vote: Mapping[str, Any] | None = None) -> bool:
+    """A mock judge: identity starting with ``mock`` (any case) or a vote marked ``"mock": true``."""
+    if isinstance(judge, str) and judge.strip().lower().startswith("mock"):
+        return True
+    return bool(vote is not None and vote.get("mock") is True)
+
+
+def vote_value(vote: Mapping[str, Any], pass_score: int) -> str | None:
+    """PASS/FAIL for a valid vote, None for an invalid one.
+
+    Valid: exactly one of ``verdict`` ("PASS"/"FAIL") or ``score`` (an int 1–5,
+    not a bool, not a float, not a string). Anything else (99, "5", true, NaN,
+    missing) is invalid.
+    """
+    has_verdict, has_score = "verdict" in vote, "score" in vote
+    if has_verdict == has_score:
+        return None
+    if has_verdict:
+        verdict = vote["verdict"]
+        return verdict if verdict in ("PASS", "FAIL") and isinstance(verdict, str) else None
+    score = vote["score"]
+    if isinstance(score, bool) or not isinstance(score, int) or not 1 <= score <= 5:
+        return None
+    return "PASS" if score >= pass_score else "FAIL"
+
+
+def panel_outcome(votes: list[Any], panel: tuple[str, ...], pass_score: int) -> tuple[Outcome, set[str]]:
+    """Outcome of one row's votes against a panel; also the mock judges seen."""
+    mocks: set[str] = set()
+    by_judge: dict[str, list[str | None]] = {}
+    for vote in votes:
+        judge = vote.get("judge") if isinstance(vote, Mapping) else None
+        if isinstance(vote, Mapping) and is_mock(judge, vote):
+            mocks.add(str(judge))
+        if not isinstance(judge, str) or not judge:
+            # A vote with no identity cannot belong to the panel; with an
+            # undeclared panel it still spoils it (someone voted invalidly).
+            by_judge.setdefault("", []).append(None)
+            continue
+        by_judge.setdefault(judge, []).append(vote_value(vote, pass_score))
+    # An anonymous vote spoils an undeclared panel (someone voted invalidly);
+    # a declared panel simply does not count it.
+    anonymous_spoils = not panel and "" in by_judge
+    if not panel:
+        panel = tuple(sorted(j for j in by_judge if j))
+    if not panel:
+        return error("missing_judge_votes"), mocks
+    size = len(panel)
+    pass_judges = fail_judges = 0
+    complete, duplicate, invalid = True, False, anonymous_spoils
+    for member in panel:
+        member_votes = by_judge.get(member, [])
+        if not member_votes:
+            complete = False
+            continue
+        if len(member_votes) > 1:
+            duplicate = True
+        if any(v is None for v in member_votes):
+            invalid = True
+        # A judge counts towards FAIL if any of its valid votes is FAIL: moving
+        # away from PASS is always safe; towards it only with one clean vote.
+        if "FAIL" in member_votes:
+            fail_judges += 1
+        elif len(member_votes) == 1 and member_votes[0] == "PASS":
+            pass_judges += 1
+    if mocks & set(panel) or any(is_mock(m) for m in panel):
+        return error("mock_judge"), mocks
+    if complete and not duplicate and not invalid:
+        if 2 * pass_judges > size:
+            return passed(), mocks
+        if 2 * fail_judges > size:
+            return failed("judge_fail"), mocks
+        return Outcome(ABSTAIN, "panel_tie", True), mocks
+    if 2 * fail_judges > size:
+        return failed("judge_fail"), mocks
+    if invalid:
+        return error("judge_invalid_value"), mocks
+    if duplicate:
+        return error("duplicate_judge"), mocks
+    return error("panel_incomplete"), mocks
+
+
+def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
+    """Score a judged row from its ``judge_votes``.
+
+    Examples
+    --------
+    >>> from scorekit.scorers._base import Context
+    >>> votes = [{"judge": "a", "verdict": "PASS"}, {"judge": "b", "score": 5},
+    ...          {"judge": "c", "score": 2}]
+    >>> score({"judge_votes": votes, "judge_criteria": "polite"}, Context())
+    Outcome(status='PASS', reason=None, labeled=True)
+    """
+    votes = row.get("judge_votes")
+    if votes is None:
+        return unlabeled("missing_judge_votes") if "judge_criteria" not in row else error("missing_judge_votes")
+    outcome, mocks = panel_outcome(list(votes), tuple(ctx.judge_panel), ctx.pass_score)
+    if mocks:
+        ctx.mock_judges.update(mocks)
+        if outcome.status == "PASS":  # never PASS with a mock anywhere on the row
+            outcome = error("mock_judge")
+    panel = ctx.judge_panel or tuple(
+        sorted({v.get("judge") for v in votes if isinstance(v, Mapping) and isinstance(v.get("judge"), str)})
+    )
+    ctx.judges_seen.update(panel)
+    if not str(row.get("judge_criteria", "")).strip():
+        # Votes with no stated criteria cannot establish success (SPEC §5).
+        return unlabeled("missing_judge_criteria")
+    return outcome
