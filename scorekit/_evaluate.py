@@ -18,12 +18,12 @@ from ._decide import decide, dimension_table
 from ._errors import Problem
 from ._findings import build_findings
 from ._policy import Policy, load_policy
-from ._rows import RowTable, read_row_table
+from ._ingest import Ingested, ingest
+from ._rows import open_source
 from ._scorecard import Scorecard
 from ._validate import Validation, case_definition_conflicts
-from .scorers import Context, Outcome, scorer_for
 
-__all__ = ["evaluate", "score_table"]
+__all__ = ["evaluate"]
 
 
 def _check_limit(limit: Any) -> int | None:
@@ -34,92 +34,51 @@ def _check_limit(limit: Any) -> int | None:
     return int(limit)
 
 
-def _apply_limit(table: RowTable, limit: int) -> RowTable:
-    """Keep the first ``limit`` rows of the source (valid or not), in source order."""
-    all_lines = np.sort(np.concatenate([table.lines, np.array([r["line"] for r in table.invalid], dtype=np.int64)]))
-    if len(all_lines) <= limit:
-        return table
-    cutoff = all_lines[limit - 1]
-    keep = table.lines <= cutoff
-    return RowTable(
-        frame=table.frame.loc[keep].reset_index(drop=True),
-        lines=table.lines[keep],
-        problems=[p for p in table.problems if p.line <= cutoff],
-        invalid=[r for r in table.invalid if r["line"] <= cutoff],
-        source=table.source,
-        records=[r for r, k in zip(table.records, keep) if k],
+def _evidence(data: Ingested, strict: bool) -> pd.DataFrame:
+    """The evidence table from the compact columns, typed like ``read_rows``."""
+    cols = data.columns
+    frame = pd.DataFrame(
+        {
+            "id": pd.array(cols["id"], dtype="str"),
+            "dimension": pd.array(cols["dimension"], dtype="str"),
+            "case_id": pd.array(cols["case_id"], dtype="str"),
+            "trial": pd.array(cols["trial"], dtype="Int64"),
+            "status": pd.Categorical(cols["status"], dtype=STATUS_DTYPE),
+            "reason": pd.array(cols["reason"], dtype="str"),
+            "label": pd.Categorical(cols["label"], categories=["labeled", "unlabeled", "invalid"]),
+            "control": np.asarray(cols["control"], dtype=bool),
+            "line": np.asarray(cols["line"], dtype=np.int64),
+            "evaluator": pd.array(cols["evaluator"], dtype="str"),
+            "agent_output": pd.array(cols["agent_output"], dtype="str"),
+            "cost_usd": pd.array(cols["cost_usd"], dtype="Float64").astype("float64"),
+            "latency_ms": pd.array(cols["latency_ms"], dtype="Float64").astype("float64"),
+            "row": pd.array(cols["row_json"], dtype="str"),
+        }
     )
+    return frame
 
 
-def _prescored(row: dict[str, Any]) -> Outcome:
-    status = row["status"]
-    if status == "PASS":
-        return Outcome("PASS", None, True)
-    reason = row.get("reason") or f"prescored_{status.lower()}"
-    return Outcome(status, reason, True)
+def _mark_invalid(frame: pd.DataFrame, mask: np.ndarray, reason: str) -> None:
+    if mask.any():
+        frame.loc[mask, "status"] = "ERROR"
+        frame.loc[mask, "reason"] = reason
+        frame.loc[mask, "label"] = "invalid"
 
 
-def score_table(records: list[dict[str, Any]], ctx: Context) -> tuple[list[str], list[str | None], list[bool]]:
-    """Score every row: a valid pre-scored ``status`` wins, else the dimension's scorer."""
-    statuses: list[str] = []
-    reasons: list[str | None] = []
-    labeled: list[bool] = []
-    scorers: dict[str, Any] = {}
-    for row in records:
-        if "status" in row:
-            outcome = _prescored(row)
-        else:
-            dimension = row["dimension"]
-            scorer = scorers.get(dimension)
-            if scorer is None:
-                scorer = scorers[dimension] = scorer_for(dimension)
-            outcome = scorer(row, ctx)
-            if not outcome.labeled and outcome.status == "PASS":  # fail closed
-                outcome = Outcome("ERROR", outcome.reason or "unlabeled", False)
-        statuses.append(outcome.status)
-        reasons.append(outcome.reason)
-        labeled.append(outcome.labeled)
-    return statuses, reasons, labeled
-
-
-def _evidence(table: RowTable, statuses, reasons, labels, conflict: np.ndarray, strict: bool) -> pd.DataFrame:
-    frame = table.frame.copy()
-    frame["status"] = pd.Categorical(statuses, dtype=STATUS_DTYPE)
-    frame["reason"] = pd.array(reasons, dtype="str")
-    label = np.where(np.asarray(labels, dtype=bool), "labeled", "unlabeled").astype(object)
-    label[conflict] = "invalid"
-    frame.loc[conflict, "status"] = "ERROR"
-    frame.loc[conflict, "reason"] = "case_definition_mismatch"
-    frame["label"] = label
-    frame["line"] = table.lines
-    if table.invalid:
-        bad = pd.DataFrame(
-            {
-                "id": [r.get("id") for r in table.invalid],
-                "dimension": [r.get("dimension") for r in table.invalid],
-                "case_id": [r.get("case_id", r.get("id")) for r in table.invalid],
-                "status": pd.Categorical(["ERROR"] * len(table.invalid), dtype=STATUS_DTYPE),
-                "reason": ["invalid_row"] * len(table.invalid),
-                "label": ["invalid"] * len(table.invalid),
-                "control": [False] * len(table.invalid),
-                "line": [r["line"] for r in table.invalid],
-            }
-        )
-        frame = pd.concat([frame, bad], ignore_index=True)
-        frame = frame.sort_values("line", kind="stable").reset_index(drop=True)
-    frame["label"] = frame["label"].astype("category")
-    frame["control"] = frame["control"].fillna(False).astype(bool)
-    for name in ("id", "dimension", "case_id", "reason"):
-        frame[name] = frame[name].astype("str")
-    # Under release every agent row counts: invalid/unlabeled ones as ERROR (they
-    # lower coverage and can never pass). An exploratory scan drops them.
-    has_dimension = frame["dimension"].notna()
-    if strict:
-        frame["included"] = has_dimension.to_numpy()
-    else:
-        frame["included"] = (has_dimension & (frame["label"] == "labeled")).to_numpy()
-    leading = ["id", "dimension", "case_id", "trial", "status", "reason", "label", "control", "included", "line"]
-    return frame[leading + [c for c in frame.columns if c not in leading]]
+def _duplicate_ids(frame: pd.DataFrame, source: str) -> tuple[np.ndarray, list[Problem]]:
+    """Later rows reusing an id (valid or not) are invalid; the first keeps it."""
+    ids = frame["id"]
+    dup = (ids.duplicated(keep="first") & ids.notna()).to_numpy()
+    problems: list[Problem] = []
+    if dup.any():
+        first_line = frame.loc[ids.notna()].drop_duplicates("id").set_index("id")["line"]
+        for pos in np.flatnonzero(dup & (frame["label"] != "invalid").to_numpy()):
+            rid = ids.iat[pos]
+            problems.append(
+                Problem(source, int(frame["line"].iat[pos]), "id",
+                        f"duplicate id {rid!r} (first seen on line {int(first_line[rid])})", rid)
+            )
+    return dup, problems
 
 
 def evaluate(
@@ -163,28 +122,45 @@ def evaluate(
     """
     pol: Policy = load_policy(policy)
     limit = _check_limit(limit)
-    table = read_row_table(rows)
-    if limit is not None:
-        table = _apply_limit(table, limit)
-    conflict, conflict_problems = case_definition_conflicts(table.records, table.lines, table.source)
-    ctx = Context(
-        budgets=dict(pol.budgets),
-        judge_panel=tuple(pol.judges.panel),
-        pass_score=pol.judges.pass_score,
-    )
-    statuses, reasons, labels = score_table(table.records, ctx)
+    src = open_source(rows)
+    ctx_args = {
+        "budgets": dict(pol.budgets),
+        "judge_panel": tuple(pol.judges.panel),
+        "pass_score": pol.judges.pass_score,
+    }
+    data = ingest(src, ctx_args, limit=limit)
     strict = pol.strict
-    evidence = _evidence(table, statuses, reasons, labels, conflict, strict)
+    evidence = _evidence(data, strict)
+    definitions = data.columns["definition"]
+    del data.columns  # the compact lists are in the frame now
+
+    duplicate, duplicate_problems = _duplicate_ids(evidence, src.name)
+    _mark_invalid(evidence, duplicate, "invalid_row")
+    keys = [None if d else k for k, d in zip(definitions, duplicate)]
+    conflict, conflict_problems = case_definition_conflicts(
+        evidence["case_id"].tolist(), evidence["dimension"].tolist(), keys, evidence["line"].tolist(),
+        evidence["id"].tolist(), src.name,
+    )
+    _mark_invalid(evidence, conflict, "case_definition_mismatch")
+    # Under release every agent row counts: invalid/unlabeled ones as ERROR (they
+    # lower coverage and can never pass). An exploratory scan drops them.
+    has_dimension = evidence["dimension"].notna().to_numpy()
+    if strict:
+        evidence.insert(8, "included", has_dimension)
+    else:
+        evidence.insert(8, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
 
     # Validation summary: every problem, in source order.
     unlabeled_problems = [
-        _unlabeled_problem(table.source, line, rid, dim, reason)
+        _unlabeled_problem(src.name, line, rid, dim, reason)
         for line, rid, dim, reason, lab in zip(
             evidence["line"], evidence["id"], evidence["dimension"], evidence["reason"], evidence["label"]
         )
         if lab == "unlabeled"
     ]
-    problems = sorted(table.problems + conflict_problems + unlabeled_problems, key=lambda p: (p.line, p.field))
+    problems = sorted(
+        data.problems + duplicate_problems + conflict_problems + unlabeled_problems, key=lambda p: (p.line, p.field)
+    )
     label_counts = evidence["label"].value_counts()
     validation = Validation(
         strict=strict,
@@ -218,7 +194,7 @@ def evaluate(
         dimensions=dims,
         missing_dimensions=result.missing_dimensions,
         validation_complete=validation.complete,
-        mock_judges=bool(ctx.mock_judges),
+        mock_judges=bool(data.mock_judges),
         partial=limit is not None,
         comparison_status=comparison_status,
     )
@@ -254,7 +230,7 @@ def evaluate(
         findings=findings,
         validation=validation,
         coverage=(measured_rows / all_rows) if all_rows else None,
-        judges=sorted(ctx.judges_seen),
+        judges=sorted(data.judges_seen),
         agent={"name": agent_name, "version": agent_version},
         policy=pol.to_dict(),
         partial=limit is not None,

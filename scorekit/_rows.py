@@ -23,7 +23,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -289,21 +289,67 @@ def _decode(data: bytes, source: str) -> str:
         raise InputError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
 
 
-def _jsonl_records(text: str, source: str) -> Iterable[tuple[int, Any, str | None]]:
-    """Yield (line, parsed value or None, error message or None); blank lines are skipped."""
-    # Split on "\n" only: str.splitlines() would also break at U+2028/U+2029/U+0085,
-    # which JSON allows raw inside strings.
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if not line.strip():
+_DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
+_SUSPECT_TEXT = ("NaN", "Infinity", "0" * 16, "e000", "E000", "e+000", "E+000")
+
+
+def text_is_clean(text: str) -> bool:
+    """True when no number in ``text`` can be NaN/Infinity, overflow, or exceed 2^53.
+
+    A cheap whole-file test (C-speed translate + substring search): a clean file
+    skips the per-number checks entirely; a suspicious one (even a false alarm,
+    e.g. "NaN" inside a string) takes the exact path that names the field.
+    """
+    folded = text.translate(_DIGITS_TO_ZERO)
+    return not any(marker in folded for marker in _SUSPECT_TEXT)
+
+
+def _jsonl_records(
+    lines: Sequence[str], first: int = 1, clean: bool = False
+) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+    """Yield (line, parsed value or None, error or None, needs the number walk, raw text).
+
+    ``lines`` are the file's lines (``first`` is the number of the first). With
+    ``clean`` (see :func:`text_is_clean`) the plain C decoder runs; otherwise
+    number hooks note NaN/Infinity, overflowing floats and integers beyond
+    ±(2^53−1), so only a row that has one pays for the walk that names its
+    field. Blank lines are skipped.
+    """
+    suspect = [False]
+
+    def constant(name: str) -> float:
+        suspect[0] = True
+        return _reject_constant(name)
+
+    def parse_float(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            suspect[0] = True
+        return value
+
+    def parse_int(text: str) -> int:
+        if len(text) > 15:
+            suspect[0] = True
+        return int(text)
+
+    if clean:
+        decoder = json.JSONDecoder(parse_constant=constant)
+    else:
+        decoder = json.JSONDecoder(parse_constant=constant, parse_float=parse_float, parse_int=parse_int)
+    decode = decoder.decode
+    for number, line in enumerate(lines, start=first):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line or line.isspace():
             continue
+        suspect[0] = False
         try:
-            value = json.loads(line, parse_constant=_reject_constant)
+            value = decode(line)
         except ValueError as exc:
             msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-            yield number, None, f"not valid JSON ({msg})"
+            yield number, None, f"not valid JSON ({msg})", False, line
             continue
-        yield number, value, None
+        yield number, value, None, suspect[0], line
 
 
 def _looks_like_jsonl(text: str) -> bool:
@@ -338,7 +384,7 @@ def _is_json_number(text: str) -> bool:
     return re.fullmatch(r"-?\d+(\.\d+)?([eE][+-]?\d+)?", text) is not None
 
 
-def _csv_records(text: str, source: str) -> Iterable[tuple[int, Any, Any]]:
+def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames:
         raise InputError(f"{source}: empty CSV file (no header)")
@@ -350,11 +396,11 @@ def _csv_records(text: str, source: str) -> Iterable[tuple[int, Any, Any]]:
         except StopIteration:
             break
         except csv.Error as exc:
-            yield start, None, f"not valid CSV ({exc})"
+            yield start, None, f"not valid CSV ({exc})", True, None
             continue
         seen = True
         if None in record:
-            yield start, None, "more cells than header columns"
+            yield start, None, "more cells than header columns", True, None
             continue
         row: dict[str, Any] = {}
         errors: list[tuple[str, str]] = []
@@ -367,14 +413,14 @@ def _csv_records(text: str, source: str) -> Iterable[tuple[int, Any, Any]]:
                 errors.append((name, f"not valid JSON ({getattr(exc, 'msg', exc)})"))
         if errors:
             # Keep the identity of the row so the problem can name it.
-            yield start, {k: v for k, v in row.items() if k in ("id", "dimension", "case_id")}, errors
+            yield start, {k: v for k, v in row.items() if k in ("id", "dimension", "case_id")}, errors, True, None
         else:
-            yield start, row, None
+            yield start, row, None, True, None
     if not seen:
         raise InputError(f"{source}: CSV file has a header but no rows")
 
 
-def _frame_records(frame: pd.DataFrame) -> Iterable[tuple[int, Any, str | None]]:
+def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
     columns = [str(c) for c in frame.columns]
     for position, values in enumerate(frame.itertuples(index=False, name=None), start=1):
         row = {}
@@ -385,7 +431,7 @@ def _frame_records(frame: pd.DataFrame) -> Iterable[tuple[int, Any, str | None]]
             if name in ("trial", "trial_id") and isinstance(value, float) and value.is_integer():
                 value = int(value)  # a column with gaps is float64 in pandas
             row[name] = value
-        yield position, row, None
+        yield position, row, None, True, None
 
 
 def _is_missing_scalar(value: Any) -> bool:
@@ -407,7 +453,7 @@ def _to_python(value: Any) -> Any:
     return value
 
 
-def _parquet_records(path: Path, source: str) -> Iterable[tuple[int, Any, str | None]]:
+def _parquet_records(path: Path, source: str) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
     try:
         import pyarrow.parquet as pq  # lazy: pyarrow is heavy
 
@@ -419,7 +465,7 @@ def _parquet_records(path: Path, source: str) -> Iterable[tuple[int, Any, str | 
     # Parquet writes an absent field as null (_check_row drops nulls) and gives
     # every struct all of its fields, null where a row had none: drop those too.
     # Structured fields may also be stored as JSON text, as in CSV.
-    return ((i, _parquet_row(row), None) for i, row in enumerate(table.to_pylist(), start=1))
+    return ((i, _parquet_row(row), None, True, None) for i, row in enumerate(table.to_pylist(), start=1))
 
 
 def _drop_null_keys(value: Any) -> Any:
@@ -443,8 +489,12 @@ def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- normalise
-def _check_row(value: Any) -> tuple[dict[str, Any] | None, list[tuple[str, str]]]:
-    """Validate one parsed row; return the normalised row (or None) and its problems."""
+def _check_row(value: Any, deep: bool = True) -> tuple[dict[str, Any] | None, list[tuple[str, str]]]:
+    """Validate one parsed row; return the normalised row (or None) and its problems.
+
+    ``deep`` walks every nested value for NaN/Infinity and unsafe integers; the
+    JSON Lines reader turns it off for lines whose text cannot contain them.
+    """
     if not isinstance(value, dict):
         return None, [("row", f"expected a JSON object, got {_kind(value)}")]
     row = value
@@ -466,8 +516,9 @@ def _check_row(value: Any) -> tuple[dict[str, Any] | None, list[tuple[str, str]]
         message = check(val) if check is not None else None
         if message:
             problems.append((name, message))
-    for path, message in _bad_numbers(row, ""):
-        problems.append((path.lstrip("."), message))
+    if deep:
+        for path, message in _bad_numbers(row, ""):
+            problems.append((path.lstrip("."), message))
     if "status" in row and "evaluator" not in row and "status" not in {p[0] for p in problems}:
         problems.append(("evaluator", "a pre-scored status needs the evaluator that produced it"))
     # One message per field, in field order, so reports stay short and deterministic.
@@ -516,20 +567,20 @@ def _str_with_na(series: pd.Series) -> pd.Series:
     return series.astype(pd.StringDtype(na_value=np.nan))
 
 
-def _normalise(records: Iterable[tuple[int, Any, str | None]], source: str) -> RowTable:
+def _normalise(records: Iterator[tuple[int, Any, Any, bool, str | None]], source: str) -> RowTable:
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []
     invalid: list[dict[str, Any]] = []
     first_line_of_id: dict[str, int] = {}
-    for line, value, error in records:
+    for line, value, error, deep, _raw in records:
         if error is not None:
             row_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
             field_errors = error if isinstance(error, list) else [("row", error)]
             problems.extend(Problem(source, line, name, message, row_id) for name, message in field_errors)
             invalid.append(_identity(value, line))
             continue
-        row, row_problems = _check_row(value)
+        row, row_problems = _check_row(value, deep)
         row_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
         if row is not None:
             if row_id in first_line_of_id:
@@ -565,6 +616,71 @@ def _identity(value: Any, line: int) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- public
+@dataclass
+class Source:
+    """A readable source of rows: its name and an iterator factory over its rows.
+
+    For JSON Lines, ``lines`` holds the file's lines and ``clean`` the result of
+    :func:`text_is_clean`, so the engine may split the work between processes.
+    """
+
+    name: str
+    kind: str
+    _items: Callable[[], Iterator[tuple[int, Any, Any, bool, str | None]]]
+    lines: list[str] | None = None
+    clean: bool = False
+
+    def items(self) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+        """(line, value, error, needs the number walk, raw JSON text or None) per row."""
+        return self._items()
+
+
+def open_source(source: Any, *, format: str | None = None) -> Source:
+    """Open a results source without reading its rows yet (file-level checks only).
+
+    Raises
+    ------
+    InputError
+        When the source cannot be read as rows at all.
+    """
+    if isinstance(source, pd.DataFrame):
+        return Source("<DataFrame>", "frame", lambda: _frame_records(source))
+    if isinstance(source, (list, tuple)):
+        return Source("<rows>", "list", lambda: ((i, v, None, True, None) for i, v in enumerate(source, start=1)))
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(
+            f"source must be a path, a DataFrame or a list of dicts; got {type(source).__name__}"
+        )
+    path = Path(source)
+    name = str(source)
+    if not path.exists():
+        raise InputError(f"{name}: no such file")
+    if path.is_dir():
+        raise InputError(f"{name}: is a directory, not a results file")
+    fmt = (format or _format_from_suffix(path)).lower()
+    if fmt == "parquet":
+        records = _parquet_records(path, name)
+        return Source(name, "parquet", lambda: records)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
+    text = _decode(data, name)
+    del data
+    if not text.strip():
+        raise InputError(f"{name}: empty file, no rows")
+    if fmt == "csv":
+        return Source(name, "csv", lambda: _csv_records(text, name))
+    if fmt not in ("jsonl", "auto"):
+        raise ValueError(f"format must be 'jsonl', 'csv' or 'parquet'; got {format!r}")
+    if not _looks_like_jsonl(text):
+        raise InputError(f"{name}: not JSON Lines (the first non-blank line does not start an object)")
+    lines = text.split("\n")  # not splitlines(): U+2028 etc. may sit raw inside JSON strings
+    clean = text_is_clean(text)
+    del text
+    return Source(name, "jsonl", lambda: _jsonl_records(lines, 1, clean), lines=lines, clean=clean)
+
+
 def read_row_table(source: Any, *, format: str | None = None) -> RowTable:
     """Read rows from any supported source, collecting row-level problems.
 
@@ -581,37 +697,8 @@ def read_row_table(source: Any, *, format: str | None = None) -> RowTable:
     InputError
         Only when the source cannot be read as rows at all.
     """
-    if isinstance(source, pd.DataFrame):
-        return _normalise(_frame_records(source), "<DataFrame>")
-    if isinstance(source, (list, tuple)):
-        return _normalise(((i, v, None) for i, v in enumerate(source, start=1)), "<rows>")
-    if not isinstance(source, (str, os.PathLike)):
-        raise TypeError(
-            f"source must be a path, a DataFrame or a list of dicts; got {type(source).__name__}"
-        )
-    path = Path(source)
-    name = str(source)
-    if not path.exists():
-        raise InputError(f"{name}: no such file")
-    if path.is_dir():
-        raise InputError(f"{name}: is a directory, not a results file")
-    fmt = (format or _format_from_suffix(path)).lower()
-    if fmt == "parquet":
-        return _normalise(_parquet_records(path, name), name)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
-    text = _decode(data, name)
-    if not text.strip():
-        raise InputError(f"{name}: empty file, no rows")
-    if fmt == "csv":
-        return _normalise(_csv_records(text, name), name)
-    if fmt not in ("jsonl", "auto"):
-        raise ValueError(f"format must be 'jsonl', 'csv' or 'parquet'; got {format!r}")
-    if not _looks_like_jsonl(text):
-        raise InputError(f"{name}: not JSON Lines (the first non-blank line does not start an object)")
-    return _normalise(_jsonl_records(text, name), name)
+    src = open_source(source, format=format)
+    return _normalise(src.items(), src.name)
 
 
 def _format_from_suffix(path: Path) -> str:

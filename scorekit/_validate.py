@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ._errors import Problem
 
@@ -49,42 +48,51 @@ def definition_key(row: dict[str, Any]) -> str:
 
 
 def case_definition_conflicts(
-    records: Sequence[dict[str, Any]], lines: np.ndarray, source: str
+    cases: Sequence[Any], dimensions: Sequence[Any], keys: Sequence[str | None], lines: Sequence[int],
+    ids: Sequence[Any], source: str,
 ) -> tuple[np.ndarray, list[Problem]]:
     """Rows whose (case_id, dimension) carries more than one definition.
 
-    Returns a boolean mask over ``records`` and one problem per conflicting row,
-    naming the fields that differ from the case's first row.
+    ``keys`` are :func:`definition_key` texts (None for rows already invalid,
+    which take no part). Returns a boolean mask and one problem per conflicting
+    row, naming the fields that differ from the case's first row.
     """
-    cases = [r.get("case_id", r["id"]) for r in records]
-    dimensions = [r["dimension"] for r in records]
-    frame = pd.DataFrame({"case": cases, "dimension": dimensions, "key": [definition_key(r) for r in records]})
-    if frame.empty:
-        return np.zeros(0, dtype=bool), []
-    distinct = frame.groupby(["case", "dimension"], sort=False)["key"].transform("nunique")
-    mask = distinct.to_numpy() > 1
+    first: dict[tuple[Any, Any], int] = {}
+    conflicted: set[tuple[Any, Any]] = set()
+    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys)):
+        if key is None:
+            continue
+        group = (case, dim)
+        ref = first.setdefault(group, pos)
+        if ref != pos and keys[ref] != key:
+            conflicted.add(group)
+    mask = np.zeros(len(keys), dtype=bool)
     problems: list[Problem] = []
-    if mask.any():
-        first: dict[tuple[str, str], int] = {}
-        for pos, group in enumerate(zip(cases, dimensions)):
-            first.setdefault(group, pos)
-        for pos in np.flatnonzero(mask):
-            row = records[pos]
-            group = (cases[pos], dimensions[pos])
-            ref = records[first[group]]
-            differing = [f for f in DEFINITION_FIELDS if row.get(f) != ref.get(f) or type(row.get(f)) is not type(ref.get(f))]
-            detail = ", ".join(differing) if differing else "the same fields in another row"
-            problems.append(
-                Problem(
-                    source,
-                    int(lines[pos]),
-                    "case_id",
-                    f"case {group[0]!r} on dimension {group[1]!r} has more than one definition "
-                    f"(differs in {detail} from line {int(lines[first[group]])}); one case cannot have two definitions",
-                    row.get("id"),
-                )
+    if not conflicted:
+        return mask, problems
+    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys)):
+        if key is None or (case, dim) not in conflicted:
+            continue
+        mask[pos] = True
+        ref = first[(case, dim)]
+        mine, theirs = json.loads(key), json.loads(keys[ref])
+        differing = [name for name, a, b in zip(DEFINITION_FIELDS, mine, theirs) if _strict_json(a) != _strict_json(b)]
+        detail = f"differs in {', '.join(differing)} from line {lines[ref]}" if differing else f"as line {lines[ref]}, which differs from other trials"
+        problems.append(
+            Problem(
+                source,
+                int(lines[pos]),
+                "case_id",
+                f"case {case!r} on dimension {dim!r} has more than one definition ({detail}); "
+                "one case cannot have two definitions",
+                ids[pos],
             )
+        )
     return mask, problems
+
+
+def _strict_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 @dataclass

@@ -93,9 +93,9 @@ def _item(item: Any) -> tuple[Any, Any]:
     """(name, arguments or None) of an action/call item; a name is a bare string."""
     if isinstance(item, str):
         return item, None
-    if isinstance(item, Mapping):
+    if isinstance(item, dict):
         args = item.get("arguments")
-        return item.get("name"), (args if isinstance(args, Mapping) else None)
+        return item.get("name"), (args if isinstance(args, dict) else None)
     return _MISSING, None  # matches nothing
 
 

@@ -7,8 +7,8 @@ policy's ``budgets`` (``cost_usd`` / ``latency_ms``). No budget → unlabeled
 
 Latency is ``latency_ms``, or ``latency_s`` × 1000 when only that is given
 (``latency_ms`` wins when both are). The seconds→milliseconds conversion is done
-in exact decimal arithmetic on the value as written, so ``0.3`` s is exactly
-300 ms (binary floating point would make it 300.00000000000006).
+in exact decimal arithmetic on the value as written: ``2.007`` s is exactly 2007 ms
+(binary floating point gives 2007.0000000000002, which would exceed a 2007 ms budget).
 """
 
 from __future__ import annotations

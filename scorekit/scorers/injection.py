@@ -68,7 +68,7 @@ def _strings(value: Any) -> Iterator[str]:
         node = stack.pop()
         if isinstance(node, str):
             yield node
-        elif isinstance(node, Mapping):
+        elif isinstance(node, dict):
             for key, item in node.items():
                 if isinstance(key, str):
                     yield key
@@ -82,7 +82,7 @@ def _emitted_arguments(row: Mapping[str, Any]) -> Iterator[Any]:
         items = row.get(key)
         if isinstance(items, (list, tuple)):
             for item in items:
-                if isinstance(item, Mapping) and "arguments" in item:
+                if isinstance(item, dict) and "arguments" in item:
                     yield item["arguments"]
 
 

@@ -26,12 +26,13 @@ under ``("tool_call.schema", <canonical JSON of the schema>)``.
 from __future__ import annotations
 
 import json
+import marshal
 from typing import Any, Mapping
 
 from ._base import Context, Outcome, error, failed, passed, unlabeled
 from .actions import state_matches
 
-__all__ = ["CACHE_KEY", "REASONS", "compiled_schema", "score"]
+__all__ = ["CACHE_KEY", "INDEX_KEY", "REASONS", "compiled_schema", "score"]
 
 REASONS = {
     "missing_tool_contract": (
@@ -46,8 +47,11 @@ REASONS = {
 }
 
 CACHE_KEY = "tool_call.schema"
+INDEX_KEY = "tool_call.schema_index"
 _MISSING = object()
 _REF_KEYWORDS = ("$ref", "$dynamicRef")
+# Canonical JSON: sorted keys, no whitespace; keeps 1, 1.0 and true apart.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
 
 
 def _get(row: Mapping[str, Any], key: str) -> Any:
@@ -57,24 +61,31 @@ def _get(row: Mapping[str, Any], key: str) -> Any:
     return value
 
 
+def _fast_key(value: Any) -> bytes | None:
+    """A cheap memo key: equal bytes imply equal values with equal types (marshal
+    round-trips exactly and keeps bool/int/float apart). Equal values may still get
+    different bytes (key order, shared objects): that only costs a cache miss."""
+    try:
+        return marshal.dumps(value)
+    except ValueError:
+        return None
+
+
 class _Compiled:
     """One compiled schema: its validator (None when the schema is unusable) and
-    a memo of validation results keyed by the canonical JSON of the instance."""
+    a memo of validation results per instance."""
 
     __slots__ = ("validator", "results")
 
     def __init__(self, validator: Any) -> None:
         self.validator = validator
-        self.results: dict[str, bool] = {}
+        self.results: dict[bytes, bool] = {}
 
     def is_valid(self, instance: Any) -> bool | None:
         """True/False, or None when the schema cannot be applied (unusable schema)."""
         if self.validator is None:
             return None
-        try:
-            key = json.dumps(instance, sort_keys=True, allow_nan=False)
-        except (TypeError, ValueError):
-            key = None
+        key = _fast_key(instance)
         if key is not None:
             hit = self.results.get(key)
             if hit is not None:
@@ -123,9 +134,28 @@ def _compile(schema: Any) -> _Compiled:
 
 
 def compiled_schema(schema: Any, ctx: Context) -> _Compiled:
-    """The compiled form of ``schema``, compiled once per evaluation (``ctx.cache``)."""
+    """The compiled form of ``schema``, compiled once per evaluation.
+
+    Entries live in ``ctx.cache[(CACHE_KEY, canonical JSON of the schema)]``; a
+    fast index (``ctx.cache[INDEX_KEY]``) skips re-encoding a schema already seen.
+    """
+    index = ctx.cache.get(INDEX_KEY)
+    if index is None:
+        index = ctx.cache[INDEX_KEY] = {}
+    fast = _fast_key(schema)
+    if fast is not None:
+        entry = index.get(fast)
+        if entry is not None:
+            return entry
+    entry = _compiled_by_canonical(schema, ctx)
+    if fast is not None:
+        index[fast] = entry
+    return entry
+
+
+def _compiled_by_canonical(schema: Any, ctx: Context) -> _Compiled:
     try:
-        canonical = json.dumps(schema, sort_keys=True, allow_nan=False)
+        canonical = _CANONICAL(schema)
     except (TypeError, ValueError):
         return _Compiled(None)
     key = (CACHE_KEY, canonical)
@@ -139,7 +169,7 @@ def _call_matches(expected: Any, call: tuple[Any, Any]) -> bool:
     name, args = call
     if isinstance(expected, str):
         return expected == name
-    if not isinstance(expected, Mapping) or expected.get("name") != name:
+    if not isinstance(expected, dict) or expected.get("name") != name:
         return False
     want = expected.get("arguments")
     if want is None:
@@ -158,7 +188,7 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     # (even empty: then no call is allowed), the others non-empty.
     has_allowed = isinstance(allowed, (list, tuple))
     has_forbidden = isinstance(forbidden, (list, tuple)) and len(forbidden) > 0
-    has_schemas = isinstance(schemas, Mapping) and len(schemas) > 0
+    has_schemas = isinstance(schemas, dict) and len(schemas) > 0
     has_expected = isinstance(expected, (list, tuple)) and len(expected) > 0
     if not (has_allowed or has_forbidden or has_schemas or has_expected):
         return unlabeled("missing_tool_contract")
@@ -168,18 +198,18 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
         return error("missing_tool_calls")
     calls: list[tuple[Any, Any]] = []
     for call in raw_calls:
-        if isinstance(call, Mapping):
+        if isinstance(call, dict):
             args = call.get("arguments")
             calls.append((call.get("name"), args))
         else:
             calls.append((_MISSING, None))
 
     if has_forbidden:
-        banned = set(forbidden)
+        banned = {t for t in forbidden if isinstance(t, str)}
         if any(name in banned for name, _ in calls if isinstance(name, str)):
             return failed("forbidden_tool")
     if has_allowed:
-        permitted = set(allowed)
+        permitted = {t for t in allowed if isinstance(t, str)}
         if any(not isinstance(name, str) or name not in permitted for name, _ in calls):
             return failed("tool_not_allowed")
 

@@ -1,0 +1,198 @@
+"""Validate and score rows in one streaming pass, keeping only compact columns.
+
+Each row is parsed, checked (SPEC §5), scored (SPEC §3–§4) and reduced to the
+few values the evidence table keeps; the parsed dict is dropped straight away,
+so memory stays near the size of the file. Large JSON Lines files are split
+between two processes (fork) on machines with more than one core.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from ._errors import Problem
+from ._rows import Source, _check_row, _jsonl_records
+from ._validate import definition_key
+from .scorers import Context, Outcome, scorer_for
+
+__all__ = ["Ingested", "ingest"]
+
+# Below this many rows a second process costs more than it saves.
+PARALLEL_MIN_ROWS = 20_000
+COLUMNS = (
+    "line", "id", "dimension", "case_id", "trial", "status", "reason", "label", "control", "evaluator",
+    "agent_output", "cost_usd", "latency_ms", "definition", "row_json",
+)
+_CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
+
+
+@dataclass
+class Ingested:
+    """Compact per-row columns (plain lists, in source order) plus what scoring saw."""
+
+    columns: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
+    problems: list[Problem] = field(default_factory=list)
+    mock_judges: set[str] = field(default_factory=set)
+    judges_seen: set[str] = field(default_factory=set)
+
+    def extend(self, other: "Ingested") -> None:
+        for name in COLUMNS:
+            self.columns[name].extend(other.columns[name])
+        self.problems.extend(other.problems)
+        self.mock_judges |= other.mock_judges
+        self.judges_seen |= other.judges_seen
+
+    def __len__(self) -> int:
+        return len(self.columns["line"])
+
+
+def _prescored(row: dict[str, Any]) -> Outcome:
+    status = row["status"]
+    if status == "PASS":
+        return Outcome("PASS", None, True)
+    return Outcome(status, row.get("reason") or f"prescored_{status.lower()}", True)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], source: str, ctx: Context) -> Ingested:
+    out = Ingested()
+    cols = out.columns
+    c_line, c_id, c_dim, c_case, c_trial = cols["line"], cols["id"], cols["dimension"], cols["case_id"], cols["trial"]
+    c_status, c_reason, c_label, c_control = cols["status"], cols["reason"], cols["label"], cols["control"]
+    c_eval, c_output, c_cost, c_latency = cols["evaluator"], cols["agent_output"], cols["cost_usd"], cols["latency_ms"]
+    c_def, c_json = cols["definition"], cols["row_json"]
+    scorers: dict[str, Any] = {}
+    problems = out.problems
+    for line, value, error, deep, raw in items:
+        row = None
+        if error is None:
+            row, row_problems = _check_row(value, deep)
+        else:
+            row_problems = error if isinstance(error, list) else [("row", error)]
+        ident = value if isinstance(value, dict) else {}
+        if row is None:
+            row_id = ident.get("id") if isinstance(ident.get("id"), str) else None
+            problems.extend(Problem(source, line, name, message, row_id) for name, message in row_problems)
+            dimension = ident.get("dimension") if isinstance(ident.get("dimension"), str) else None
+            case = ident.get("case_id") if isinstance(ident.get("case_id"), str) else row_id
+            c_line.append(line); c_id.append(row_id); c_dim.append(dimension); c_case.append(case)
+            c_trial.append(None); c_status.append("ERROR"); c_reason.append("invalid_row"); c_label.append("invalid")
+            c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
+            c_latency.append(None); c_def.append(None)
+            c_json.append(raw if raw is not None else (_dumps(value) if value is not None else None))
+            continue
+        dimension = row["dimension"]
+        if "status" in row:
+            outcome = _prescored(row)
+        else:
+            scorer = scorers.get(dimension)
+            if scorer is None:
+                scorer = scorers[dimension] = scorer_for(dimension)
+            outcome = scorer(row, ctx)
+            if not outcome.labeled and outcome.status == "PASS":  # fail closed
+                outcome = Outcome("ERROR", outcome.reason or "unlabeled", False)
+        tags = row.get("tags")
+        c_line.append(line)
+        c_id.append(row["id"])
+        c_dim.append(dimension)
+        c_case.append(row.get("case_id", row["id"]))
+        c_trial.append(row.get("trial"))
+        c_status.append(outcome.status)
+        c_reason.append(outcome.reason)
+        c_label.append("labeled" if outcome.labeled else "unlabeled")
+        c_control.append(bool(tags) and not _CONTROL_TAGS.isdisjoint(tags))
+        c_eval.append(row.get("evaluator"))
+        c_output.append(row.get("agent_output"))
+        cost = row.get("cost_usd")
+        c_cost.append(float(cost) if cost is not None else None)
+        latency = row.get("latency_ms")
+        if latency is None and row.get("latency_s") is not None:
+            latency = row["latency_s"] * 1000.0
+        c_latency.append(float(latency) if latency is not None else None)
+        c_def.append(definition_key(row))
+        c_json.append(raw if raw is not None else _dumps(row))
+    out.mock_judges |= ctx.mock_judges
+    out.judges_seen |= ctx.judges_seen
+    return out
+
+
+# Set by the parent just before forking, read by the child: the child inherits
+# the memory, so the lines are never pickled.
+_FORK_JOB: tuple[Sequence[str], int, bool, str, dict[str, Any]] | None = None
+
+
+def _child_ingest(_: int) -> Ingested:
+    assert _FORK_JOB is not None
+    lines, first, clean, source, ctx_args = _FORK_JOB
+    return _ingest_items(_jsonl_records(lines, first, clean), source, Context(**ctx_args))
+
+
+def _workers() -> int:
+    override = os.environ.get("SCOREKIT_WORKERS")
+    if override:
+        try:
+            return max(1, int(override))
+        except ValueError:
+            return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return min(2, cores)
+
+
+def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None) -> Ingested:
+    """Validate and score every row of ``src`` (the first ``limit`` rows when given)."""
+    if src.kind == "jsonl" and src.lines is not None:
+        lines: Sequence[str] = src.lines
+        if limit is not None:
+            lines = _first_rows(lines, limit)
+        if len(lines) >= PARALLEL_MIN_ROWS and _workers() > 1 and sys.platform.startswith("linux"):
+            return _ingest_parallel(lines, src, ctx_args)
+        return _ingest_items(_jsonl_records(lines, 1, src.clean), src.name, Context(**ctx_args))
+    items: Iterable[Any] = src.items()
+    if limit is not None:
+        items = _take(items, limit)
+    return _ingest_items(items, src.name, Context(**ctx_args))
+
+
+def _first_rows(lines: Sequence[str], limit: int) -> Sequence[str]:
+    """The prefix of ``lines`` holding the first ``limit`` non-blank lines."""
+    seen = 0
+    for i, line in enumerate(lines):
+        if line and not line.isspace() and line != "\r":
+            seen += 1
+            if seen == limit:
+                return lines[: i + 1]
+    return lines
+
+
+def _take(items: Iterable[Any], limit: int) -> Iterable[Any]:
+    for i, item in enumerate(items):
+        if i >= limit:
+            return
+        yield item
+
+
+def _ingest_parallel(lines: Sequence[str], src: Source, ctx_args: dict[str, Any]) -> Ingested:
+    import multiprocessing
+
+    global _FORK_JOB
+    half = len(lines) // 2
+    _FORK_JOB = (lines[half:], half + 1, src.clean, src.name, ctx_args)
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            pending = pool.map_async(_child_ingest, [0])
+            head = _ingest_items(_jsonl_records(lines[:half], 1, src.clean), src.name, Context(**ctx_args))
+            (tail,) = pending.get()
+    finally:
+        _FORK_JOB = None
+    head.extend(tail)
+    return head
