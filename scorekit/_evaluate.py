@@ -34,10 +34,10 @@ def _check_limit(limit: Any) -> int | None:
     return int(limit)
 
 
-def _evidence(data: Ingested, strict: bool) -> pd.DataFrame:
+def _evidence(data: Ingested) -> pd.DataFrame:
     """The evidence table from the compact columns, typed like ``read_rows``."""
     cols = data.columns
-    frame = pd.DataFrame(
+    return pd.DataFrame(
         {
             "id": pd.array(cols["id"], dtype="str"),
             "dimension": pd.array(cols["dimension"], dtype="str"),
@@ -50,35 +50,51 @@ def _evidence(data: Ingested, strict: bool) -> pd.DataFrame:
             "line": np.asarray(cols["line"], dtype=np.int64),
             "evaluator": pd.array(cols["evaluator"], dtype="str"),
             "agent_output": pd.array(cols["agent_output"], dtype="str"),
-            "cost_usd": pd.array(cols["cost_usd"], dtype="Float64").astype("float64"),
-            "latency_ms": pd.array(cols["latency_ms"], dtype="Float64").astype("float64"),
-            "row": pd.array(cols["row_json"], dtype="str"),
+            "cost_usd": np.array([np.nan if v is None else v for v in cols["cost_usd"]], dtype=np.float64),
+            "latency_ms": np.array([np.nan if v is None else v for v in cols["latency_ms"]], dtype=np.float64),
         }
     )
-    return frame
 
 
-def _mark_invalid(frame: pd.DataFrame, mask: np.ndarray, reason: str) -> None:
-    if mask.any():
-        frame.loc[mask, "status"] = "ERROR"
-        frame.loc[mask, "reason"] = reason
-        frame.loc[mask, "label"] = "invalid"
+def _mark_invalid(cols: dict[str, list[Any]], positions: Any, reason: str) -> None:
+    for pos in positions:
+        cols["status"][pos] = "ERROR"
+        cols["reason"][pos] = reason
+        cols["label"][pos] = "invalid"
+        cols["definition"][pos] = None
 
 
-def _duplicate_ids(frame: pd.DataFrame, source: str) -> tuple[np.ndarray, list[Problem]]:
+def _duplicate_ids(cols: dict[str, list[Any]], source: str) -> tuple[list[int], list[Problem]]:
     """Later rows reusing an id (valid or not) are invalid; the first keeps it."""
-    ids = frame["id"]
-    dup = (ids.duplicated(keep="first") & ids.notna()).to_numpy()
+    first_line: dict[str, int] = {}
+    duplicates: list[int] = []
     problems: list[Problem] = []
-    if dup.any():
-        first_line = frame.loc[ids.notna()].drop_duplicates("id").set_index("id")["line"]
-        for pos in np.flatnonzero(dup & (frame["label"] != "invalid").to_numpy()):
-            rid = ids.iat[pos]
-            problems.append(
-                Problem(source, int(frame["line"].iat[pos]), "id",
-                        f"duplicate id {rid!r} (first seen on line {int(first_line[rid])})", rid)
-            )
-    return dup, problems
+    for pos, (rid, line, label) in enumerate(zip(cols["id"], cols["line"], cols["label"])):
+        if rid is None:
+            continue
+        if rid in first_line:
+            duplicates.append(pos)
+            if label != "invalid":
+                problems.append(
+                    Problem(source, int(line), "id", f"duplicate id {rid!r} (first seen on line {first_line[rid]})", rid)
+                )
+        else:
+            first_line[rid] = int(line)
+    return duplicates, problems
+
+
+def _row_of(cols: dict[str, list[Any]], lines: list[bytes] | None) -> Any:
+    """Read row ``pos`` again (from the file's lines, or its kept JSON text)."""
+
+    def row_of(pos: int) -> dict[str, Any]:
+        import json
+
+        raw = cols["row_json"][pos]
+        if raw is None and lines is not None:
+            raw = lines[cols["line"][pos] - 1]
+        return json.loads(raw)
+
+    return row_of
 
 
 def evaluate(
@@ -129,19 +145,18 @@ def evaluate(
         "pass_score": pol.judges.pass_score,
     }
     data = ingest(src, ctx_args, limit=limit)
-    strict = pol.strict
-    evidence = _evidence(data, strict)
-    definitions = data.columns["definition"]
-    del data.columns  # the compact lists are in the frame now
-
-    duplicate, duplicate_problems = _duplicate_ids(evidence, src.name)
-    _mark_invalid(evidence, duplicate, "invalid_row")
-    keys = [None if d else k for k, d in zip(definitions, duplicate)]
+    cols = data.columns
+    duplicates, duplicate_problems = _duplicate_ids(cols, data.source)
+    _mark_invalid(cols, duplicates, "invalid_row")
     conflict, conflict_problems = case_definition_conflicts(
-        evidence["case_id"].tolist(), evidence["dimension"].tolist(), keys, evidence["line"].tolist(),
-        evidence["id"].tolist(), src.name,
+        cols["case_id"], cols["dimension"], cols["definition"], cols["line"], cols["id"], data.source,
+        _row_of(cols, src.lines),
     )
-    _mark_invalid(evidence, conflict, "case_definition_mismatch")
+    del src  # the file's lines are no longer needed
+    _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch")
+    strict = pol.strict
+    evidence = _evidence(data)
+    data.columns = {}  # the compact lists are in the frame now
     # Under release every agent row counts: invalid/unlabeled ones as ERROR (they
     # lower coverage and can never pass). An exploratory scan drops them.
     has_dimension = evidence["dimension"].notna().to_numpy()
@@ -151,12 +166,10 @@ def evaluate(
         evidence.insert(8, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
 
     # Validation summary: every problem, in source order.
+    unlabeled = evidence.loc[evidence["label"] == "unlabeled", ["line", "id", "dimension", "reason"]]
     unlabeled_problems = [
-        _unlabeled_problem(src.name, line, rid, dim, reason)
-        for line, rid, dim, reason, lab in zip(
-            evidence["line"], evidence["id"], evidence["dimension"], evidence["reason"], evidence["label"]
-        )
-        if lab == "unlabeled"
+        _unlabeled_problem(data.source, line, rid, dim, reason)
+        for line, rid, dim, reason in unlabeled.itertuples(index=False, name=None)
     ]
     problems = sorted(
         data.problems + duplicate_problems + conflict_problems + unlabeled_problems, key=lambda p: (p.line, p.field)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from sys import intern
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -34,6 +35,7 @@ _CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
 class Ingested:
     """Compact per-row columns (plain lists, in source order) plus what scoring saw."""
 
+    source: str = "<rows>"
     columns: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
     problems: list[Problem] = field(default_factory=list)
     mock_judges: set[str] = field(default_factory=set)
@@ -62,7 +64,7 @@ def _dumps(value: Any) -> str:
 
 
 def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], source: str, ctx: Context) -> Ingested:
-    out = Ingested()
+    out = Ingested(source=source)
     cols = out.columns
     c_line, c_id, c_dim, c_case, c_trial = cols["line"], cols["id"], cols["dimension"], cols["case_id"], cols["trial"]
     c_status, c_reason, c_label, c_control = cols["status"], cols["reason"], cols["label"], cols["control"]
@@ -80,13 +82,13 @@ def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], sourc
         if row is None:
             row_id = ident.get("id") if isinstance(ident.get("id"), str) else None
             problems.extend(Problem(source, line, name, message, row_id) for name, message in row_problems)
-            dimension = ident.get("dimension") if isinstance(ident.get("dimension"), str) else None
+            dimension = intern(ident["dimension"]) if isinstance(ident.get("dimension"), str) else None
             case = ident.get("case_id") if isinstance(ident.get("case_id"), str) else row_id
             c_line.append(line); c_id.append(row_id); c_dim.append(dimension); c_case.append(case)
             c_trial.append(None); c_status.append("ERROR"); c_reason.append("invalid_row"); c_label.append("invalid")
             c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
             c_latency.append(None); c_def.append(None)
-            c_json.append(raw if raw is not None else (_dumps(value) if value is not None else None))
+            c_json.append(None if raw is not None or value is None else _dumps(value))
             continue
         dimension = row["dimension"]
         if "status" in row:
@@ -101,8 +103,8 @@ def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], sourc
         tags = row.get("tags")
         c_line.append(line)
         c_id.append(row["id"])
-        c_dim.append(dimension)
-        c_case.append(row.get("case_id", row["id"]))
+        c_dim.append(intern(dimension))  # one string per distinct value, not per row
+        c_case.append(intern(row.get("case_id", row["id"])))
         c_trial.append(row.get("trial"))
         c_status.append(outcome.status)
         c_reason.append(outcome.reason)
@@ -117,7 +119,8 @@ def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], sourc
             latency = row["latency_s"] * 1000.0
         c_latency.append(float(latency) if latency is not None else None)
         c_def.append(definition_key(row))
-        c_json.append(raw if raw is not None else _dumps(row))
+        # JSON Lines rows can be read again from the file's lines; keep others.
+        c_json.append(None if raw is not None else _dumps(row))
     out.mock_judges |= ctx.mock_judges
     out.judges_seen |= ctx.judges_seen
     return out

@@ -281,19 +281,30 @@ def _reject_constant(name: str) -> float:
 
 
 def _decode(data: bytes, source: str) -> str:
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    _check_utf8(data, source)
+    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+
+
+def _check_utf8(data: bytes, source: str) -> None:
+    """Raise InputError unless ``data`` is UTF-8, without building one big string."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    step = 1 << 20
     try:
-        return data.decode("utf-8")
+        for start in range(0, len(data), step):
+            decoder.decode(data[start : start + step])
+        decoder.decode(b"", final=True)
     except UnicodeDecodeError as exc:
-        raise InputError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+        offset = start + exc.start
+        raise InputError(f"{source}: not UTF-8 text (byte {offset}: {exc.reason})") from None
 
 
-_DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
-_SUSPECT_TEXT = ("NaN", "Infinity", "0" * 16, "e000", "E000", "e+000", "E+000")
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_SUSPECT_TEXT = (b"NaN", b"Infinity", b"0" * 16, b"e000", b"E000", b"e+000", b"E+000")
 
 
-def text_is_clean(text: str) -> bool:
+def text_is_clean(text: bytes) -> bool:
     """True when no number in ``text`` can be NaN/Infinity, overflow, or exceed 2^53.
 
     A cheap whole-file test (C-speed translate + substring search): a clean file
@@ -305,8 +316,8 @@ def text_is_clean(text: str) -> bool:
 
 
 def _jsonl_records(
-    lines: Sequence[str], first: int = 1, clean: bool = False
-) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+    lines: Sequence[bytes], first: int = 1, clean: bool = False
+) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     """Yield (line, parsed value or None, error or None, needs the number walk, raw text).
 
     ``lines`` are the file's lines (``first`` is the number of the first). With
@@ -337,26 +348,27 @@ def _jsonl_records(
     else:
         decoder = json.JSONDecoder(parse_constant=constant, parse_float=parse_float, parse_int=parse_int)
     decode = decoder.decode
-    for number, line in enumerate(lines, start=first):
-        if line.endswith("\r"):
-            line = line[:-1]
-        if not line or line.isspace():
+    for number, raw in enumerate(lines, start=first):
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if not raw or raw.isspace():
             continue
         suspect[0] = False
         try:
+            line = raw.decode("utf-8")  # the whole file was checked to be UTF-8
             value = decode(line)
         except ValueError as exc:
             msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-            yield number, None, f"not valid JSON ({msg})", False, line
+            yield number, None, f"not valid JSON ({msg})", False, raw
             continue
-        yield number, value, None, suspect[0], line
+        yield number, value, None, suspect[0], raw
 
 
-def _looks_like_jsonl(text: str) -> bool:
-    for line in text.split("\n"):
+def _looks_like_jsonl(data: bytes) -> bool:
+    for line in data[:65536].split(b"\n"):
         if line.strip():
-            return line.lstrip().startswith("{") or line.lstrip().startswith("[")
-    return False
+            return line.lstrip()[:1] in (b"{", b"[")
+    return data[:65536].strip() == b"" and bool(data.strip())
 
 
 def _csv_value(name: str, text: str) -> Any:
@@ -499,28 +511,33 @@ def _check_row(value: Any, deep: bool = True) -> tuple[dict[str, Any] | None, li
         return None, [("row", f"expected a JSON object, got {_kind(value)}")]
     row = value
     problems: list[tuple[str, str]] = []
-    for alias, name in ALIASES.items():
-        if alias in row:
-            if name in row and row[name] is not None:
-                if row[alias] != row[name]:
-                    problems.append((alias, f"conflicts with {name!r}"))
-                row = {k: v for k, v in row.items() if k != alias}
-            else:
-                row = {(name if k == alias else k): v for k, v in row.items()}
-    row = {k: v for k, v in row.items() if v is not None}  # null = absent
-    for name in ("id", "dimension"):
-        if name not in row:
-            problems.append((name, "required field is missing"))
+    if "trial_id" in row:
+        if row.get("trial") is not None:
+            if row["trial_id"] != row["trial"]:
+                problems.append(("trial_id", "conflicts with 'trial'"))
+            row = {k: v for k, v in row.items() if k != "trial_id"}
+        else:
+            row = {("trial" if k == "trial_id" else k): v for k, v in row.items()}
+    if None in row.values():
+        row = {k: v for k, v in row.items() if v is not None}  # null = absent
+    if "id" not in row:
+        problems.append(("id", "required field is missing"))
+    if "dimension" not in row:
+        problems.append(("dimension", "required field is missing"))
+    get_check = FIELDS.get
     for name, val in row.items():
-        check = FIELDS.get(name)
-        message = check(val) if check is not None else None
-        if message:
-            problems.append((name, message))
+        check = get_check(name)
+        if check is not None and check is not _any:
+            message = check(val)
+            if message:
+                problems.append((name, message))
     if deep:
         for path, message in _bad_numbers(row, ""):
             problems.append((path.lstrip("."), message))
     if "status" in row and "evaluator" not in row and "status" not in {p[0] for p in problems}:
         problems.append(("evaluator", "a pre-scored status needs the evaluator that produced it"))
+    if not problems:
+        return row, problems
     # One message per field, in field order, so reports stay short and deterministic.
     seen: set[str] = set()
     unique = []
@@ -627,7 +644,7 @@ class Source:
     name: str
     kind: str
     _items: Callable[[], Iterator[tuple[int, Any, Any, bool, str | None]]]
-    lines: list[str] | None = None
+    lines: list[bytes] | None = None
     clean: bool = False
 
     def items(self) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
@@ -665,19 +682,22 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
-    text = _decode(data, name)
-    del data
-    if not text.strip():
+    if not data or data.isspace():
         raise InputError(f"{name}: empty file, no rows")
     if fmt == "csv":
+        text = _decode(data, name)
         return Source(name, "csv", lambda: _csv_records(text, name))
     if fmt not in ("jsonl", "auto"):
         raise ValueError(f"format must be 'jsonl', 'csv' or 'parquet'; got {format!r}")
-    if not _looks_like_jsonl(text):
+    _check_utf8(data, name)
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if not data or data.isspace():
+        raise InputError(f"{name}: empty file, no rows")
+    if not _looks_like_jsonl(data):
         raise InputError(f"{name}: not JSON Lines (the first non-blank line does not start an object)")
-    lines = text.split("\n")  # not splitlines(): U+2028 etc. may sit raw inside JSON strings
-    clean = text_is_clean(text)
-    del text
+    clean = text_is_clean(data)
+    lines = data.split(b"\n")  # bytes: U+2028 etc. inside JSON strings never split a row
+    del data
     return Source(name, "jsonl", lambda: _jsonl_records(lines, 1, clean), lines=lines, clean=clean)
 
 

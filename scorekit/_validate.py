@@ -8,9 +8,10 @@ Scorecard reports.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -40,44 +41,70 @@ DEFINITION_FIELDS: tuple[str, ...] = (
 )
 
 
-def definition_key(row: dict[str, Any]) -> str:
-    """Canonical text of a row's case definition (``1`` and ``1.0`` stay different)."""
-    return json.dumps(
-        [row.get(name) for name in DEFINITION_FIELDS], sort_keys=True, ensure_ascii=False, separators=(",", ":")
-    )
+def definition_key(row: dict[str, Any]) -> bytes:
+    """A 16-byte digest of a row's case definition, for grouping trials.
+
+    ``repr`` keeps ``1``, ``1.0``, ``True`` and ``"1"`` apart and is cheaper than
+    JSON; it does depend on the order of object keys, so two digests that differ
+    are confirmed with :func:`definition_json` before a conflict is reported.
+    """
+    return hashlib.blake2b(repr([row.get(name) for name in DEFINITION_FIELDS]).encode(), digest_size=16).digest()
+
+
+def definition_json(row: dict[str, Any]) -> list[str]:
+    """Each definition field as canonical JSON (sorted keys; ``1`` ≠ ``1.0``)."""
+    return [json.dumps(row.get(name), sort_keys=True, ensure_ascii=False) for name in DEFINITION_FIELDS]
 
 
 def case_definition_conflicts(
-    cases: Sequence[Any], dimensions: Sequence[Any], keys: Sequence[str | None], lines: Sequence[int],
-    ids: Sequence[Any], source: str,
+    cases: Sequence[Any],
+    dimensions: Sequence[Any],
+    keys: Sequence[bytes | None],
+    lines: Sequence[int],
+    ids: Sequence[Any],
+    source: str,
+    row_of: Callable[[int], dict[str, Any]],
 ) -> tuple[np.ndarray, list[Problem]]:
     """Rows whose (case_id, dimension) carries more than one definition.
 
-    ``keys`` are :func:`definition_key` texts (None for rows already invalid,
-    which take no part). Returns a boolean mask and one problem per conflicting
-    row, naming the fields that differ from the case's first row.
+    ``keys`` are :func:`definition_key` digests (None for rows already invalid,
+    which take no part); ``row_of(pos)`` gives a row back for the rare exact
+    check. Returns a boolean mask and one problem per conflicting row, naming
+    the fields that differ from the case's first row.
     """
     first: dict[tuple[Any, Any], int] = {}
-    conflicted: set[tuple[Any, Any]] = set()
+    suspects: list[int] = []
     for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys)):
         if key is None:
             continue
-        group = (case, dim)
-        ref = first.setdefault(group, pos)
+        ref = first.setdefault((case, dim), pos)
         if ref != pos and keys[ref] != key:
-            conflicted.add(group)
+            suspects.append(pos)
     mask = np.zeros(len(keys), dtype=bool)
     problems: list[Problem] = []
-    if not conflicted:
+    if not suspects:
         return mask, problems
+    exact: dict[int, list[str]] = {}
+
+    def definition(pos: int) -> list[str]:
+        if pos not in exact:
+            exact[pos] = definition_json(row_of(pos))
+        return exact[pos]
+
+    conflicted = {
+        (cases[pos], dimensions[pos]) for pos in suspects if definition(pos) != definition(first[(cases[pos], dimensions[pos])])
+    }
     for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys)):
         if key is None or (case, dim) not in conflicted:
             continue
         mask[pos] = True
         ref = first[(case, dim)]
-        mine, theirs = json.loads(key), json.loads(keys[ref])
-        differing = [name for name, a, b in zip(DEFINITION_FIELDS, mine, theirs) if _strict_json(a) != _strict_json(b)]
-        detail = f"differs in {', '.join(differing)} from line {lines[ref]}" if differing else f"as line {lines[ref]}, which differs from other trials"
+        differing = [name for name, a, b in zip(DEFINITION_FIELDS, definition(pos), definition(ref)) if a != b]
+        detail = (
+            f"differs in {', '.join(differing)} from line {lines[ref]}"
+            if differing
+            else f"line {lines[ref]} differs from other trials"
+        )
         problems.append(
             Problem(
                 source,
@@ -89,10 +116,6 @@ def case_definition_conflicts(
             )
         )
     return mask, problems
-
-
-def _strict_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 @dataclass
