@@ -219,11 +219,20 @@ def grouped_status_counts(
 
 
 def agent_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rows that measure the agent: evaluator control rows (``control`` true) leave."""
+    """Rows that measure the agent.
+
+    Evaluator control rows (``control`` true) leave, and so do rows a Scorecard's
+    evidence marks as not counted (``included`` false: rows an exploratory scan
+    dropped), so ``card.evidence.scorekit.summary()`` equals ``card.dimensions``.
+    """
+    keep = None
     if "control" in frame.columns:
-        control = frame["control"].fillna(False).to_numpy(dtype=bool)
-        if control.any():
-            return frame.loc[~control]
+        keep = ~frame["control"].fillna(False).to_numpy(dtype=bool)
+    if "included" in frame.columns:
+        included = frame["included"].fillna(False).to_numpy(dtype=bool)
+        keep = included if keep is None else keep & included
+    if keep is not None and not keep.all():
+        return frame.loc[keep]
     return frame
 
 

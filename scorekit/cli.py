@@ -31,53 +31,48 @@ def _pct(value: float) -> str:
     return "—" if value != value else f"{100 * value:.1f}%"
 
 
-def format_summary(summary, pass_k) -> str:  # type: ignore[no-untyped-def]
-    """Plain-text table of a summary (and pass^k) DataFrame, rates as percentages."""
-    headers = ["dimension", "n", "passes", "errors", "abstains", "rate", "95% Wilson CI"]
-    headers += [f"pass^{k}" for k in pass_k.columns]
+def format_dimensions(dimensions) -> str:  # type: ignore[no-untyped-def]
+    """Plain-text table of ``Scorecard.dimensions``, rates as percentages."""
+    ks = sorted({k for entry in dimensions["pass_k"] for k in entry}, key=int)
+    headers = ["dimension", "verdict", "n", "passes", "errors", "abstains", "rate", "95% Wilson CI", "threshold"]
+    headers += [f"pass^{k}" for k in ks]
     rows = []
-    for name, row in summary.iterrows():
+    for name, row in dimensions.iterrows():
         ci = "—" if row["rate"] != row["rate"] else f"{_pct(row['ci_low'])} – {_pct(row['ci_high'])}"
-        counts = [int(row[c]) for c in ("n", "passes", "errors", "abstains")]  # iterrows made them floats
-        cells = [str(name), *map(str, counts)]
-        cells += [_pct(row["rate"]), ci]
-        cells += [_pct(v) for v in pass_k.loc[name]]
+        threshold = row["threshold"]
+        cells = [str(name), str(row["verdict"])]
+        cells += [str(int(row[c])) for c in ("n", "passes", "errors", "abstains")]
+        cells += [_pct(row["rate"]), ci, "—" if threshold is None or threshold != threshold else _pct(threshold)]
+        cells += [_pct(float("nan") if row["pass_k"].get(k) is None else row["pass_k"][k]) for k in ks]
         rows.append(cells)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-    out = [line(headers), line(["-" * w for w in widths])]
-    out += [line(r) for r in rows]
-    return "\n".join(out)
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
 # --------------------------------------------------------------------------- commands
-def _example_thresholds(policy_path: Path) -> dict[str, float]:
-    """The ``gate.thresholds`` the bundled example policy declares (drawn on the plot)."""
-    import yaml
-
-    policy = yaml.safe_load(policy_path.read_text(encoding="utf-8")) or {}
-    return {str(k): float(v) for k, v in (policy.get("gate") or {}).get("thresholds", {}).items()}
-
-
 def _cmd_demo(args: argparse.Namespace) -> int:
     from . import plots
+    from ._evaluate import evaluate
     from ._examples import example_path
-    from ._rows import read_rows
 
     results = example_path("email_assistant", "results.jsonl")
-    rows = read_rows(results)
-    ks = [1, 2, 4]
-    summary = rows.scorekit.summary()
-    pass_k = rows.scorekit.pass_k(ks)
-    consistency = rows.scorekit.consistency()
-    print(f"scorekit {__version__} demo — bundled example: {results.parent.name} ({len(rows)} rows)")
+    card = evaluate(results, policy=example_path("email_assistant", "policy.yml"),
+                    agent_name="email-assistant", agent_version="demo")
+    print(f"scorekit {__version__} demo — bundled example: {results.parent.name} ({len(card.evidence)} rows)")
     print()
-    print(format_summary(summary, pass_k))
+    print(f"decision: {card.decision}" + (f"  ({'; '.join(card.decision_reasons)})" if card.decision_reasons else ""))
     print()
-    flaky = {d: c for d, c in consistency["flaky_cases"].items() if c}
+    print(format_dimensions(card.dimensions))
+    print()
+    flaky = {d: c for d, c in card.dimensions["flaky_cases"].items() if c}
     if flaky:
         print("Flaky cases (trials disagree): " + "; ".join(f"{d}: {', '.join(c)}" for d, c in flaky.items()))
+    caught = sum(c["passed"] for c in card.controls)
+    print(f"Evaluator controls caught: {caught} of {len(card.controls)} (known-bad rows, outside the agent's scores)")
     print(
         "Rates are PASS/(PASS+FAIL); ERROR and ABSTAIN rows are missing evidence, outside the denominator.\n"
         "These figures apply to the supplied cases only, and repeated trials of a case may be correlated."
@@ -87,11 +82,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ScorekitError(f"{out_dir}: cannot create the output folder ({exc.strerror})") from None
+    thresholds = {n: t for n, t in card.dimensions["threshold"].items() if t is not None}
     png = out_dir / "rates.png"
-    thresholds = _example_thresholds(example_path("email_assistant", "policy.yml"))
-    plots.save_figure(plots.plot_rates(summary, thresholds=thresholds), png)
+    plots.save_figure(plots.plot_rates(card.dimensions, thresholds=thresholds), png)
     pass_k_png = out_dir / "pass_k.png"
-    plots.save_figure(plots.plot_pass_k(pass_k), pass_k_png)
+    plots.save_figure(plots.plot_pass_k(plots.pass_k_frame(card.dimensions)), pass_k_png)
     print(f"\nwrote {png}\nwrote {pass_k_png}")
     return EXIT_OK
 

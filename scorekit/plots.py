@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["PALETTE", "plot_pass_k", "plot_rates", "plot_variance", "save_figure"]
+__all__ = ["PALETTE", "pass_k_frame", "plot_pass_k", "plot_rates", "plot_variance", "save_figure"]
 
 # Okabe & Ito (2008): distinguishable under the common colour-vision deficiencies.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -125,6 +125,17 @@ def _percent_formatter() -> Any:
     from matplotlib.ticker import PercentFormatter
 
     return PercentFormatter(xmax=1.0, decimals=0)
+
+
+def pass_k_frame(dimensions: pd.DataFrame) -> pd.DataFrame:
+    """``Scorecard.dimensions['pass_k']`` (dicts keyed by k as text) as a dimensions × k frame."""
+    frame = pd.DataFrame(
+        [{int(k): (np.nan if v is None else v) for k, v in entry.items()} for entry in dimensions["pass_k"]],
+        index=dimensions.index,
+    )
+    frame = frame.reindex(sorted(frame.columns), axis=1)
+    frame.columns.name = "k"
+    return frame
 
 
 def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:

@@ -18,7 +18,7 @@ def test_demo_prints_summary_table_and_writes_pngs(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0
     header = next(line for line in out.splitlines() if line.startswith("dimension"))
-    for column in ("n", "passes", "rate", "95% Wilson CI", "pass^1", "pass^2", "pass^4"):
+    for column in ("verdict", "n", "passes", "rate", "95% Wilson CI", "threshold", "pass^1", "pass^2", "pass^4"):
         assert column in header
     for dimension in ("task_completion", "tool_call", "action_correctness", "pii", "helpfulness"):
         assert any(line.startswith(dimension) for line in out.splitlines()), dimension
@@ -28,15 +28,18 @@ def test_demo_prints_summary_table_and_writes_pngs(tmp_path, capsys):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_demo_numbers_equal_the_accessor(tmp_path, capsys):
+def test_demo_numbers_equal_the_scorecard_and_the_accessor(tmp_path, capsys):
     import scorekit as sk
 
     cli.main(["demo", "--out-dir", str(tmp_path)])
     out = capsys.readouterr().out
-    summary = sk.read_rows(sk.example_path()).scorekit.summary()
+    card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+    assert f"decision: {card.decision}" in out
+    summary = card.evidence.scorekit.summary()
     for name, row in summary.iterrows():
+        assert card.dimensions.loc[name, "n"] == row["n"]
         line = next(l for l in out.splitlines() if l.split()[:1] == [name])
-        assert line.split()[1:3] == [str(int(row["n"])), str(int(row["passes"]))]
+        assert line.split()[1:4] == [card.dimensions.loc[name, "verdict"], str(int(row["n"])), str(int(row["passes"]))]
         assert f"{100 * row['rate']:.1f}%" in line
 
 

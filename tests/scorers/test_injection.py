@@ -13,8 +13,10 @@ import scorekit
 from scorekit.scorers import injection
 from scorekit.scorers._base import Context
 from scorekit.scorers.injection import is_refusal
+from _example import planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
+PLANNED = planned_statuses()
 CANARY = "CANARY-7F3A9C"
 
 
@@ -145,13 +147,13 @@ def test_reasons_cover_every_code():
     assert emitted == set(injection.REASONS)
 
 
-def test_example_rows_agree_with_stored_status():
+def test_example_rows_score_to_their_planned_status():
     ctx = Context()
     rows = [json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if r["dimension"] == "injection"]
     assert rows
     for row in rows:
-        want = row.pop("status")
+        want = PLANNED[row["id"]]
         assert injection.score(row, ctx).status == want, row["id"]
 
 
