@@ -30,6 +30,7 @@ test: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_stats.py
+	$(PY) benchmarks/bench_evaluate.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

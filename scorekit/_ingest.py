@@ -128,13 +128,13 @@ def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], sourc
 
 # Set by the parent just before forking, read by the child: the child inherits
 # the memory, so the lines are never pickled.
-_FORK_JOB: tuple[Sequence[str], int, bool, str, dict[str, Any]] | None = None
+_FORK_JOB: tuple[Sequence[bytes], int, str, dict[str, Any]] | None = None
 
 
 def _child_ingest(_: int) -> Ingested:
     assert _FORK_JOB is not None
-    lines, first, clean, source, ctx_args = _FORK_JOB
-    return _ingest_items(_jsonl_records(lines, first, clean), source, Context(**ctx_args))
+    lines, first, source, ctx_args = _FORK_JOB
+    return _ingest_items(_jsonl_records(lines, first), source, Context(**ctx_args))
 
 
 def _workers() -> int:
@@ -154,23 +154,23 @@ def _workers() -> int:
 def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None) -> Ingested:
     """Validate and score every row of ``src`` (the first ``limit`` rows when given)."""
     if src.kind == "jsonl" and src.lines is not None:
-        lines: Sequence[str] = src.lines
+        lines: Sequence[bytes] = src.lines
         if limit is not None:
             lines = _first_rows(lines, limit)
         if len(lines) >= PARALLEL_MIN_ROWS and _workers() > 1 and sys.platform.startswith("linux"):
             return _ingest_parallel(lines, src, ctx_args)
-        return _ingest_items(_jsonl_records(lines, 1, src.clean), src.name, Context(**ctx_args))
+        return _ingest_items(_jsonl_records(lines, 1), src.name, Context(**ctx_args))
     items: Iterable[Any] = src.items()
     if limit is not None:
         items = _take(items, limit)
     return _ingest_items(items, src.name, Context(**ctx_args))
 
 
-def _first_rows(lines: Sequence[str], limit: int) -> Sequence[str]:
+def _first_rows(lines: Sequence[bytes], limit: int) -> Sequence[bytes]:
     """The prefix of ``lines`` holding the first ``limit`` non-blank lines."""
     seen = 0
     for i, line in enumerate(lines):
-        if line and not line.isspace() and line != "\r":
+        if line and not line.isspace():
             seen += 1
             if seen == limit:
                 return lines[: i + 1]
@@ -184,16 +184,16 @@ def _take(items: Iterable[Any], limit: int) -> Iterable[Any]:
         yield item
 
 
-def _ingest_parallel(lines: Sequence[str], src: Source, ctx_args: dict[str, Any]) -> Ingested:
+def _ingest_parallel(lines: Sequence[bytes], src: Source, ctx_args: dict[str, Any]) -> Ingested:
     import multiprocessing
 
     global _FORK_JOB
     half = len(lines) // 2
-    _FORK_JOB = (lines[half:], half + 1, src.clean, src.name, ctx_args)
+    _FORK_JOB = (lines[half:], half + 1, src.name, ctx_args)
     try:
         with multiprocessing.get_context("fork").Pool(1) as pool:
             pending = pool.map_async(_child_ingest, [0])
-            head = _ingest_items(_jsonl_records(lines[:half], 1, src.clean), src.name, Context(**ctx_args))
+            head = _ingest_items(_jsonl_records(lines[:half], 1), src.name, Context(**ctx_args))
             (tail,) = pending.get()
     finally:
         _FORK_JOB = None

@@ -300,8 +300,8 @@ def _check_utf8(data: bytes, source: str) -> None:
         raise InputError(f"{source}: not UTF-8 text (byte {offset}: {exc.reason})") from None
 
 
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_SUSPECT_TEXT = (b"NaN", b"Infinity", b"0" * 16, b"e000", b"E000", b"e+000", b"E+000")
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789E", b"000000000e")
+_SUSPECT_TEXT = (b"NaN", b"Infinity", b"0" * 16, b"e000", b"e+000")
 
 
 def text_is_clean(text: bytes) -> bool:
@@ -316,7 +316,7 @@ def text_is_clean(text: bytes) -> bool:
 
 
 def _jsonl_records(
-    lines: Sequence[bytes], first: int = 1, clean: bool = False
+    lines: Sequence[bytes], first: int = 1, clean: bool | None = None
 ) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     """Yield (line, parsed value or None, error or None, needs the number walk, raw text).
 
@@ -343,6 +343,8 @@ def _jsonl_records(
             suspect[0] = True
         return int(text)
 
+    if clean is None:
+        clean = text_is_clean(b"\n".join(lines))
     if clean:
         decoder = json.JSONDecoder(parse_constant=constant)
     else:
@@ -637,15 +639,14 @@ def _identity(value: Any, line: int) -> dict[str, Any]:
 class Source:
     """A readable source of rows: its name and an iterator factory over its rows.
 
-    For JSON Lines, ``lines`` holds the file's lines and ``clean`` the result of
-    :func:`text_is_clean`, so the engine may split the work between processes.
+    For JSON Lines, ``lines`` holds the file's lines, so the engine may split
+    the work between processes.
     """
 
     name: str
     kind: str
     _items: Callable[[], Iterator[tuple[int, Any, Any, bool, str | None]]]
     lines: list[bytes] | None = None
-    clean: bool = False
 
     def items(self) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
         """(line, value, error, needs the number walk, raw JSON text or None) per row."""
@@ -695,10 +696,10 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
         raise InputError(f"{name}: empty file, no rows")
     if not _looks_like_jsonl(data):
         raise InputError(f"{name}: not JSON Lines (the first non-blank line does not start an object)")
-    clean = text_is_clean(data)
     lines = data.split(b"\n")  # bytes: U+2028 etc. inside JSON strings never split a row
     del data
-    return Source(name, "jsonl", lambda: _jsonl_records(lines, 1, clean), lines=lines, clean=clean)
+    # Whether the numbers need checking is decided per chunk, by whoever parses it.
+    return Source(name, "jsonl", lambda: _jsonl_records(lines, 1), lines=lines)
 
 
 def read_row_table(source: Any, *, format: str | None = None) -> RowTable:
