@@ -87,7 +87,7 @@ def dimension_table(
     table["consistency"] = consistency["consistency"].reindex(names)
     table["flaky_cases"] = [consistency.at[n, "flaky_cases"] if n in consistency.index else [] for n in names]
     table["threshold"] = [policy.threshold_for(n) for n in names]
-    table["in_scope"] = [n in set(scope) for n in names]
+    table["in_scope"] = np.array([n in set(scope) for n in names], dtype=bool)
 
     passes = table["passes"].to_numpy(dtype=float)
     n = table["n"].to_numpy(dtype=float)
@@ -140,6 +140,8 @@ def dimension_table(
         for k, minimum, got in k_measured:
             if np.isnan(got):
                 why.append(f"pass^{k}: no case has {k} measured trials")
+            elif _short_of_k(cases, group_of[name], k):
+                why.append(f"pass^{k}: a case lacks {k} measured trials because of ERROR/ABSTAIN rows")
         if k_rules and name not in group_of:
             why.append("pass^k threshold with no measured case")
         if why:
@@ -162,6 +164,14 @@ def dimension_table(
     return DimensionResult(table=table, missing_dimensions=missing_dimensions)
 
 
+def _short_of_k(cases: CaseCounts, group: int, k: int) -> bool:
+    """Some case of the group has fewer than k measured trials only because rows are missing."""
+    counts = cases.counts[cases.case_group == group]
+    n = counts[:, PASS] + counts[:, FAIL]
+    missing = counts[:, ERROR] + counts[:, ABSTAIN]
+    return bool(((n < k) & (missing > 0)).any())
+
+
 def _rule_k(rule: object) -> int:
     return int(rule["k"] if isinstance(rule, dict) else getattr(rule, "k"))
 
@@ -176,6 +186,7 @@ def decide(
     dimensions: pd.DataFrame,
     missing_dimensions: Sequence[str],
     validation_complete: bool,
+    failed_controls: Sequence[str] = (),
     mock_judges: bool,
     partial: bool,
     comparison_status: str,
@@ -185,26 +196,32 @@ def decide(
     Order (SPEC §8): SELF_TEST, TRIAGE, FAIL, INCOMPLETE, PASS.
     """
     why: list[str] = []
-    in_scope = dimensions[dimensions["in_scope"]]
+    in_scope = dimensions[dimensions["in_scope"].astype(bool).to_numpy()]
     if policy.purpose == "self_test" or mock_judges:
         why.append("self_test purpose" if policy.purpose == "self_test" else "a mock judge took part")
         return "SELF_TEST", "SELF_TEST", why
     if policy.purpose == "exploratory" or partial:
         why.append("exploratory purpose" if policy.purpose == "exploratory" else "partial scan (limit)")
         return "TRIAGE", "TRIAGE", why
-    failed = list(in_scope.index[in_scope["verdict"] == "FAIL"])
-    incomplete = list(in_scope.index[in_scope["verdict"] == "INCOMPLETE"])
+    failed = list(in_scope.index[(in_scope["verdict"] == "FAIL").to_numpy(dtype=bool)])
+    incomplete = list(in_scope.index[(in_scope["verdict"] == "INCOMPLETE").to_numpy(dtype=bool)])
+    # A failed control anywhere means the evaluator cannot be trusted, in scope or not.
+    stray_controls = [d for d in failed_controls if d not in set(in_scope.index)]
     if failed:
         measured = "FAIL"
         why.append("dimension FAIL: " + ", ".join(failed))
-    elif missing_dimensions or incomplete or not validation_complete:
+    elif in_scope.empty or missing_dimensions or incomplete or not validation_complete or stray_controls:
         measured = "INCOMPLETE"
+        if in_scope.empty:
+            why.append("no dimension in scope: there is no agent evidence to release on")
         if missing_dimensions:
             why.append("dimension without evidence: " + ", ".join(missing_dimensions))
         if incomplete:
             why.append("dimension INCOMPLETE: " + ", ".join(incomplete))
         if not validation_complete:
             why.append("strict validation found invalid or unlabeled rows")
+        if stray_controls:
+            why.append("evaluator control failed on: " + ", ".join(stray_controls))
     else:
         measured = "PASS"
     decision = measured

@@ -17,6 +17,8 @@ from ._counts import STATUS_DTYPE, count_cases
 from ._decide import decide, dimension_table
 from ._errors import Problem
 from ._findings import build_findings
+from .scorers.judges import is_mock
+from ._hashing import SCORING_VERSION, evidence_digest, list_hash, row_digest
 from ._policy import Policy, load_policy
 from ._ingest import Ingested, ingest
 from ._rows import open_source
@@ -56,6 +58,16 @@ def _evidence(data: Ingested) -> pd.DataFrame:
     )
 
 
+def _rehash(cols: dict[str, list[Any]], positions: Any, strict: bool) -> None:
+    """Recompute the evidence digest of rows whose status changed after ingest."""
+    for pos in positions:
+        dimension = cols["dimension"][pos]
+        cols["evidence_digest"][pos] = evidence_digest(
+            cols["id"][pos], dimension, cols["case_id"][pos], cols["trial"][pos], cols["status"][pos],
+            cols["reason"][pos], cols["label"][pos], cols["control"][pos], strict and dimension is not None,
+        )
+
+
 def _mark_invalid(cols: dict[str, list[Any]], positions: Any, reason: str) -> None:
     for pos in positions:
         cols["status"][pos] = "ERROR"
@@ -64,23 +76,39 @@ def _mark_invalid(cols: dict[str, list[Any]], positions: Any, reason: str) -> No
         cols["definition"][pos] = None
 
 
-def _duplicate_ids(cols: dict[str, list[Any]], source: str) -> tuple[list[int], list[Problem]]:
-    """Later rows reusing an id (valid or not) are invalid; the first keeps it."""
-    first_line: dict[str, int] = {}
-    duplicates: list[int] = []
-    problems: list[Problem] = []
-    for pos, (rid, line, label) in enumerate(zip(cols["id"], cols["line"], cols["label"])):
-        if rid is None:
-            continue
-        if rid in first_line:
-            duplicates.append(pos)
-            if label != "invalid":
-                problems.append(
-                    Problem(source, int(line), "id", f"duplicate id {rid!r} (first seen on line {first_line[rid]})", rid)
-                )
-        else:
-            first_line[rid] = int(line)
-    return duplicates, problems
+def _duplicates(cols: dict[str, list[Any]], source: str) -> tuple[list[int], list[Problem]]:
+    """Rows sharing an id, or a (case_id, dimension, trial), are all invalid.
+
+    Which of two rows claiming one identity is right cannot be known, so none
+    counts (and the result cannot depend on which came first).
+    """
+    by_id: dict[str, list[int]] = {}
+    by_trial: dict[tuple[Any, Any, int], list[int]] = {}
+    for pos, (rid, case, dim, trial) in enumerate(zip(cols["id"], cols["case_id"], cols["dimension"], cols["trial"])):
+        if rid is not None:
+            by_id.setdefault(rid, []).append(pos)
+        if trial is not None and dim is not None and cols["label"][pos] != "invalid":
+            by_trial.setdefault((case, dim, trial), []).append(pos)
+    marked: dict[int, Problem] = {}
+    lines = cols["line"]
+    for rid, positions in by_id.items():
+        if len(positions) > 1:
+            where = ", ".join(str(lines[p]) for p in positions)
+            for pos in positions:
+                marked.setdefault(pos, Problem(source, int(lines[pos]), "id", f"duplicate id {rid!r} (lines {where})", rid))
+    for (case, dim, trial), positions in by_trial.items():
+        if len(positions) > 1:
+            where = ", ".join(str(lines[p]) for p in positions)
+            for pos in positions:
+                marked.setdefault(pos, Problem(
+                    source, int(lines[pos]), "trial",
+                    f"trial {trial} of case {case!r} on dimension {dim!r} appears more than once (lines {where})",
+                    cols["id"][pos],
+                ))
+    positions = sorted(marked)
+    # Rows already invalid keep their own problems; only newly invalid rows get one.
+    problems = [marked[p] for p in positions if cols["label"][p] != "invalid"]
+    return positions, problems
 
 
 def _row_of(cols: dict[str, list[Any]], lines: list[bytes] | None) -> Any:
@@ -144,9 +172,10 @@ def evaluate(
         "judge_panel": tuple(pol.judges.panel),
         "pass_score": pol.judges.pass_score,
     }
-    data = ingest(src, ctx_args, limit=limit)
+    strict = pol.strict
+    data = ingest(src, ctx_args, limit=limit, strict=strict)
     cols = data.columns
-    duplicates, duplicate_problems = _duplicate_ids(cols, data.source)
+    duplicates, duplicate_problems = _duplicates(cols, data.source)
     _mark_invalid(cols, duplicates, "invalid_row")
     conflict, conflict_problems = case_definition_conflicts(
         cols["case_id"], cols["dimension"], cols["definition"], cols["line"], cols["id"], data.source,
@@ -154,7 +183,13 @@ def evaluate(
     )
     del src  # the file's lines are no longer needed
     _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch")
-    strict = pol.strict
+    _rehash(cols, [*duplicates, *np.flatnonzero(conflict)], strict)
+    hashes = {
+        "suite": list_hash(data.suite_digests, sort=True, unique=True),
+        "policy": row_digest({"scoring_version": SCORING_VERSION, "policy": pol.hash_payload()}),
+        "results": list_hash(data.result_digests, sort=True),
+        "evidence": list_hash(cols["evidence_digest"], sort=True),
+    }
     evidence = _evidence(data)
     data.columns = {}  # the compact lists are in the frame now
     # Under release every agent row counts: invalid/unlabeled ones as ERROR (they
@@ -185,14 +220,17 @@ def evaluate(
 
     # Controls: did the evaluator catch each known-bad row (scored FAIL)?
     control_rows = evidence[evidence["control"]]
-    controls = [
-        {"id": rid, "dimension": dim, "case_id": case, "passed": bool(status == "FAIL"), "status": str(status),
-         "reason": None if reason != reason else reason}
-        for rid, dim, case, status, reason in zip(
-            control_rows["id"], control_rows["dimension"], control_rows["case_id"], control_rows["status"],
-            control_rows["reason"],
-        )
-    ]
+    controls = sorted(
+        (
+            {"id": rid, "dimension": dim, "case_id": case, "passed": bool(status == "FAIL"), "status": str(status),
+             "reason": None if reason != reason else reason}
+            for rid, dim, case, status, reason in zip(
+                control_rows["id"], control_rows["dimension"], control_rows["case_id"], control_rows["status"],
+                control_rows["reason"],
+            )
+        ),
+        key=lambda c: (str(c["id"]), str(c["dimension"])),
+    )
     failed_controls = {c["dimension"] for c in controls if not c["passed"]}
 
     agent = evidence[evidence["included"] & ~evidence["control"]]
@@ -207,7 +245,8 @@ def evaluate(
         dimensions=dims,
         missing_dimensions=result.missing_dimensions,
         validation_complete=validation.complete,
-        mock_judges=bool(data.mock_judges),
+        failed_controls=sorted(failed_controls),
+        mock_judges=bool(data.mock_judges) or any(is_mock(j) for j in pol.judges.panel),
         partial=limit is not None,
         comparison_status=comparison_status,
     )
@@ -219,8 +258,10 @@ def evaluate(
     for name in result.missing_dimensions:
         extra.append((name, "dimension_missing", "ERROR", []))
     for name, row in dims.iterrows():
-        if row["in_scope"] and row["threshold"] is None:
+        if row["in_scope"] and pd.isna(row["threshold"]):
             extra.append((name, "no_threshold", "ERROR", []))
+        if row["verdict"] == "FAIL":
+            extra.append((name, "threshold_not_met", "FAIL", []))
     findings = build_findings(evidence, extra)
 
     in_scope = dims[dims["in_scope"]]
@@ -253,6 +294,7 @@ def evaluate(
             "baseline": None,
             "regressions": [],
         },
+        hashes=hashes,
         generated_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
 

@@ -66,8 +66,10 @@ def build_findings(
             }
         )
         for (dimension, reason), part in frame.groupby(["dimension", "reason"], sort=True):
+            statuses = set(part["status"])
             groups[(dimension, reason)] = {
-                "status": part["status"].iloc[0],
+                # The most severe status of the group, whatever the row order.
+                "status": next(s for s in ("FAIL", "ERROR", "ABSTAIN", "PASS") if s in statuses),
                 "case_ids": sorted(set(part["case_id"])),
                 "rows": int(len(part)),
             }

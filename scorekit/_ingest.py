@@ -17,8 +17,10 @@ from typing import Any, Iterable, Sequence
 
 from ._errors import Problem
 from ._rows import Source, _check_row, _jsonl_records
-from ._validate import definition_key
+from ._hashing import MEASURED_FIELDS, evidence_digest, row_digest
+from ._validate import DEFINITION_FIELDS, definition_key
 from .scorers import Context, Outcome, scorer_for
+from .scorers.judges import is_mock
 
 __all__ = ["Ingested", "ingest"]
 
@@ -26,7 +28,7 @@ __all__ = ["Ingested", "ingest"]
 PARALLEL_MIN_ROWS = 20_000
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "label", "control", "evaluator",
-    "agent_output", "cost_usd", "latency_ms", "definition", "row_json",
+    "agent_output", "cost_usd", "latency_ms", "definition", "row_json", "evidence_digest",
 )
 _CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
 
@@ -40,6 +42,8 @@ class Ingested:
     problems: list[Problem] = field(default_factory=list)
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
+    suite_digests: set[str] = field(default_factory=set)  # one per distinct case definition
+    result_digests: list[str] = field(default_factory=list)  # one per valid row
 
     def extend(self, other: "Ingested") -> None:
         for name in COLUMNS:
@@ -47,6 +51,8 @@ class Ingested:
         self.problems.extend(other.problems)
         self.mock_judges |= other.mock_judges
         self.judges_seen |= other.judges_seen
+        self.suite_digests |= other.suite_digests
+        self.result_digests.extend(other.result_digests)
 
     def __len__(self) -> int:
         return len(self.columns["line"])
@@ -59,12 +65,40 @@ def _prescored(row: dict[str, Any]) -> Outcome:
     return Outcome(status, row.get("reason") or f"prescored_{status.lower()}", True)
 
 
+def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
+    """A mock judge anywhere (any dimension, pre-scored or not) makes a SELF_TEST,
+    and a row it touched is never PASS; judges of any row are recorded."""
+    mocks = set()
+    votes = row.get("judge_votes")
+    if isinstance(votes, list):
+        for vote in votes:
+            if isinstance(vote, dict):
+                judge = vote.get("judge")
+                if isinstance(judge, str) and judge:
+                    ctx.judges_seen.add(judge)
+                if is_mock(judge, vote):
+                    mocks.add(str(judge))
+    evaluator = row.get("evaluator")
+    if isinstance(evaluator, str) and is_mock(evaluator):
+        mocks.add(evaluator)
+    if mocks:
+        ctx.mock_judges.update(mocks)
+        if outcome.status == "PASS":
+            return Outcome("ERROR", "mock_judge", outcome.labeled)
+    return outcome
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], source: str, ctx: Context) -> Ingested:
+def _ingest_items(
+    items: Iterable[tuple[int, Any, Any, bool, bytes | None]], source: str, ctx: Context, strict: bool = True
+) -> Ingested:
     out = Ingested(source=source)
+    c_evd = out.columns["evidence_digest"]
+    suite_seen: set[tuple[Any, Any, bytes]] = set()
+    suite_digests, result_digests = out.suite_digests, out.result_digests
     cols = out.columns
     c_line, c_id, c_dim, c_case, c_trial = cols["line"], cols["id"], cols["dimension"], cols["case_id"], cols["trial"]
     c_status, c_reason, c_label, c_control = cols["status"], cols["reason"], cols["label"], cols["control"]
@@ -84,11 +118,15 @@ def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], sourc
             problems.extend(Problem(source, line, name, message, row_id) for name, message in row_problems)
             dimension = intern(ident["dimension"]) if isinstance(ident.get("dimension"), str) else None
             case = ident.get("case_id") if isinstance(ident.get("case_id"), str) else row_id
+            if case is None:
+                case = f"<line {line}>"  # an unreadable row is still its own case in the evidence
             c_line.append(line); c_id.append(row_id); c_dim.append(dimension); c_case.append(case)
             c_trial.append(None); c_status.append("ERROR"); c_reason.append("invalid_row"); c_label.append("invalid")
             c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
             c_latency.append(None); c_def.append(None)
             c_json.append(None if raw is not None or value is None else _dumps(value))
+            c_evd.append(evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid", False,
+                                         strict and dimension is not None))
             continue
         dimension = row["dimension"]
         if "status" in row:
@@ -100,16 +138,26 @@ def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], sourc
             outcome = scorer(row, ctx)
             if not outcome.labeled and outcome.status == "PASS":  # fail closed
                 outcome = Outcome("ERROR", outcome.reason or "unlabeled", False)
+        if "judge_votes" in row or "evaluator" in row:
+            outcome = _mock_check(row, outcome, ctx)
         tags = row.get("tags")
+        row_id = row["id"]
+        case = intern(row.get("case_id", row_id))  # one string per distinct value, not per row
+        dimension = intern(dimension)
+        trial = row.get("trial")
+        label = "labeled" if outcome.labeled else "unlabeled"
+        control = bool(tags) and not _CONTROL_TAGS.isdisjoint(tags)
         c_line.append(line)
-        c_id.append(row["id"])
-        c_dim.append(intern(dimension))  # one string per distinct value, not per row
-        c_case.append(intern(row.get("case_id", row["id"])))
-        c_trial.append(row.get("trial"))
+        c_id.append(row_id)
+        c_dim.append(dimension)
+        c_case.append(case)
+        c_trial.append(trial)
         c_status.append(outcome.status)
         c_reason.append(outcome.reason)
-        c_label.append("labeled" if outcome.labeled else "unlabeled")
-        c_control.append(bool(tags) and not _CONTROL_TAGS.isdisjoint(tags))
+        c_label.append(label)
+        c_control.append(control)
+        c_evd.append(evidence_digest(row_id, dimension, case, trial, outcome.status, outcome.reason, label, control,
+                                     strict or label == "labeled"))
         c_eval.append(row.get("evaluator"))
         c_output.append(row.get("agent_output"))
         cost = row.get("cost_usd")
@@ -118,7 +166,18 @@ def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], sourc
         if latency is None and row.get("latency_s") is not None:
             latency = row["latency_s"] * 1000.0
         c_latency.append(float(latency) if latency is not None else None)
-        c_def.append(definition_key(row))
+        key = definition_key(row)
+        c_def.append(key)
+        if (case, dimension, key) not in suite_seen:
+            suite_seen.add((case, dimension, key))
+            suite_digests.add(row_digest({
+                "case_id": case, "dimension": dimension,
+                "definition": {name: row[name] for name in DEFINITION_FIELDS if name in row},
+            }))
+        result_digests.append(row_digest({
+            "id": row_id, "case_id": case, "dimension": dimension, "trial": trial,
+            "measured": {name: row[name] for name in MEASURED_FIELDS if name in row},
+        }))
         # JSON Lines rows can be read again from the file's lines; keep others.
         c_json.append(None if raw is not None else _dumps(row))
     out.mock_judges |= ctx.mock_judges
@@ -128,13 +187,13 @@ def _ingest_items(items: Iterable[tuple[int, Any, Any, bool, str | None]], sourc
 
 # Set by the parent just before forking, read by the child: the child inherits
 # the memory, so the lines are never pickled.
-_FORK_JOB: tuple[Sequence[bytes], int, str, dict[str, Any]] | None = None
+_FORK_JOB: tuple[Sequence[bytes], int, str, dict[str, Any], bool] | None = None
 
 
 def _child_ingest(_: int) -> Ingested:
     assert _FORK_JOB is not None
-    lines, first, source, ctx_args = _FORK_JOB
-    return _ingest_items(_jsonl_records(lines, first), source, Context(**ctx_args))
+    lines, first, source, ctx_args, strict = _FORK_JOB
+    return _ingest_items(_jsonl_records(lines, first), source, Context(**ctx_args), strict)
 
 
 def _workers() -> int:
@@ -151,19 +210,19 @@ def _workers() -> int:
     return min(2, cores)
 
 
-def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None) -> Ingested:
+def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None, strict: bool = True) -> Ingested:
     """Validate and score every row of ``src`` (the first ``limit`` rows when given)."""
     if src.kind == "jsonl" and src.lines is not None:
         lines: Sequence[bytes] = src.lines
         if limit is not None:
             lines = _first_rows(lines, limit)
         if len(lines) >= PARALLEL_MIN_ROWS and _workers() > 1 and sys.platform.startswith("linux"):
-            return _ingest_parallel(lines, src, ctx_args)
-        return _ingest_items(_jsonl_records(lines, 1), src.name, Context(**ctx_args))
+            return _ingest_parallel(lines, src, ctx_args, strict)
+        return _ingest_items(_jsonl_records(lines, 1), src.name, Context(**ctx_args), strict)
     items: Iterable[Any] = src.items()
     if limit is not None:
         items = _take(items, limit)
-    return _ingest_items(items, src.name, Context(**ctx_args))
+    return _ingest_items(items, src.name, Context(**ctx_args), strict)
 
 
 def _first_rows(lines: Sequence[bytes], limit: int) -> Sequence[bytes]:
@@ -184,16 +243,16 @@ def _take(items: Iterable[Any], limit: int) -> Iterable[Any]:
         yield item
 
 
-def _ingest_parallel(lines: Sequence[bytes], src: Source, ctx_args: dict[str, Any]) -> Ingested:
+def _ingest_parallel(lines: Sequence[bytes], src: Source, ctx_args: dict[str, Any], strict: bool) -> Ingested:
     import multiprocessing
 
     global _FORK_JOB
     half = len(lines) // 2
-    _FORK_JOB = (lines[half:], half + 1, src.name, ctx_args)
+    _FORK_JOB = (lines[half:], half + 1, src.name, ctx_args, strict)
     try:
         with multiprocessing.get_context("fork").Pool(1) as pool:
             pending = pool.map_async(_child_ingest, [0])
-            head = _ingest_items(_jsonl_records(lines[:half], 1), src.name, Context(**ctx_args))
+            head = _ingest_items(_jsonl_records(lines[:half], 1), src.name, Context(**ctx_args), strict)
             (tail,) = pending.get()
     finally:
         _FORK_JOB = None

@@ -194,8 +194,9 @@ class Policy:
 
     @property
     def strict(self) -> bool:
-        """True under ``purpose: release``: strict validation is mandatory there."""
-        return self.purpose == "release"
+        """True unless the purpose is exploratory or self_test: strict validation is
+        mandatory for release and cannot be switched off (fail closed)."""
+        return self.purpose not in ("exploratory", "self_test")
 
     def to_dict(self) -> dict[str, Any]:
         """The normalised policy as plain JSON-compatible data, every default filled in.
@@ -660,9 +661,11 @@ def load_policy(policy: Policy | Mapping[str, Any] | str | os.PathLike[str] | No
     ...
     scorekit._errors.PolicyError: purpose: must be one of release, exploratory, self_test; got 'prod'
     """
-    if isinstance(policy, Policy):
-        return policy
     name: str | None = None
+    if isinstance(policy, Policy):
+        # Re-validate: a Policy built by hand bypassed the checks (e.g. a
+        # misspelt purpose would otherwise switch strict validation off).
+        policy = policy.to_dict()
     if policy is None or isinstance(policy, Mapping):
         document: Any = policy
     elif isinstance(policy, (str, os.PathLike)):

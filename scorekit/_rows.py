@@ -226,9 +226,19 @@ def _kind(v: Any) -> str:
     return type(v).__name__
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# Fields where JSON null is a value ("None only matches None", SPEC §3), not absence.
+NULL_IS_VALUE = frozenset({"expected_state", "observed_state"})
+
+
 def _bad_numbers(value: Any, path: str) -> Iterable[tuple[str, str]]:
-    """Yield (path, message) for NaN/Infinity and integers beyond ±(2^53−1), recursively."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    """Yield (path, message) for NaN/Infinity, integers beyond ±(2^53−1) and lone
+    surrogates, recursively."""
+    if isinstance(value, str):
+        if not value.isascii() and _LONE_SURROGATE.search(value):
+            yield path, "text contains a lone UTF-16 surrogate (not valid Unicode)"
+        return
+    if isinstance(value, bool) or value is None:
         return
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -238,6 +248,8 @@ def _bad_numbers(value: Any, path: str) -> Iterable[tuple[str, str]]:
             yield path, f"integer {value} is beyond ±(2^53−1) and cannot be represented exactly"
     elif isinstance(value, dict):
         for key, item in value.items():
+            if isinstance(key, str) and not key.isascii() and _LONE_SURROGATE.search(key):
+                yield f"{path}.{key!r}", "key contains a lone UTF-16 surrogate (not valid Unicode)"
             yield from _bad_numbers(item, f"{path}.{key}")
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
@@ -315,6 +327,26 @@ def text_is_clean(text: bytes) -> bool:
     return not any(marker in folded for marker in _SUSPECT_TEXT)
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def _jsonl_records(
     lines: Sequence[bytes], first: int = 1, clean: bool | None = None
 ) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
@@ -350,6 +382,8 @@ def _jsonl_records(
     else:
         decoder = json.JSONDecoder(parse_constant=constant, parse_float=parse_float, parse_int=parse_int)
     decode = decoder.decode
+    strict_decode = json.JSONDecoder(parse_constant=constant, object_pairs_hook=_unique_keys).decode
+    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     for number, raw in enumerate(lines, start=first):
         if raw.endswith(b"\r"):
             raw = raw[:-1]
@@ -359,10 +393,27 @@ def _jsonl_records(
         try:
             line = raw.decode("utf-8")  # the whole file was checked to be UTF-8
             value = decode(line)
-        except ValueError as exc:
-            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            # Duplicate keys: JSON keeps the last value, silently. A duplicate
+            # leaves fewer '":' in the re-encoded row than in the text (quotes
+            # inside strings are escaped alike in both); only then (or after
+            # unusual spacing) parse again, exactly, to name it.
+            if raw.count(b'":') != encode(value).count('":'):
+                strict_decode(line)
+        except _DuplicateKey as exc:
+            yield number, value if isinstance(value, dict) else None, [(exc.key, "duplicate key in one object; "
+                                                                       "JSON would silently keep only the last value")], False, raw
+            continue
+        except (ValueError, RecursionError) as exc:
+            if isinstance(exc, json.JSONDecodeError):
+                msg = exc.msg
+            elif isinstance(exc, RecursionError):
+                msg = "nested too deeply"
+            else:
+                msg = str(exc)
             yield number, None, f"not valid JSON ({msg})", False, raw
             continue
+        if b"\\u" in raw and _ESCAPED_SURROGATE.search(raw):
+            suspect[0] = True  # an escaped lone surrogate: the walk names it
         yield number, value, None, suspect[0], raw
 
 
@@ -398,7 +449,19 @@ def _is_json_number(text: str) -> bool:
     return re.fullmatch(r"-?\d+(\.\d+)?([eE][+-]?\d+)?", text) is not None
 
 
+def _allow_long_csv_cells() -> None:
+    """Agent outputs can be long: lift the csv module's 128 KiB cell limit."""
+    limit = 2**31 - 1
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return
+        except OverflowError:  # pragma: no cover - platforms with a 32-bit C long
+            limit //= 2
+
+
 def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+    _allow_long_csv_cells()
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames:
         raise InputError(f"{source}: empty CSV file (no header)")
@@ -520,8 +583,8 @@ def _check_row(value: Any, deep: bool = True) -> tuple[dict[str, Any] | None, li
             row = {k: v for k, v in row.items() if k != "trial_id"}
         else:
             row = {("trial" if k == "trial_id" else k): v for k, v in row.items()}
-    if None in row.values():
-        row = {k: v for k, v in row.items() if v is not None}  # null = absent
+    if None in row.values():  # null = absent, except where null is a value
+        row = {k: v for k, v in row.items() if v is not None or k in NULL_IS_VALUE}
     if "id" not in row:
         problems.append(("id", "required field is missing"))
     if "dimension" not in row:

@@ -51,7 +51,9 @@ def z_value(confidence: float = 0.95) -> float:
     1.959963984541
     """
     confidence = _check_confidence(confidence)
-    return NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    # -Φ⁻¹(α/2) rather than Φ⁻¹(1 − α/2): no rounding of 1 − α/2 to 1.0 for
+    # confidences within 1e-16 of 1.
+    return -NormalDist().inv_cdf((1.0 - confidence) / 2.0)
 
 
 def _template(*values: Any) -> Any:
@@ -189,9 +191,12 @@ def _falling_ratio(top: np.ndarray, bottom: np.ndarray, k: int) -> np.ndarray:
     """``C(top, k) / C(bottom, k)`` as a product of k ratios, each in [0, 1].
 
     The product form never builds a large binomial coefficient, so it stays exact
-    enough for any realistic n (no overflow, no cancellation).
+    enough for any realistic n (no overflow, no cancellation). Callers turn
+    ``bottom < k`` into NaN, so k beyond every ``bottom`` needs no loop at all.
     """
     out = np.ones(np.broadcast(top, bottom).shape, dtype="float64")
+    if out.size == 0 or k > np.max(bottom):
+        return np.where(top < k, 0.0, out)
     with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(k):
             out *= (top - i) / (bottom - i)

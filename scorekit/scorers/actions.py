@@ -118,8 +118,10 @@ def _item_matches(expected: tuple[Any, Any], observed: tuple[Any, Any]) -> bool:
     name, args = expected
     if name is _MISSING or name != observed[0]:
         return False
-    if args is None or observed[1] is None:
+    if args is None:
         return True
+    if observed[1] is None:  # arguments expected but none captured: not a match
+        return False
     return state_matches(args, observed[1])
 
 

@@ -34,7 +34,9 @@ def is_mock(judge: Any, vote: Mapping[str, Any] | None = None) -> bool:
     """A mock judge: identity starting with ``mock`` (any case) or a vote marked ``"mock": true``."""
     if isinstance(judge, str) and judge.strip().lower().startswith("mock"):
         return True
-    return bool(vote is not None and vote.get("mock") is True)
+    # Any marking other than an explicit false counts: "mock": "yes" is not a
+    # measurement either (fail closed).
+    return vote is not None and vote.get("mock") not in (None, False, 0, "", "false", "False")
 
 
 def vote_value(vote: Mapping[str, Any], pass_score: int) -> str | None:
@@ -95,8 +97,9 @@ def panel_outcome(votes: list[Any], panel: tuple[str, ...], pass_score: int) -> 
             fail_judges += 1
         elif len(member_votes) == 1 and member_votes[0] == "PASS":
             pass_judges += 1
-    if mocks & set(panel) or any(is_mock(m) for m in panel):
-        return error("mock_judge"), mocks
+    panel_mocks = {m for m in panel if is_mock(m)}
+    if panel_mocks or mocks & set(panel):
+        return error("mock_judge"), mocks | panel_mocks
     if complete and not duplicate and not invalid:
         if 2 * pass_judges > size:
             return passed(), mocks

@@ -1,0 +1,174 @@
+"""Hashes (SPEC §10): RFC 8785 canonical JSON of type-tagged structures, SHA-256.
+
+Hash input form: every number is replaced by a type-tagged string — ``"i:1"``
+for an int, ``"f:1.0"`` for a float (Python's shortest round-trip ``repr``) —
+so ``1`` and ``1.0`` hash differently, as they match differently (SPEC §3). The
+tagged structure is serialised as RFC 8785 (JCS) canonical JSON and hashed with
+SHA-256 (lowercase hex).
+
+Row-level hashes are Merkle-style so they can be computed while streaming and
+in parallel:
+
+* ``row_digest(obj)`` = SHA-256 of the canonical form of ``obj``;
+* **suite** = hash of the *sorted, de-duplicated* list of the row digests of
+  ``{"case_id", "dimension", "definition": {inputs and answer keys}}`` — row order
+  and the number of trials do not change it;
+* **results** = hash of the *sorted* list of the row digests of each row's
+  ``{"id", "case_id", "dimension", "trial", "measured": {captured fields}}``;
+* **evidence** = hash of the *sorted* list of the row digests of the scored
+  evidence rows (``{"case_id", "control", "dimension", "id", "included",
+  "label", "reason", "status", "trial"}``) — what was scored, in any row order;
+* **policy** = hash of ``{"scoring_version", "policy"}`` (policy without its
+  ``regression`` section).
+
+A structure without numbers serialises under JCS exactly as Python's
+``json.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":"))`` does,
+except that JCS orders object keys by UTF-16 code units; the rare text with a
+character beyond U+FFFF takes the ``rfc8785`` package's path instead, so the
+bytes are always RFC 8785's (tests compare the two).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any, Iterable
+
+__all__ = [
+    "MEASURED_FIELDS",
+    "SCORING_VERSION",
+    "canonical_bytes",
+    "evidence_digest",
+    "list_hash",
+    "row_digest",
+    "sha256_hex",
+    "tag_numbers",
+]
+
+# Bump when scoring rules change: a baseline scored by other rules is not comparable.
+SCORING_VERSION = "scorekit-scoring/1"
+
+# The captured measurements of a row (SPEC §10 results hash).
+MEASURED_FIELDS: tuple[str, ...] = (
+    "agent_output",
+    "tool_calls",
+    "agent_actions",
+    "observed_state",
+    "usage",
+    "cost_usd",
+    "latency_ms",
+    "latency_s",
+    "judge_votes",
+    "status",
+)
+
+_BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
+
+
+def tag_numbers(value: Any) -> Any:
+    """Replace every number with its type-tagged string (``1`` → ``"i:1"``, ``1.0`` → ``"f:1.0"``)."""
+    kind = type(value)
+    if kind is str or value is None or kind is bool:
+        return value
+    if kind is int:
+        return f"i:{value!r}"
+    if kind is float:
+        return f"f:{value!r}"
+    if kind is dict:
+        return {k: tag_numbers(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [tag_numbers(v) for v in value]
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return f"i:{int(value)!r}"
+    if isinstance(value, float):
+        return f"f:{float(value)!r}"
+    if isinstance(value, dict):
+        return {str(k): tag_numbers(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [tag_numbers(v) for v in value]
+    raise TypeError(f"cannot hash a value of type {type(value).__name__}")
+
+
+def _jcs(tagged: Any) -> bytes:
+    """RFC 8785 bytes of a number-free structure."""
+    text = json.dumps(tagged, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    if _BEYOND_BMP.search(text) is None:
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: let the reference implementation decide
+            pass
+    import rfc8785  # lazy: the reference implementation, for the rare hard case
+
+    return rfc8785.dumps(tagged)
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """The hash input form of ``value``: RFC 8785 of its type-tagged structure."""
+    return _jcs(tag_numbers(value))
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def row_digest(value: Any) -> str:
+    """SHA-256 (hex) of the hash input form of one row-level structure."""
+    return hashlib.sha256(canonical_bytes(value)).hexdigest()
+
+
+def list_hash(digests: Iterable[str], *, sort: bool, unique: bool = False) -> str:
+    """SHA-256 of the canonical JSON list of row digests (hex strings need no escaping)."""
+    items = list(digests)
+    if unique:
+        items = list(set(items))
+    if sort:
+        items.sort()
+    h = hashlib.sha256(b"[")
+    for i, item in enumerate(items):
+        h.update(b',"' if i else b'"')
+        h.update(item.encode("ascii"))
+        h.update(b'"')
+    h.update(b"]")
+    return h.hexdigest()
+
+
+_encode_str = json.encoder.encode_basestring  # C-accelerated JSON string escaping (ensure_ascii=False)
+
+
+def _json_str(value: str | None) -> str:
+    return "null" if value is None else _encode_str(value)
+
+
+def evidence_digest(
+    row_id: str | None,
+    dimension: str | None,
+    case_id: str | None,
+    trial: int | None,
+    status: str,
+    reason: str | None,
+    label: str,
+    control: bool,
+    included: bool,
+) -> str:
+    """Row digest of one evidence row, built directly as canonical text (hot path).
+
+    Equal to ``row_digest`` of ``{"case_id", "control", "dimension", "id",
+    "included", "label", "reason", "status", "trial"}`` (keys in JCS order); a
+    test checks the two agree.
+    """
+    text = (
+        f'{{"case_id":{_json_str(case_id)},"control":{"true" if control else "false"},'
+        f'"dimension":{_json_str(dimension)},"id":{_json_str(row_id)},'
+        f'"included":{"true" if included else "false"},"label":{_json_str(label)},'
+        f'"reason":{_json_str(reason)},"status":{_json_str(status)},'
+        f'"trial":{"null" if trial is None else _encode_str(f"i:{trial!r}")}}}'
+    )
+    if _BEYOND_BMP.search(text) is not None:  # UTF-16 key order only matters for such text
+        return row_digest(
+            {"case_id": case_id, "control": control, "dimension": dimension, "id": row_id, "included": included,
+             "label": label, "reason": reason, "status": status, "trial": trial}
+        )
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
