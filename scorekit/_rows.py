@@ -59,6 +59,8 @@ def _is_count(v: Any) -> str | None:
 def _is_nonneg_number(v: Any) -> str | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return f"expected a number, got {_kind(v)}"
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"{v!r} is not a finite number (NaN/Infinity are not valid JSON)"
     return None if v >= 0 else f"must be >= 0, got {v!r}"
 
 

@@ -147,9 +147,18 @@ def test_null_scalar_is_an_error():
     assert error(gate(min_samples=None)).startswith("gate.min_samples: must be an integer >= 1; got null")
 
 
-def test_policy_instance_is_returned_as_is():
+def test_policy_instance_is_validated_again():
     policy = load_policy({"purpose": "exploratory"})
-    assert load_policy(policy) is policy
+    assert load_policy(policy) == policy
+    # A Policy built by hand cannot bypass the checks (e.g. switch strict mode off).
+    hand_made = dataclasses.replace(policy, purpose="Release")
+    with pytest.raises(PolicyError, match="purpose"):
+        load_policy(hand_made)
+
+
+def test_unknown_purpose_is_strict():
+    policy = load_policy({"purpose": "exploratory"})
+    assert dataclasses.replace(policy, purpose="Release").strict
 
 
 def test_policy_is_frozen():

@@ -589,7 +589,9 @@ def test_csv_structured_cells_are_json_text(tmp_path):
     assert row["tags"] == ["known-bad"] and bool(row["control"]) is True
     assert row["tool_calls"] == [{"name": "send", "arguments": {"to": "x"}}]
     assert row["observed_state"] == {"sent": True}
-    assert "expected_state" not in frame.columns  # JSON null = absent
+    # JSON null is absence, except for the state fields where null is a value
+    # ("None only matches None", SPEC §3).
+    assert frame.loc[0, "expected_state"] is None
     assert row["cost_usd"] == 0.5 and bool(row["should_refuse"]) is True and row["trial"] == 3
 
 

@@ -256,9 +256,12 @@ def test_expected_arguments_checked_against_tool_call_arguments():
     assert run(tool_calls=calls, expected_actions=wrong).reason == "missing_expected_action"
 
 
-def test_expected_arguments_ignored_when_observed_item_has_none():
+def test_expected_arguments_are_not_matched_by_an_action_without_arguments():
+    # Fail closed: arguments that were expected but not captured cannot be a match.
     want = [{"name": "mark_read", "arguments": {"ids": ["m1"]}}]
-    assert run(agent_actions=["mark_read"], expected_actions=want).status == "PASS"
+    assert run(agent_actions=["mark_read"], expected_actions=want).status == "FAIL"
+    assert run(agent_actions=[{"name": "mark_read"}], expected_actions=want).status == "FAIL"
+    assert run(agent_actions=[{"name": "mark_read", "arguments": {"ids": ["m1"]}}], expected_actions=want).status == "PASS"
 
 
 def test_expected_actions_checked_before_state():
