@@ -12,10 +12,9 @@ import scorekit
 from scorekit.scorers import actions
 from scorekit.scorers._base import Context
 from scorekit.scorers.actions import state_matches
-from _example import planned_statuses
+from _example import any_row, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
-PLANNED = planned_statuses()
 
 json_scalars = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.floats(
     allow_nan=False, allow_infinity=False
@@ -305,25 +304,12 @@ def test_reasons_cover_every_code():
 
 
 def test_example_rows_score_to_their_planned_status():
-    ctx = Context()
-    rows = [json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [r for r in rows if r["dimension"] == "action_correctness"]
-    assert rows
-    for row in rows:
-        want = PLANNED[row["id"]]
-        assert actions.score(row, ctx).status == want, row["id"]
+    assert_example_rows_score_as_planned("action_correctness", actions.score)
 
 
 # Scorers never raise on data (whatever the row validation let through or not):
 # every irregularity is an outcome.
-_ANY_VALUE = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6)
-    | st.sampled_from(["name", "arguments", "#", "$ref", "I can't", "a@b.co"]),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.sampled_from(["name", "arguments", "type", "$ref", "properties"]) | st.text(max_size=3), children, max_size=3),
-    max_leaves=12,
-)
-_ANY_ROW = st.dictionaries(st.sampled_from(["agent_actions", "tool_calls", "expected_actions", "forbidden_actions", "match", "expected_state", "observed_state"]), _ANY_VALUE, max_size=6)
+_ANY_ROW = any_row(["agent_actions", "tool_calls", "expected_actions", "forbidden_actions", "match", "expected_state", "observed_state"])
 
 
 @given(_ANY_ROW)

@@ -12,10 +12,9 @@ from hypothesis import strategies as st
 import scorekit
 from scorekit.scorers import budgets
 from scorekit.scorers._base import Context
-from _example import planned_statuses
+from _example import any_row, any_value, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
-PLANNED = planned_statuses()
 
 
 def cost(ctx=None, **row):
@@ -136,28 +135,15 @@ def test_reasons_cover_every_code():
 
 @pytest.mark.parametrize("dimension, scorer", [("cost", budgets.score_cost), ("latency", budgets.score_latency)])
 def test_example_rows_score_to_their_planned_status(dimension, scorer):
-    ctx = Context()
-    rows = [json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [r for r in rows if r["dimension"] == dimension]
-    assert rows
-    for row in rows:
-        want = PLANNED[row["id"]]
-        assert scorer(row, ctx).status == want, row["id"]
+    assert_example_rows_score_as_planned(dimension, scorer)
 
 
 # Scorers never raise on data (whatever the row validation let through or not):
 # every irregularity is an outcome.
-_ANY_VALUE = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6)
-    | st.sampled_from(["name", "arguments", "#", "$ref", "I can't", "a@b.co"]),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.sampled_from(["name", "arguments", "type", "$ref", "properties"]) | st.text(max_size=3), children, max_size=3),
-    max_leaves=12,
-)
-_ANY_ROW = st.dictionaries(st.sampled_from(["cost_usd", "cost_budget_usd", "latency_ms", "latency_s", "latency_budget_ms"]), _ANY_VALUE, max_size=6)
+_ANY_ROW = any_row(["cost_usd", "cost_budget_usd", "latency_ms", "latency_s", "latency_budget_ms"])
 
 
-@given(_ANY_ROW, st.dictionaries(st.sampled_from(["cost_usd", "latency_ms"]), _ANY_VALUE))
+@given(_ANY_ROW, st.dictionaries(st.sampled_from(["cost_usd", "latency_ms"]), any_value()))
 def test_never_raises_on_arbitrary_rows(row, budget):
     ctx = Context(budgets=budget)
     for scorer in (budgets.score_cost, budgets.score_latency):

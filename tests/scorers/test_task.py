@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 import scorekit
 from scorekit.scorers import task
 from scorekit.scorers._base import Context
-from _example import planned_statuses
+from _example import any_row, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
-PLANNED = planned_statuses()
 
 
 def run(**row):
@@ -84,25 +83,12 @@ def test_reasons_cover_every_code():
 
 
 def test_example_rows_score_to_their_planned_status():
-    ctx = Context()
-    rows = [json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [r for r in rows if r["dimension"] == "task_completion"]
-    assert rows
-    for row in rows:
-        want = PLANNED[row["id"]]
-        assert task.score(row, ctx).status == want, row["id"]
+    assert_example_rows_score_as_planned("task_completion", task.score)
 
 
 # Scorers never raise on data (whatever the row validation let through or not):
 # every irregularity is an outcome.
-_ANY_VALUE = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6)
-    | st.sampled_from(["name", "arguments", "#", "$ref", "I can't", "a@b.co"]),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.sampled_from(["name", "arguments", "type", "$ref", "properties"]) | st.text(max_size=3), children, max_size=3),
-    max_leaves=12,
-)
-_ANY_ROW = st.dictionaries(st.sampled_from(["agent_output", "must_include", "must_not_include"]), _ANY_VALUE, max_size=6)
+_ANY_ROW = any_row(["agent_output", "must_include", "must_not_include"])
 
 
 @given(_ANY_ROW)

@@ -14,10 +14,9 @@ from hypothesis import strategies as st
 import scorekit
 from scorekit.scorers import tools
 from scorekit.scorers._base import Context
-from _example import planned_statuses
+from _example import any_row, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
-PLANNED = planned_statuses()
 
 EVENT_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -340,13 +339,7 @@ def test_reasons_cover_every_code():
 
 
 def test_example_rows_score_to_their_planned_status(no_network):
-    ctx = Context()
-    rows = [json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [r for r in rows if r["dimension"] == "tool_call"]
-    assert rows
-    for row in rows:
-        want = PLANNED[row["id"]]
-        assert tools.score(row, ctx).status == want, row["id"]
+    assert_example_rows_score_as_planned("tool_call", tools.score)
 
 
 def test_scoring_is_fast_with_fresh_row_objects():
@@ -364,14 +357,7 @@ def test_scoring_is_fast_with_fresh_row_objects():
 
 # Scorers never raise on data (whatever the row validation let through or not):
 # every irregularity is an outcome.
-_ANY_VALUE = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6)
-    | st.sampled_from(["name", "arguments", "#", "$ref", "I can't", "a@b.co"]),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.sampled_from(["name", "arguments", "type", "$ref", "properties"]) | st.text(max_size=3), children, max_size=3),
-    max_leaves=12,
-)
-_ANY_ROW = st.dictionaries(st.sampled_from(["tool_calls", "allowed_tools", "forbidden_tools", "tool_schemas", "expected_tool_calls"]), _ANY_VALUE, max_size=6)
+_ANY_ROW = any_row(["tool_calls", "allowed_tools", "forbidden_tools", "tool_schemas", "expected_tool_calls"])
 
 
 @given(_ANY_ROW)
