@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import numbers
+import os
 from typing import Any
 
 import numpy as np
@@ -132,8 +133,11 @@ def evaluate(
     agent_name: str | None = None,
     agent_version: str | None = None,
     limit: int | None = None,
+    history: str | os.PathLike[str] | None = None,
+    label: str | None = None,
+    baseline: str | None = None,
 ) -> Scorecard:
-    """Score captured evaluation rows and decide, fail-closed (SPEC §2–§9).
+    """Score captured evaluation rows and decide, fail-closed (SPEC §2–§10).
 
     Parameters
     ----------
@@ -145,6 +149,15 @@ def evaluate(
         Identity of the agent measured (recorded; used by history).
     limit : int, optional
         Score only the first ``limit`` rows: a partial scan, decided TRIAGE.
+    history : str or os.PathLike, optional
+        SQLite history database (SPEC §10). When given, the evaluation is
+        compared with its baseline there and then recorded; without it a
+        required comparison is ``missing`` (INCOMPLETE).
+    label : str, optional
+        Label of this evaluation's history record.
+    baseline : str, optional
+        Compare with the latest record with this label (default: the policy's
+        ``regression.baseline``, else the latest comparable eligible record).
 
     Returns
     -------
@@ -239,7 +252,8 @@ def evaluate(
     result = dimension_table(cases, pol, scope, failed_controls)
     dims = result.table
 
-    comparison_status = "missing" if pol.regression.required else "not_requested"
+    # The comparison step comes after the card exists (it needs its hashes).
+    comparison_status = "not_requested"
     decision, measured, why = decide(
         policy=pol,
         dimensions=dims,
@@ -267,7 +281,7 @@ def evaluate(
     in_scope = dims[dims["in_scope"]]
     measured_rows = int(in_scope["n"].sum())
     all_rows = int((in_scope["n"] + in_scope["errors"] + in_scope["abstains"]).sum())
-    return Scorecard(
+    card = Scorecard(
         decision=decision,
         measured_decision=measured,
         decision_reasons=why,
@@ -297,6 +311,13 @@ def evaluate(
         hashes=hashes,
         generated_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
+    from . import history as _history
+
+    comparison = _history.compare(card, history, baseline_label=baseline)  # no history: no I/O
+    card = _history.with_comparison(card, comparison)
+    if history is not None:
+        _history.record(card, history, label=label)
+    return card
 
 
 # The field a user would add to make an unlabeled row labeled.

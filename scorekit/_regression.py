@@ -94,8 +94,6 @@ def newcombe_interval(c1: Any, n1: Any, c2: Any, n2: Any, confidence: float = 0.
 
 def _counts_of(frame: pd.DataFrame, names: list[str], which: str) -> tuple[np.ndarray, np.ndarray]:
     """PASS and PASS+FAIL counts of ``names`` (0 for a dimension the frame lacks)."""
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{which} must be a DataFrame indexed by dimension; got {type(frame).__name__}")
     if "passes" not in frame.columns:
         raise ValueError(f"{which} needs a 'passes' column")
     if "n" in frame.columns:
@@ -159,6 +157,9 @@ def regressions(
     if not math.isfinite(max_drop) or max_drop < 0:
         raise ValueError(f"max_drop must be a finite number >= 0; got {max_drop!r}")
     confidence = _check_confidence(confidence)
+    for which, frame in (("baseline_dims", baseline_dims), ("candidate_dims", candidate_dims)):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"{which} must be a DataFrame indexed by dimension; got {type(frame).__name__}")
     names = sorted(set(map(str, baseline_dims.index)) | set(map(str, candidate_dims.index)))
     baseline_dims = baseline_dims.rename(index=str)
     candidate_dims = candidate_dims.rename(index=str)

@@ -8,10 +8,12 @@ on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
+from . import _cli_evidence
 from ._errors import ScorekitError
 from ._version import __version__
 
@@ -100,6 +102,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         agent_name=args.agent_name,
         agent_version=args.agent_version,
         limit=args.limit,
+        history=args.history,
+        label=args.label,
+        baseline=args.baseline,
     )
     written = _write(card, args.out_dir)
     print(format_card(card))
@@ -134,6 +139,13 @@ def format_card(card) -> str:  # type: ignore[no-untyped-def]
     if blockers:
         lines.append(f"findings: {len(card.findings)} ({len(blockers)} blocker/high)")
     return "\n".join(lines)
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    from . import history
+
+    print(history.format_history(history.read_history(args.db)))
+    return EXIT_OK
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -175,13 +187,23 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agent-name", metavar="N")
     run.add_argument("--agent-version", metavar="V")
     run.add_argument("--limit", type=_positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)")
+    run.add_argument("--history", nargs="?", const="reports/history.sqlite", default=None, metavar="DB",
+                     help="compare with and record into this SQLite history (default DB: reports/history.sqlite)")
+    run.add_argument("--label", metavar="L", help="label of this run's history record")
+    run.add_argument("--baseline", metavar="L", help="compare with the latest history record labelled L")
     run.set_defaults(handler=_cmd_run)
+
+    hist = sub.add_parser("history", help="list the evaluations recorded in a history database")
+    hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB")
+    hist.set_defaults(handler=_cmd_history)
 
     validate = sub.add_parser("validate", help="classify rows as labeled / unlabeled / invalid")
     validate.add_argument("results", metavar="F")
     validate.add_argument("--policy", metavar="P")
     validate.add_argument("--strict", action="store_true", help="unlabeled rows also fail (always on under purpose: release)")
     validate.set_defaults(handler=_cmd_validate)
+
+    _cli_evidence.add_parsers(sub)  # keygen, sign, verify, attest (SPEC §11) and run --sign
     return parser
 
 
@@ -209,6 +231,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("scorekit: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Output piped into e.g. `head`, which stopped reading: not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,17 +30,24 @@ __all__ = [
     "LIST_LIMIT",
     "UNDEFINED",
     "atomic_write",
+    "REGRESSION_COLUMNS",
+    "baseline_text",
     "clean_text",
+    "comparison_facts",
+    "describe_mapping",
     "evidence_row_count",
     "fmt_bool",
     "fmt_ci",
     "fmt_count",
     "fmt_pct",
+    "fmt_pp",
     "fmt_value",
     "md_escape",
     "md_unescape",
     "more_text",
     "pass_k_columns",
+    "problem_text",
+    "regression_rows",
     "truncate",
 ]
 
@@ -124,6 +131,13 @@ def fmt_value(value: Any) -> str:
     return str(value)
 
 
+def fmt_pp(value: Any) -> str:
+    """A difference of two proportions in percentage points (``-3.2 pp``); undefined → "—"."""
+    if _is_undefined(value):
+        return UNDEFINED
+    return f"{100.0 * float(value):+.1f} pp"
+
+
 def pass_k_columns(dimensions: Sequence[dict[str, Any]]) -> list[str]:
     """The k values reported by any dimension, as strings sorted numerically."""
     keys: set[str] = set()
@@ -137,6 +151,121 @@ def pass_k_columns(dimensions: Sequence[dict[str, Any]]) -> list[str]:
             return (1, 0.0, k)
 
     return sorted(keys, key=order)
+
+
+def describe_mapping(mapping: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(key, text)`` pairs of a small record of unknown shape (a baseline, a regression).
+
+    Floats in [0, 1] are proportions in this dictionary and shown as percentages;
+    everything else as :func:`fmt_value`. The text is *not* escaped.
+    """
+    pairs = []
+    for key, value in mapping.items():
+        if isinstance(value, float) and 0.0 <= value <= 1.0:
+            pairs.append((str(key), fmt_pct(value)))
+        else:
+            pairs.append((str(key), fmt_value(value)))
+    return pairs
+
+
+def problem_text(problem: Any) -> str:
+    """A validation problem as ``file:line: field: message`` (not escaped)."""
+    if isinstance(problem, dict):
+        if problem.get("text"):
+            return str(problem["text"])
+        return f"{problem.get('source')}:{problem.get('line')}: {problem.get('field')}: {problem.get('message')}"
+    return str(problem)
+
+
+# --------------------------------------------------------------------------- comparison
+#: Columns of the regression table (one row per compared dimension).
+REGRESSION_COLUMNS = ("dimension", "status", "baseline", "candidate", "difference", "limit", "rule")
+_REGRESSION_ORDER = {"regressed": 0, "undefined": 1}
+
+
+def _side(side: Any) -> str:
+    if not isinstance(side, dict):
+        return fmt_value(side)
+    text = f"{fmt_pct(side.get('rate'))}"
+    if side.get("ci_low") is not None and side.get("ci_high") is not None:
+        text += f" ({fmt_ci(side.get('ci_low'), side.get('ci_high'))})"
+    return text + f", n {fmt_count(side.get('n'))}"
+
+
+def regression_rows(comparison: dict[str, Any]) -> list[list[str]]:
+    """The comparison's per-dimension entries as display rows (not escaped), regressed first.
+
+    Entries are those of :func:`scorekit._regression.regressions`: ``dimension``,
+    ``status``, ``baseline``/``candidate`` ``{n, passes, rate, ci_low, ci_high}``,
+    ``difference`` with its Newcombe interval, ``limit`` and ``rule``; an entry of
+    another shape is shown as ``key: value`` text.
+    """
+    method = comparison.get("method")
+    entries = list(comparison.get("regressions") or [])
+    entries.sort(key=lambda e: _REGRESSION_ORDER.get(str(e.get("status")), 2) if isinstance(e, dict) else 3)
+    rows = []
+    for entry in entries:
+        if not isinstance(entry, dict) or "dimension" not in entry:
+            text = ", ".join(f"{k}: {v}" for k, v in describe_mapping(entry)) if isinstance(entry, dict) else fmt_value(entry)
+            rows.append([text] + [UNDEFINED] * (len(REGRESSION_COLUMNS) - 1))
+            continue
+        difference = fmt_pp(entry.get("difference"))
+        if entry.get("difference_ci_low") is not None and entry.get("difference_ci_high") is not None:
+            difference += f" ({fmt_pp(entry['difference_ci_low'])} to {fmt_pp(entry['difference_ci_high'])})"
+        limit = entry.get("limit")
+        rows.append([
+            fmt_value(entry.get("dimension")),
+            fmt_value(entry.get("status", "regressed" if entry.get("regressed") else UNDEFINED)),
+            _side(entry.get("baseline")),
+            _side(entry.get("candidate")),
+            difference,
+            fmt_pct(limit) if method == "interval" else fmt_pp(limit),
+            fmt_value(entry.get("rule")) if entry.get("rule") is not None else UNDEFINED,
+        ])
+    return rows
+
+
+def baseline_text(baseline: Any) -> str:
+    """The comparison's baseline in one line (not escaped); "none" when there is none."""
+    if baseline is None or baseline == {}:
+        return "none"
+    if not isinstance(baseline, dict):
+        return fmt_value(baseline)
+    if "id" in baseline or "label" in baseline:
+        agent = baseline.get("agent") if isinstance(baseline.get("agent"), dict) else {}
+        parts = [f"record {fmt_value(baseline.get('id'))}"]
+        if baseline.get("label") is not None:
+            parts.append(f"label {fmt_value(baseline.get('label'))}")
+        if agent:
+            parts.append(f"agent {fmt_value(agent.get('name'))} {fmt_value(agent.get('version'))}")
+        for key in ("created_at", "decision", "measured_decision", "scoring_version"):
+            if baseline.get(key) is not None:
+                parts.append(f"{key} {fmt_value(baseline[key])}")
+        return ", ".join(parts)
+    return ", ".join(f"{k}: {v}" for k, v in describe_mapping(baseline))
+
+
+def comparison_facts(comparison: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(label, text)`` lines of the comparison besides its table (not escaped)."""
+    facts = [("status", fmt_value(comparison.get("status")))]
+    if "required" in comparison:
+        facts.append(("required", fmt_bool(comparison.get("required"))))
+    if comparison.get("method") is not None:
+        method = fmt_value(comparison["method"])
+        if comparison.get("max_drop") is not None:
+            method += f" (max_drop {fmt_pp(comparison['max_drop']).lstrip('+')})"
+        facts.append(("method", method))
+    facts.append(("baseline", baseline_text(comparison.get("baseline"))))
+    if comparison.get("baseline_label") is not None:
+        facts.append(("baseline label asked for", fmt_value(comparison["baseline_label"])))
+    if comparison.get("rescored_from") is not None:
+        facts.append(("re-scores the output of record", fmt_value(comparison["rescored_from"])))
+    if comparison.get("detail"):
+        facts.append(("detail", fmt_value(comparison["detail"])))
+    regressions = comparison.get("regressions") or []
+    regressed = sum(1 for r in regressions if isinstance(r, dict) and (r.get("regressed") or r.get("status") == "regressed"))
+    facts.append(("regressions", f"{regressed:,} regressed of {len(regressions):,} compared"))
+    return facts
 
 
 # --------------------------------------------------------------------------- lists
@@ -190,13 +319,20 @@ def clean_text(value: Any) -> str:
 _MD_BACKSLASH = re.compile(r"([\\`*_\[\]|~#!])")
 
 
+# GFM extended autolinks start at "scheme://" and "www.": escaping the ":" or "."
+# keeps a URL in the data from becoming a clickable link.
+_MD_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]):(?=//)|(?<![a-z0-9])www\.")
+
+
 def md_escape(value: Any) -> str:
     """Untrusted text made inert for Markdown: no HTML, no link, no emphasis, no table break.
 
     ``&``, ``<`` and ``>`` become HTML entities (so no tag or autolink can form);
     ``\\``, backtick, ``*``, ``_``, ``[``, ``]``, ``|``, ``~``, ``#`` and ``!`` are
-    backslash-escaped (CommonMark/GFM escapes, also valid inside table cells); a
-    line break becomes ``<br>`` so it cannot end a table row or start a block.
+    backslash-escaped (CommonMark/GFM escapes, also valid inside table cells); so
+    is the ``:`` of ``scheme://`` and the ``.`` of ``www.``, so a URL in the data
+    does not become an autolink; a line break becomes ``<br>`` so it cannot end a
+    table row or start a block.
 
     >>> md_escape("a|b <i>[x](javascript:alert(1))")
     'a\\\\|b &lt;i&gt;\\\\[x\\\\](javascript:alert(1))'
@@ -204,11 +340,12 @@ def md_escape(value: Any) -> str:
     text = clean_text(value)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_BACKSLASH.sub(r"\\\1", text)
+    text = _MD_AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text.replace("\n", "<br>")
 
 
-_MD_UNESCAPE = re.compile(r"\\([\\`*_\[\]|~#!])|&lt;|&gt;|&amp;|<br>")
+_MD_UNESCAPE = re.compile(r"\\([\\`*_\[\]|~#!:.])|&lt;|&gt;|&amp;|<br>")
 _MD_ENTITY = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "<br>": "\n"}
 
 

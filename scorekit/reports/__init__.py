@@ -1,0 +1,92 @@
+"""Reports: ``scorecard.json``, ``scorecard.md``, ``scorecard.html`` and ``evidence.parquet``.
+
+All three text reports render one dictionary, ``Scorecard.to_dict()``, computed
+once per :func:`write_reports` call (SPEC §1: one evidence model); only the
+Parquet writer also reads ``Scorecard.evidence``, the scored rows, which the
+JSON never holds (it holds their hash, ``hashes.evidence``).
+
+Examples
+--------
+>>> import scorekit as sk, tempfile
+>>> from scorekit.reports import write_reports
+>>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+>>> paths = write_reports(card, tempfile.mkdtemp())
+>>> sorted(paths)
+['html', 'json', 'markdown', 'parquet']
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import html as _html_report
+from . import json as _json_report
+from . import markdown as _markdown_report
+from . import parquet as _parquet_report
+from ._format import atomic_write
+from .html import render_html, write_html
+from .json import ScorecardSchemaError, load_schema, render_json, validate_scorecard_json, write_json
+from .markdown import render_markdown, write_markdown
+from .parquet import read_evidence_metadata, write_parquet
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._scorecard import Scorecard
+
+__all__ = [
+    "REPORT_FILES",
+    "ScorecardSchemaError",
+    "load_schema",
+    "read_evidence_metadata",
+    "render_html",
+    "render_json",
+    "render_markdown",
+    "validate_scorecard_json",
+    "write_html",
+    "write_json",
+    "write_markdown",
+    "write_parquet",
+    "write_reports",
+]
+
+#: Report kind → file name inside the output directory.
+REPORT_FILES = {
+    "json": "scorecard.json",
+    "markdown": "scorecard.md",
+    "html": "scorecard.html",
+    "parquet": "evidence.parquet",
+}
+
+
+def write_reports(card: "Scorecard", out_dir: str | os.PathLike[str]) -> dict[str, Path]:
+    """Write the four reports of ``card`` into ``out_dir`` (created if needed).
+
+    Each file is written atomically (a temporary file in the same directory,
+    then ``os.replace``), so a reader never sees half a report. The JSON is
+    validated against the shipped schema first, and all three texts are rendered
+    before any file is written: a scorecard that does not match raises
+    :class:`ScorecardSchemaError` and nothing is written.
+
+    Returns
+    -------
+    dict
+        ``{"json": path, "markdown": path, "html": path, "parquet": path}``.
+    """
+    data = card.to_dict()
+    validate_scorecard_json(data)
+    rows = len(card.evidence)
+    # Render every text first: an error leaves the previous reports as they were.
+    texts = {
+        "json": _json_report.render_json(data, validate=False),
+        "markdown": _markdown_report.render_markdown(data, evidence_rows=rows),
+        "html": _html_report.render_html(data, evidence_rows=rows),
+    }
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for kind, text in texts.items():
+        payload = _json_report._encode(text) if kind == "json" else text.encode("utf-8")
+        paths[kind] = atomic_write(out / REPORT_FILES[kind], lambda tmp, b=payload: tmp.write_bytes(b))
+    paths["parquet"] = _parquet_report.write_parquet(card.evidence, out / REPORT_FILES["parquet"], data=data)
+    return paths

@@ -1,0 +1,185 @@
+"""``scorecard.json``: the scorecard dictionary as JSON, validated against the shipped schema.
+
+The schema (``scorekit/schemas/scorecard.schema.json``, JSON Schema 2020-12)
+documents every key other tools rely on (SPEC §12). ``jsonschema`` is imported
+only when a scorecard is validated.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .._errors import ScorekitError
+from ._format import atomic_write
+
+__all__ = [
+    "SCHEMA_RESOURCE",
+    "ScorecardSchemaError",
+    "load_schema",
+    "render_json",
+    "validate_scorecard_json",
+    "write_json",
+]
+
+#: Where the schema lives inside the package.
+SCHEMA_RESOURCE = "schemas/scorecard.schema.json"
+_MAX_LISTED = 20
+
+
+class ScorecardSchemaError(ScorekitError, ValueError):
+    """A scorecard dictionary does not match ``scorecard.schema.json``.
+
+    Attributes
+    ----------
+    errors : list of tuple
+        ``(json_path, message)`` for every violation found (``$.dimensions[0].rate``).
+    """
+
+    def __init__(self, message: str, errors: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.errors: list[tuple[str, str]] = list(errors or [])
+
+
+@functools.lru_cache(maxsize=1)
+def load_schema() -> dict[str, Any]:
+    """The scorecard JSON Schema shipped in the package (a fresh copy is not made: do not mutate)."""
+    text = resources.files("scorekit").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    schema = load_schema()
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def _json_path(parts: Any) -> str:
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and part.isidentifier():
+            out += f".{part}"
+        else:
+            out += f"[{json.dumps(str(part), ensure_ascii=False)}]"
+    return out
+
+
+# Long lists whose item schemas check JSON types only (no value constraints): the
+# 100,000-row benchmark has ~8,000 case ids in its findings, and jsonschema spends
+# ~10 µs per item. A list of strings is validated through its first item, a list
+# of records through one record per (key, Python type) signature; only if that
+# compact copy fails is the full data validated again, for exact error paths.
+# Sound because removing items can only remove errors (no minItems, contains or
+# uniqueItems on these lists) and items of one signature pass or fail together;
+# tests/reports/test_json_schema.py checks that the schema keeps these item
+# schemas type-only.
+COMPACTED_STRING_LISTS = (
+    ("scope", "required_dimensions"),
+    ("scope", "dimensions"),
+    ("scope", "missing_dimensions"),
+    ("dimensions", "*", "flaky_cases"),
+    ("findings", "*", "case_ids"),
+    ("judges",),
+)
+COMPACTED_RECORD_LISTS = (("validation", "problems"), ("controls",))
+_COMPACT_FROM = 16
+
+
+def _signature(item: Any) -> Any:
+    if isinstance(item, dict):
+        return tuple(sorted((str(k), type(v).__name__) for k, v in item.items()))
+    return ("", type(item).__name__)
+
+
+def _compact_list(value: Any, records: bool) -> Any:
+    if not isinstance(value, list) or len(value) < _COMPACT_FROM:
+        return value
+    if not records:
+        return value[:1] if all(isinstance(v, str) for v in value) else value
+    seen: dict[Any, Any] = {}
+    for item in value:
+        seen.setdefault(_signature(item), item)
+    return list(seen.values())
+
+
+def _compact_at(node: Any, path: tuple[str, ...], records: bool) -> Any:
+    """A copy of ``node`` with the list at ``path`` compacted (copies only along the path)."""
+    if not path:
+        return _compact_list(node, records)
+    head, rest = path[0], path[1:]
+    if head == "*":
+        if not isinstance(node, list):
+            return node
+        return [_compact_at(item, rest, records) for item in node]
+    if not isinstance(node, dict) or head not in node:
+        return node
+    copy = dict(node)
+    copy[head] = _compact_at(node[head], rest, records)
+    return copy
+
+
+def _compact(data: Any) -> Any:
+    for path in COMPACTED_STRING_LISTS:
+        data = _compact_at(data, path, records=False)
+    for path in COMPACTED_RECORD_LISTS:
+        data = _compact_at(data, path, records=True)
+    return data
+
+
+def validate_scorecard_json(data: Any) -> None:
+    """Raise :class:`ScorecardSchemaError` unless ``data`` matches the scorecard schema.
+
+    The message names the JSON path of each violation, e.g.
+    ``$.dimensions[0].rate: 'high' is not of type 'number', 'null'``.
+
+    Examples
+    --------
+    >>> import scorekit as sk
+    >>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+    >>> validate_scorecard_json(card.to_dict())  # no error
+    """
+    validator = _validator()
+    if validator.is_valid(_compact(data)):
+        return
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if not errors:  # pragma: no cover - the compact copy fails only if the data fails
+        return
+    found = [(_json_path(e.absolute_path), e.message) for e in errors]
+    lines = [f"  {path}: {message}" for path, message in found[:_MAX_LISTED]]
+    if len(found) > _MAX_LISTED:
+        lines.append(f"  … and {len(found) - _MAX_LISTED} more")
+    raise ScorecardSchemaError(
+        f"scorecard does not match {SCHEMA_RESOURCE} ({len(found)} problem{'s' if len(found) != 1 else ''}):\n"
+        + "\n".join(lines),
+        found,
+    )
+
+
+def render_json(data: dict[str, Any], *, validate: bool = True) -> str:
+    """``data`` as ``scorecard.json`` text (indent 2, UTF-8, no NaN), validated first."""
+    if validate:
+        validate_scorecard_json(data)
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _encode(text: str) -> bytes:
+    """UTF-8 bytes of ``scorecard.json`` text."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate cannot be UTF-8: fall back to \uXXXX escapes (still exact JSON).
+        return (json.dumps(json.loads(text), indent=2, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
+
+
+def write_json(data: dict[str, Any], path: str | Path, *, validate: bool = True) -> Path:
+    """Write ``scorecard.json`` atomically; return its path."""
+    payload = _encode(render_json(data, validate=validate))
+    return atomic_write(path, lambda tmp: tmp.write_bytes(payload))

@@ -1,0 +1,102 @@
+"""``evidence.parquet``: every scored row of ``Scorecard.evidence``.
+
+The scorecard JSON holds no rows, only ``hashes.evidence`` — the hash of the
+canonical row content (SPEC §10), not of this file's bytes, which carry library
+metadata. That hash is also stored in the file's key-value metadata under
+:data:`METADATA_KEY`, so a file can be matched to its scorecard. ``pyarrow`` is
+imported only here, when the file is written or read.
+
+Rows keep the order of ``Scorecard.evidence``, so ``pd.read_parquet`` gives the
+same frame back; filter ``status != "PASS"`` for the failing evidence.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ._format import atomic_write
+
+__all__ = ["METADATA_KEY", "read_evidence_metadata", "write_parquet"]
+
+#: Key of the scorekit entry in the Parquet file's key-value metadata (JSON value).
+METADATA_KEY = b"scorekit"
+
+
+def _json_cell(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _to_table(evidence: pd.DataFrame) -> tuple[Any, list[str]]:
+    """An Arrow table of the frame; columns Arrow cannot type (mixed objects) become JSON text."""
+    import pyarrow as pa
+
+    try:
+        return pa.Table.from_pandas(evidence, preserve_index=False), []
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        pass
+    frame = evidence.copy()
+    encoded = []
+    for column in frame.columns:
+        try:
+            pa.Array.from_pandas(frame[column])
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+            frame[column] = frame[column].map(_json_cell).astype("str")
+            encoded.append(str(column))
+    return pa.Table.from_pandas(frame, preserve_index=False), encoded
+
+
+def write_parquet(
+    evidence: pd.DataFrame,
+    path: str | Path,
+    *,
+    data: dict[str, Any] | None = None,
+    evidence_hash: str | None = None,
+) -> Path:
+    """Write ``evidence`` to ``path`` atomically with scorekit metadata; return the path.
+
+    Parameters
+    ----------
+    evidence : DataFrame
+        ``Scorecard.evidence`` (every scored row).
+    data : dict, optional
+        ``Scorecard.to_dict()``: its ``hashes.evidence``, ``schema_version``,
+        ``scorekit_version``, ``generated_at`` and ``decision`` go into the metadata.
+    evidence_hash : str, optional
+        ``hashes.evidence`` when ``data`` is not given.
+    """
+    import pyarrow.parquet as pq
+
+    table, encoded = _to_table(evidence)
+    data = data or {}
+    hashes = data.get("hashes") or {}
+    meta = {
+        "hashes": {"evidence": evidence_hash if evidence_hash is not None else hashes.get("evidence")},
+        "rows": int(len(evidence)),
+        "schema_version": data.get("schema_version"),
+        "scorekit_version": data.get("scorekit_version"),
+        "generated_at": data.get("generated_at"),
+        "decision": data.get("decision"),
+        "json_encoded_columns": encoded,
+    }
+    existing = dict(table.schema.metadata or {})
+    existing[METADATA_KEY] = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    existing[b"scorekit.hashes.evidence"] = str(meta["hashes"]["evidence"]).encode("ascii", "replace")
+    table = table.replace_schema_metadata(existing)
+    return atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def read_evidence_metadata(path: str | Path) -> dict[str, Any]:
+    """The scorekit metadata of an ``evidence.parquet`` file (``{"hashes": {"evidence": ...}, "rows": ...}``)."""
+    import pyarrow.parquet as pq
+
+    metadata = pq.read_schema(path).metadata or {}
+    raw = metadata.get(METADATA_KEY)
+    if raw is None:
+        raise ValueError(f"{path}: not an evidence.parquet written by scorekit (no {METADATA_KEY.decode()} metadata)")
+    return json.loads(raw.decode("utf-8"))
