@@ -72,13 +72,13 @@ def tag_numbers(value: Any) -> Any:
     if kind is str or value is None or kind is bool:
         return value
     if kind is int:
-        return f"i:{value!r}"
+        return "i:" + int.__repr__(value)
     if kind is float:
-        return f"f:{value!r}"
+        return "f:" + float.__repr__(value)
     if kind is dict:
-        return {k: tag_numbers(v) for k, v in value.items()}
+        return {k: (v if type(v) is str else tag_numbers(v)) for k, v in value.items()}
     if kind is list or kind is tuple:
-        return [tag_numbers(v) for v in value]
+        return [v if type(v) is str else tag_numbers(v) for v in value]
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
@@ -92,9 +92,16 @@ def tag_numbers(value: Any) -> Any:
     raise TypeError(f"cannot hash a value of type {type(value).__name__}")
 
 
+_ENCODE = json.JSONEncoder(
+    ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False, check_circular=False
+).encode
+
+
 def _jcs(tagged: Any) -> bytes:
     """RFC 8785 bytes of a number-free structure."""
-    text = json.dumps(tagged, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    text = _ENCODE(tagged)
+    if text.isascii():
+        return text.encode("ascii")
     if _BEYOND_BMP.search(text) is None:
         try:
             return text.encode("utf-8")

@@ -31,6 +31,7 @@ COLUMNS = (
     "agent_output", "cost_usd", "latency_ms", "definition", "row_json", "evidence_digest",
 )
 _CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
+_MEASURED = frozenset(MEASURED_FIELDS)
 
 
 @dataclass
@@ -63,6 +64,16 @@ def _prescored(row: dict[str, Any]) -> Outcome:
     if status == "PASS":
         return Outcome("PASS", None, True)
     return Outcome(status, row.get("reason") or f"prescored_{status.lower()}", True)
+
+
+def _printable(text: str) -> str:
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
 
 
 def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
@@ -114,10 +125,12 @@ def _ingest_items(
             row_problems = error if isinstance(error, list) else [("row", error)]
         ident = value if isinstance(value, dict) else {}
         if row is None:
-            row_id = ident.get("id") if isinstance(ident.get("id"), str) else None
+            # An invalid row may carry text that is not valid Unicode (a lone
+            # surrogate): keep its identity printable and storable.
+            row_id = _printable(ident.get("id")) if isinstance(ident.get("id"), str) else None
             problems.extend(Problem(source, line, name, message, row_id) for name, message in row_problems)
-            dimension = intern(ident["dimension"]) if isinstance(ident.get("dimension"), str) else None
-            case = ident.get("case_id") if isinstance(ident.get("case_id"), str) else row_id
+            dimension = intern(_printable(ident["dimension"])) if isinstance(ident.get("dimension"), str) else None
+            case = _printable(ident["case_id"]) if isinstance(ident.get("case_id"), str) else row_id
             if case is None:
                 case = f"<line {line}>"  # an unreadable row is still its own case in the evidence
             c_line.append(line); c_id.append(row_id); c_dim.append(dimension); c_case.append(case)
@@ -176,7 +189,7 @@ def _ingest_items(
             }))
         result_digests.append(row_digest({
             "id": row_id, "case_id": case, "dimension": dimension, "trial": trial,
-            "measured": {name: row[name] for name in MEASURED_FIELDS if name in row},
+            "measured": {name: value for name, value in row.items() if name in _MEASURED},
         }))
         # JSON Lines rows can be read again from the file's lines; keep others.
         c_json.append(None if raw is not None else _dumps(row))

@@ -385,7 +385,6 @@ def _jsonl_records(
         decoder = json.JSONDecoder(parse_constant=constant, parse_float=parse_float, parse_int=parse_int)
     decode = decoder.decode
     strict_decode = json.JSONDecoder(parse_constant=constant, object_pairs_hook=_unique_keys).decode
-    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     for number, raw in enumerate(lines, start=first):
         if raw.endswith(b"\r"):
             raw = raw[:-1]
@@ -395,11 +394,11 @@ def _jsonl_records(
         try:
             line = raw.decode("utf-8")  # the whole file was checked to be UTF-8
             value = decode(line)
-            # Duplicate keys: JSON keeps the last value, silently. A duplicate
-            # leaves fewer '":' in the re-encoded row than in the text (quotes
-            # inside strings are escaped alike in both); only then (or after
-            # unusual spacing) parse again, exactly, to name it.
-            if raw.count(b'":') != encode(value).count('":'):
+            # Duplicate top-level keys (a second "status", "agent_output", ...):
+            # JSON keeps the last value, silently. A key that occurs twice as
+            # '"key":' in the text (nested or duplicated) is confirmed by an
+            # exact parse that names it; nested duplicates are found there too.
+            if type(value) is dict and any(raw.count(b'"%s":' % k.encode()) > 1 for k in value):
                 strict_decode(line)
         except _DuplicateKey as exc:
             yield number, value if isinstance(value, dict) else None, [(exc.key, "duplicate key in one object; "

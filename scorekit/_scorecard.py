@@ -127,6 +127,11 @@ class Scorecard:
             "comparison": self.comparison,
             "hashes": self.hashes,
             "judges": self.judges,
+            "evaluators": sorted({str(e) for e in self.evidence["evaluator"].dropna()})
+            if "evaluator" in self.evidence.columns
+            else [],
+            "confidence": self.policy.get("confidence"),
+            "evidence": {"rows": int(len(self.evidence)), "file": "evidence.parquet"},
             "policy": self.policy,
             "caveats": list(CAVEATS),
         }
@@ -139,15 +144,13 @@ class Scorecard:
     def write(self, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
         """Write the reports into ``out_dir`` (created if needed); return their paths.
 
-        Writes ``scorecard.json`` (written atomically: a reader never sees half a file).
+        ``scorecard.json`` (validated against the shipped JSON Schema),
+        ``scorecard.md``, ``scorecard.html`` (self-contained) and
+        ``evidence.parquet`` (every scored row), each written atomically.
         """
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        path = out / "scorecard.json"
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        os.replace(tmp, path)
-        return {"json": path}
+        from .reports import write_reports
+
+        return write_reports(self, out_dir)
 
     @property
     def findings_frame(self) -> pd.DataFrame:

@@ -48,7 +48,9 @@ def definition_key(row: dict[str, Any]) -> bytes:
     JSON; it does depend on the order of object keys, so two digests that differ
     are confirmed with :func:`definition_json` before a conflict is reported.
     """
-    return hashlib.blake2b(repr(tuple(map(row.get, DEFINITION_FIELDS))).encode(), digest_size=16).digest()
+    return hashlib.blake2b(
+        repr([(name, row[name]) for name in DEFINITION_FIELDS if name in row]).encode(), digest_size=16
+    ).digest()
 
 
 def definition_json(row: dict[str, Any]) -> list[str]:

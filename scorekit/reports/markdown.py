@@ -41,7 +41,7 @@ def _e(value: Any) -> str:
     return md_escape(value)
 
 
-def _code_list(items: list[Any], *, limit: int = LIST_LIMIT, where: str = "evidence.parquet") -> str:
+def _id_list(items: list[Any], *, limit: int = LIST_LIMIT, where: str = "evidence.parquet") -> str:
     """A comma-separated, escaped list, cut at ``limit`` with "… and N more (see …)"."""
     if not items:
         return UNDEFINED
@@ -99,16 +99,16 @@ def render_markdown(data: dict[str, Any], *, evidence_rows: int | None = None) -
     scope = data.get("scope") or {}
     add("## Scope")
     add("")
-    add(f"- required dimensions: {_code_list(scope.get('required_dimensions') or [], where='scorecard.json')}")
+    add(f"- required dimensions: {_id_list(scope.get('required_dimensions') or [], where='scorecard.json')}")
     if "dimensions" in scope:
-        add(f"- dimensions in scope: {_code_list(scope.get('dimensions') or [], where='scorecard.json')}")
+        add(f"- dimensions in scope: {_id_list(scope.get('dimensions') or [], where='scorecard.json')}")
     inferred = scope.get("inferred")
     add(
         f"- inferred: {fmt_bool(inferred)}"
         + (" (scope inferred from the rows: an entirely absent dimension cannot be detected;"
            " declare gate.required_dimensions)" if inferred else "")
     )
-    add(f"- missing dimensions: {_code_list(scope.get('missing_dimensions') or [], where='scorecard.json')}")
+    add(f"- missing dimensions: {_id_list(scope.get('missing_dimensions') or [], where='scorecard.json')}")
     add("")
 
     # ---- dimensions ----------------------------------------------------------------
@@ -158,7 +158,7 @@ def render_markdown(data: dict[str, Any], *, evidence_rows: int | None = None) -
     if flaky:
         for dim in flaky:
             add(f"- {_e(dim.get('name'))} ({fmt_count(len(dim['flaky_cases']))} of "
-                f"{fmt_count(dim.get('repeated_cases'))} repeated cases): {_code_list(dim['flaky_cases'])}")
+                f"{fmt_count(dim.get('repeated_cases'))} repeated cases): {_id_list(dim['flaky_cases'])}")
     else:
         add("None: every repeated case's trials agree.")
     add("")
@@ -183,7 +183,7 @@ def render_markdown(data: dict[str, Any], *, evidence_rows: int | None = None) -
             f_rows.append([
                 str(i), _e(f.get("severity")), _e(f.get("dimension")), _e(f.get("reason")), _e(f.get("status")),
                 fmt_count(f.get("rows")) if "rows" in f else UNDEFINED,
-                _code_list(f.get("case_ids") or []),
+                _id_list(f.get("case_ids") or []),
             ])
         out.extend(_table(["#", "severity", "dimension", "reason", "status", "rows", "case ids"], f_rows))
         add("")
@@ -262,7 +262,7 @@ def render_markdown(data: dict[str, Any], *, evidence_rows: int | None = None) -
     out.extend(_table(["hash", "sha256"], [[k, _e(hashes.get(k))] for k in ("suite", "policy", "results", "evidence")]))
     add("")
     judges = data.get("judges") or []
-    add(f"Judge identity: {_code_list(judges, where='scorecard.json') if judges else 'no judges'}")
+    add(f"Judge identity: {_id_list(judges, where='scorecard.json') if judges else 'no judges'}")
     add("")
     return "\n".join(out) + "\n"
 
