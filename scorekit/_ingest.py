@@ -17,7 +17,7 @@ from typing import Any, Iterable, Sequence
 
 from ._errors import Problem
 from ._rows import Source, _check_row, _jsonl_records
-from ._hashing import MEASURED_FIELDS, evidence_digest, row_digest
+from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._validate import DEFINITION_FIELDS, definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.judges import is_mock
@@ -187,10 +187,9 @@ def _ingest_items(
                 "case_id": case, "dimension": dimension,
                 "definition": {name: row[name] for name in DEFINITION_FIELDS if name in row},
             }))
-        result_digests.append(row_digest({
-            "id": row_id, "case_id": case, "dimension": dimension, "trial": trial,
-            "measured": {name: value for name, value in row.items() if name in _MEASURED},
-        }))
+        result_digests.append(results_digest(
+            row_id, case, dimension, trial, {name: value for name, value in row.items() if name in _MEASURED}
+        ))
         # JSON Lines rows can be read again from the file's lines; keep others.
         c_json.append(None if raw is not None else _dumps(row))
     out.mock_judges |= ctx.mock_judges

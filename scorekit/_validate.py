@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -44,12 +45,13 @@ DEFINITION_FIELDS: tuple[str, ...] = (
 def definition_key(row: dict[str, Any]) -> bytes:
     """A 16-byte digest of a row's case definition, for grouping trials.
 
-    ``repr`` keeps ``1``, ``1.0``, ``True`` and ``"1"`` apart and is cheaper than
+    ``marshal`` (format 2: no back-references, so equal values give equal bytes)
+    keeps ``1``, ``1.0``, ``True`` and ``"1"`` apart and is much cheaper than
     JSON; it does depend on the order of object keys, so two digests that differ
     are confirmed with :func:`definition_json` before a conflict is reported.
     """
     return hashlib.blake2b(
-        repr([(name, row[name]) for name in DEFINITION_FIELDS if name in row]).encode(), digest_size=16
+        marshal.dumps([(name, row[name]) for name in DEFINITION_FIELDS if name in row], 2), digest_size=16
     ).digest()
 
 

@@ -1,0 +1,115 @@
+"""Hash input form (SPEC §10): the fast paths agree with RFC 8785 of the type-tagged structure."""
+
+from __future__ import annotations
+
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorekit._hashing import (
+    canonical_bytes,
+    evidence_digest,
+    list_hash,
+    results_digest,
+    row_digest,
+    sha256_hex,
+    tag_numbers,
+)
+
+TEXT = st.text(max_size=12)  # includes control characters, quotes, non-BMP characters
+SCALARS = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.floats(allow_nan=False, allow_infinity=False) | TEXT
+JSON = st.recursive(SCALARS, lambda c: st.lists(c, max_size=4) | st.dictionaries(TEXT, c, max_size=4), max_leaves=15)
+
+
+@settings(max_examples=300)
+@given(JSON)
+def test_canonical_bytes_equal_rfc8785_of_the_tagged_structure(value):
+    try:
+        expected = rfc8785.dumps(tag_numbers(value))
+    except Exception:  # lone surrogates: not valid I-JSON; nothing to compare
+        return
+    assert canonical_bytes(value) == expected
+
+
+def test_one_and_one_point_zero_hash_differently():
+    assert row_digest({"x": 1}) != row_digest({"x": 1.0}) != row_digest({"x": True})
+    assert canonical_bytes({"b": 1, "a": [1.0, None]}) == b'{"a":["f:1.0",null],"b":"i:1"}'
+
+
+@settings(max_examples=300)
+@given(TEXT, TEXT, TEXT, st.none() | st.integers(0, 10**6), st.dictionaries(
+    st.sampled_from(["agent_output", "cost_usd", "latency_ms", "usage", "tool_calls", "status"]), JSON, max_size=4))
+def test_results_digest_fast_path_equals_row_digest(row_id, case_id, dimension, trial, measured):
+    try:
+        rfc8785.dumps(tag_numbers([row_id, case_id, dimension, measured]))
+    except Exception:
+        return
+    expected = row_digest({"id": row_id, "case_id": case_id, "dimension": dimension, "trial": trial, "measured": measured})
+    assert results_digest(row_id, case_id, dimension, trial, measured) == expected
+
+
+@settings(max_examples=300)
+@given(st.none() | TEXT, st.none() | TEXT, st.none() | TEXT, st.none() | st.integers(0, 10**6),
+       st.sampled_from(["PASS", "FAIL", "ERROR", "ABSTAIN"]), st.none() | TEXT,
+       st.sampled_from(["labeled", "unlabeled", "invalid"]), st.booleans(), st.booleans())
+def test_evidence_digest_fast_path_equals_row_digest(rid, dim, case, trial, status, reason, label, control, included):
+    record = {"case_id": case, "control": control, "dimension": dim, "id": rid, "included": included,
+              "label": label, "reason": reason, "status": status, "trial": trial}
+    try:
+        rfc8785.dumps(tag_numbers(record))
+    except Exception:
+        return
+    assert evidence_digest(rid, dim, case, trial, status, reason, label, control, included) == row_digest(record)
+
+
+def test_list_hash_is_the_hash_of_the_canonical_list():
+    digests = ["b" * 64, "a" * 64]
+    assert list_hash(digests, sort=True) == sha256_hex(rfc8785.dumps(sorted(digests)))
+    assert list_hash(digests + digests, sort=True, unique=True) == list_hash(digests, sort=True)
+
+
+def _example_card(rows=None):
+    import scorekit as sk
+
+    return sk.evaluate(rows if rows is not None else sk.example_path(), policy=sk.example_path(file="policy.yml"))
+
+
+def test_evidence_hash_recomputes_from_the_evidence_table():
+    card = _example_card()
+    ev = card.evidence
+    digests = [
+        row_digest({"case_id": c, "control": bool(ctl), "dimension": d, "id": i, "included": bool(inc),
+                    "label": str(lab), "reason": None if r != r else r, "status": str(s),
+                    "trial": None if t is None or t != t else int(t)})
+        for i, d, c, t, s, r, lab, ctl, inc in zip(ev["id"], ev["dimension"], ev["case_id"], ev["trial"].astype(object),
+                                                  ev["status"], ev["reason"], ev["label"], ev["control"], ev["included"])
+    ]
+    assert card.hashes["evidence"] == list_hash(digests, sort=True)
+
+
+def test_suite_and_results_hashes_ignore_row_order_and_suite_ignores_trial_count():
+    import json
+    import random
+
+    import scorekit as sk
+
+    rows = [json.loads(line) for line in sk.example_path().read_text(encoding="utf-8").splitlines()]
+    base = _example_card(rows)
+    shuffled = rows[:]
+    random.Random(3).shuffle(shuffled)
+    again = _example_card(shuffled)
+    assert base.hashes == again.hashes
+    fewer = _example_card([r for r in rows if r.get("trial", 0) < 2])
+    assert fewer.hashes["suite"] == base.hashes["suite"]
+    assert fewer.hashes["results"] != base.hashes["results"]
+
+
+def test_suite_hash_excludes_measured_fields_and_results_hash_excludes_answer_keys():
+    import scorekit as sk
+
+    row = {"id": "r", "dimension": "task_completion", "must_include": ["x"], "agent_output": "x"}
+    a = sk.evaluate([row])
+    b = sk.evaluate([dict(row, agent_output="x and more")])
+    c = sk.evaluate([dict(row, must_include=["x", "y"])])
+    assert a.hashes["suite"] == b.hashes["suite"] and a.hashes["results"] != b.hashes["results"]
+    assert a.hashes["results"] == c.hashes["results"] and a.hashes["suite"] != c.hashes["suite"]
