@@ -33,6 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._errors import PolicyError
+from ._jsonstrict import DuplicateKeyError, unique_object
 
 __all__ = [
     "BUDGET_KEYS",
@@ -577,18 +578,12 @@ def _parse_json(text: str, name: str) -> Any:
     def reject_constant(token: str) -> Any:
         raise PolicyError(f"{name}: invalid JSON: {token} is not allowed (numbers must be finite)")
 
-    def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in out:
-                raise PolicyError(f"{name}: invalid JSON: duplicate key {_show(key)}")
-            out[key] = value
-        return out
-
     try:
-        return json.loads(text, parse_constant=reject_constant, object_pairs_hook=unique_pairs)
+        return json.loads(text, parse_constant=reject_constant, object_pairs_hook=unique_object)
     except PolicyError:
         raise
+    except DuplicateKeyError as exc:
+        raise PolicyError(f"{name}: invalid JSON: duplicate key {_show(exc.key)}") from None
     except json.JSONDecodeError as exc:
         raise PolicyError(f"{name}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:

@@ -30,6 +30,7 @@ import pandas as pd
 
 from ._counts import STATUS_DTYPE, STATUSES
 from ._errors import InputError, Problem
+from ._jsonstrict import DuplicateKeyError, unique_object
 
 __all__ = ["FIELDS", "MATCH_MODES", "RowTable", "read_row_table", "read_rows"]
 
@@ -329,23 +330,6 @@ def text_is_clean(text: bytes) -> bool:
     return not any(marker in folded for marker in _SUSPECT_TEXT)
 
 
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return out
-
-
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -384,7 +368,7 @@ def _jsonl_records(
     else:
         decoder = json.JSONDecoder(parse_constant=constant, parse_float=parse_float, parse_int=parse_int)
     decode = decoder.decode
-    strict_decode = json.JSONDecoder(parse_constant=constant, object_pairs_hook=_unique_keys).decode
+    strict_decode = json.JSONDecoder(parse_constant=constant, object_pairs_hook=unique_object).decode
     for number, raw in enumerate(lines, start=first):
         if raw.endswith(b"\r"):
             raw = raw[:-1]
@@ -400,7 +384,7 @@ def _jsonl_records(
             # exact parse that names it; nested duplicates are found there too.
             if type(value) is dict and any(raw.count(b'"%s":' % k.encode()) > 1 for k in value):
                 strict_decode(line)
-        except _DuplicateKey as exc:
+        except DuplicateKeyError as exc:
             yield number, value if isinstance(value, dict) else None, [(exc.key, "duplicate key in one object; "
                                                                        "JSON would silently keep only the last value")], False, raw
             continue

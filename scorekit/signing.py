@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._errors import SignatureError
+from ._jsonstrict import DuplicateKeyError, unique_object
 
 __all__ = [
     "ALGORITHM",
@@ -107,19 +108,13 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _StrictJSONError(f"duplicate object key {key!r}")
-        obj[key] = value
-    return obj
-
-
 def _loads_strict(text: str) -> Any:
-    return json.loads(
-        text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_no_duplicates
-    )
+    try:
+        return json.loads(
+            text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=unique_object
+        )
+    except DuplicateKeyError as exc:
+        raise _StrictJSONError(f"duplicate object key {exc.key!r}") from None
 
 
 def _read_bytes(path: Path, what: str, error: type[Exception]) -> bytes:
