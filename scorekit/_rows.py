@@ -330,6 +330,19 @@ def text_is_clean(text: bytes) -> bool:
     return not any(marker in folded for marker in _SUSPECT_TEXT)
 
 
+_KEY_PATTERNS: dict[str, bytes] = {}
+
+
+def _key_pattern(key: str) -> bytes:
+    """``b'"key":'`` (cached: rows repeat the same field names)."""
+    pattern = _KEY_PATTERNS.get(key)
+    if pattern is None:
+        pattern = json.dumps(key, ensure_ascii=False).encode("utf-8", "surrogatepass") + b":"
+        if len(_KEY_PATTERNS) < 4096:
+            _KEY_PATTERNS[key] = pattern
+    return pattern
+
+
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -382,7 +395,7 @@ def _jsonl_records(
             # JSON keeps the last value, silently. A key that occurs twice as
             # '"key":' in the text (nested or duplicated) is confirmed by an
             # exact parse that names it; nested duplicates are found there too.
-            if type(value) is dict and any(raw.count(b'"%s":' % k.encode()) > 1 for k in value):
+            if type(value) is dict and any(raw.count(_key_pattern(k)) > 1 for k in value):
                 strict_decode(line)
         except DuplicateKeyError as exc:
             yield number, value if isinstance(value, dict) else None, [(exc.key, "duplicate key in one object; "
