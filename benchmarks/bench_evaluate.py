@@ -151,6 +151,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.rows:,} rows, {len(DIMENSIONS)} dimensions, {TRIALS} trials per case; "
           f"file {results.stat().st_size / 2**20:.1f} MiB")
 
+    # Machine calibration: the same code has measured 60% slower on this shared
+    # hardware from one hour to the next; the time the standard library takes
+    # just to parse the file lets runs on different days be compared.
+    start = time.perf_counter()
+    with results.open("rb") as fh:
+        for line in fh:
+            json.loads(line)
+    calibration = time.perf_counter() - start
+    print(f"calibration: stdlib json.loads of every line takes {calibration:.2f} s on this machine now")
+
     import scorekit
 
     start = time.perf_counter()
@@ -178,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     wall, rss = statistics.median(walls), statistics.median(rsss)
     print(f"scorekit run (whole process, median of {args.runs}): {wall:.2f} s wall, {rss / 1024:.0f} MiB peak RSS; "
           f"vs the peer's ~33 s / 350 MB: {33 / wall:.1f}× faster, RSS {rss / 1024 / 350 * 100:.0f}% of the peer's")
+    print(f"scorekit run / json.loads calibration: {wall / calibration:.2f}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0
