@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import _stats
-from ._counts import ABSTAIN, ERROR, FAIL, PASS, STATUSES, CaseCounts
+from ._counts import ABSTAIN, ERROR, FAIL, PASS, CaseCounts
 from ._policy import Policy
 
 __all__ = ["DECISIONS", "VERDICTS", "decide", "dimension_table"]
@@ -106,15 +106,15 @@ def dimension_table(
             reasons.append(["not in the declared scope"])
             continue
         has_threshold = not np.isnan(threshold[i])
-        k_rules = gate.pass_k_thresholds.get(name) if hasattr(gate, "pass_k_thresholds") else None
-        k_rules = [k_rules] if isinstance(k_rules, dict) or (k_rules is not None and not isinstance(k_rules, (list, tuple))) else list(k_rules or [])
+        rule = gate.pass_k_thresholds.get(name)
+        k_rules = [rule] if rule is not None else []
         # 1. certain FAIL: missing evidence counted as PASS still fails.
         certain = []
         if has_threshold and total[i] > 0 and optimistic[i] < threshold[i]:
             certain.append(f"{gate.threshold_basis} measure below threshold even counting missing rows as PASS")
         k_measured: list[tuple[int, float, float]] = []
         for rule in k_rules:
-            k, minimum = _rule_k(rule), _rule_min(rule)
+            k, minimum = int(rule.k), float(rule.min)
             if name in group_of:
                 opt = _case_pass_k(cases, group_of[name], k, optimistic=True)
                 got = _case_pass_k(cases, group_of[name], k, optimistic=False)
@@ -170,14 +170,6 @@ def _short_of_k(cases: CaseCounts, group: int, k: int) -> bool:
     n = counts[:, PASS] + counts[:, FAIL]
     missing = counts[:, ERROR] + counts[:, ABSTAIN]
     return bool(((n < k) & (missing > 0)).any())
-
-
-def _rule_k(rule: object) -> int:
-    return int(rule["k"] if isinstance(rule, dict) else getattr(rule, "k"))
-
-
-def _rule_min(rule: object) -> float:
-    return float(rule["min"] if isinstance(rule, dict) else getattr(rule, "min"))
 
 
 def decide(

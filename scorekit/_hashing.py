@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 __all__ = [
     "MEASURED_FIELDS",
@@ -177,22 +177,23 @@ def results_digest(row_id: str, case_id: str, dimension: str, trial: Any, measur
                 {"id": row_id, "case_id": case_id, "dimension": dimension, "trial": trial, "measured": measured}
             )
         parts.append(_encode_str(key) + ":" + text)
-    trial_text = _scalar_json(trial)
-    head = (
+    text = (
         f'{{"case_id":{_encode_str(case_id)},"dimension":{_encode_str(dimension)},"id":{_encode_str(row_id)},'
-        f'"measured":{{{",".join(parts)}}},"trial":{trial_text}}}'
+        f'"measured":{{{",".join(parts)}}},"trial":{_scalar_json(trial)}}}'
     )
-    if head.isascii():
-        return hashlib.sha256(head.encode("ascii")).hexdigest()
-    if _BEYOND_BMP.search(head) is not None:
-        return row_digest(
-            {"id": row_id, "case_id": case_id, "dimension": dimension, "trial": trial, "measured": measured}
-        )
-    return hashlib.sha256(head.encode("utf-8", "surrogatepass")).hexdigest()
+    return _text_digest(
+        text, lambda: {"id": row_id, "case_id": case_id, "dimension": dimension, "trial": trial, "measured": measured}
+    )
 
 
-def _json_str(value: str | None) -> str:
-    return "null" if value is None else _encode_str(value)
+def _text_digest(text: str, structure: Callable[[], Any]) -> str:
+    """SHA-256 of canonical text written by hand; text with a character beyond
+    U+FFFF (where JCS key order is by UTF-16 units) takes :func:`row_digest`."""
+    if text.isascii():
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
+    if _BEYOND_BMP.search(text) is not None:
+        return row_digest(structure())
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def evidence_digest(
@@ -213,15 +214,14 @@ def evidence_digest(
     test checks the two agree.
     """
     text = (
-        f'{{"case_id":{_json_str(case_id)},"control":{"true" if control else "false"},'
-        f'"dimension":{_json_str(dimension)},"id":{_json_str(row_id)},'
-        f'"included":{"true" if included else "false"},"label":{_json_str(label)},'
-        f'"reason":{_json_str(reason)},"status":{_json_str(status)},'
-        f'"trial":{"null" if trial is None else _encode_str(f"i:{trial!r}")}}}'
+        f'{{"case_id":{_scalar_json(case_id)},"control":{_scalar_json(control)},'
+        f'"dimension":{_scalar_json(dimension)},"id":{_scalar_json(row_id)},'
+        f'"included":{_scalar_json(included)},"label":{_scalar_json(label)},'
+        f'"reason":{_scalar_json(reason)},"status":{_scalar_json(status)},'
+        f'"trial":{_scalar_json(trial)}}}'
     )
-    if _BEYOND_BMP.search(text) is not None:  # UTF-16 key order only matters for such text
-        return row_digest(
-            {"case_id": case_id, "control": control, "dimension": dimension, "id": row_id, "included": included,
-             "label": label, "reason": reason, "status": status, "trial": trial}
-        )
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return _text_digest(
+        text,
+        lambda: {"case_id": case_id, "control": control, "dimension": dimension, "id": row_id, "included": included,
+                 "label": label, "reason": reason, "status": status, "trial": trial},
+    )

@@ -90,10 +90,6 @@ def _is_match(v: Any) -> str | None:
     return f"unknown match mode {v!r}; expected one of {', '.join(MATCH_MODES)}"
 
 
-def _is_object(v: Any) -> str | None:
-    return None if isinstance(v, dict) else f"expected an object, got {_kind(v)}"
-
-
 def _is_number_or_object(v: Any) -> str | None:
     if isinstance(v, dict) or (isinstance(v, (int, float)) and not isinstance(v, bool)):
         return None
@@ -277,9 +273,6 @@ class RowTable:
         ``case_id`` when they could be read, so the engine can still list it.
     source : str
         File name (or ``<DataFrame>``/``<rows>``) used in messages.
-    records : list of dict
-        The normalised rows of ``frame`` as plain dicts (absent fields absent),
-        in the same order: what the row scorers read.
     """
 
     frame: pd.DataFrame
@@ -287,7 +280,6 @@ class RowTable:
     problems: list[Problem] = field(default_factory=list)
     invalid: list[dict[str, Any]] = field(default_factory=list)
     source: str = "<rows>"
-    records: list[dict[str, Any]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- parsing per format
@@ -682,7 +674,6 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, str | None]], source
         problems=problems,
         invalid=invalid,
         source=source,
-        records=rows,
     )
 
 

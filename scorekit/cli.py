@@ -20,14 +20,6 @@ from ._version import __version__
 EXIT_OK, EXIT_NO, EXIT_CANNOT_RUN = 0, 1, 2
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that exits 2 with a one-line message (it already does; keep it explicit)."""
-
-    def error(self, message: str) -> None:  # pragma: no cover - exercised through main()
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_CANNOT_RUN, f"{self.prog}: error: {message}\n")
-
-
 # --------------------------------------------------------------------------- formatting
 def _pct(value: float) -> str:
     return "—" if value != value else f"{100 * value:.1f}%"
@@ -167,12 +159,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    # argparse itself exits 2 with a usage line and one error line: SPEC §14's "could not run".
+    parser = argparse.ArgumentParser(
         prog="scorekit",
         description="Turn captured AI-agent evaluation results into release evidence.",
     )
     parser.add_argument("--version", action="version", version=f"scorekit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     demo = sub.add_parser("demo", help="summarise the bundled example evaluation and plot its rates")

@@ -138,6 +138,14 @@ def fmt_pp(value: Any) -> str:
     return f"{100.0 * float(value):+.1f} pp"
 
 
+def confidence_label(data: dict[str, Any]) -> str:
+    """The interval's confidence as a short percentage ("95%", "99.9%")."""
+    confidence = data.get("confidence")
+    if confidence is None:
+        confidence = (data.get("policy") or {}).get("confidence", 0.95)
+    return fmt_pct(confidence).replace(".0%", "%")
+
+
 def pass_k_columns(dimensions: Sequence[dict[str, Any]]) -> list[str]:
     """The k values reported by any dimension, as strings sorted numerically."""
     keys: set[str] = set()

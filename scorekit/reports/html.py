@@ -20,6 +20,7 @@ from typing import Any
 
 from ._format import (
     DECISION_MEANING,
+    confidence_label,
     REGRESSION_COLUMNS,
     LIST_LIMIT,
     UNDEFINED,
@@ -284,8 +285,7 @@ def render_html(data: dict[str, Any], *, evidence_rows: int | None = None) -> st
     """
     decision = data.get("decision")
     agent = data.get("agent") or {}
-    policy = data.get("policy") or {}
-    conf = fmt_pct(policy.get("confidence", 0.95)).replace(".0%", "%")
+    conf = confidence_label(data)
     dims = data.get("dimensions") or []
     ks = pass_k_columns(dims)
     out: list[str] = []

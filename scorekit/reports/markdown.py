@@ -13,6 +13,7 @@ from typing import Any
 
 from ._format import (
     DECISION_MEANING,
+    confidence_label,
     REGRESSION_COLUMNS,
     LIST_LIMIT,
     UNDEFINED,
@@ -70,9 +71,7 @@ def render_markdown(data: dict[str, Any], *, evidence_rows: int | None = None) -
     """
     decision = str(data.get("decision"))
     agent = data.get("agent") or {}
-    policy = data.get("policy") or {}
-    confidence = policy.get("confidence", 0.95)
-    conf = fmt_pct(confidence).replace(".0%", "%")
+    conf = confidence_label(data)
     out: list[str] = []
     add = out.append
 
