@@ -7,10 +7,11 @@ groups rows and orders the result: severity, then dimension, then reason.
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Iterable
 
 import pandas as pd
+
+from ._datafiles import load_data_yaml
 
 __all__ = ["SEVERITIES", "build_findings", "finding_text"]
 
@@ -20,10 +21,7 @@ _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
-    import yaml
-
-    text = resources.files("scorekit").joinpath("data", "findings.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return load_data_yaml("findings.yaml")
 
 
 def finding_text(dimension: str, reason: str, status: str = "FAIL") -> dict[str, str]:

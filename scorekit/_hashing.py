@@ -129,18 +129,11 @@ def row_digest(value: Any) -> str:
 
 def list_hash(digests: Iterable[str], *, sort: bool, unique: bool = False) -> str:
     """SHA-256 of the canonical JSON list of row digests (hex strings need no escaping)."""
-    items = list(digests)
-    if unique:
-        items = list(set(items))
-    if sort:
-        items.sort()
-    h = hashlib.sha256(b"[")
-    for i, item in enumerate(items):
-        h.update(b',"' if i else b'"')
-        h.update(item.encode("ascii"))
-        h.update(b'"')
-    h.update(b"]")
-    return h.hexdigest()
+    items = set(digests) if unique else digests
+    items = sorted(items) if sort else list(items)
+    if not items:
+        return hashlib.sha256(b"[]").hexdigest()
+    return hashlib.sha256(('["' + '","'.join(items) + '"]').encode("ascii")).hexdigest()
 
 
 _encode_str = json.encoder.encode_basestring  # C-accelerated JSON string escaping (ensure_ascii=False)
@@ -213,12 +206,13 @@ def evidence_digest(
     "included", "label", "reason", "status", "trial"}`` (keys in JCS order); a
     test checks the two agree.
     """
+    scalar = _scalar_json
     text = (
-        f'{{"case_id":{_scalar_json(case_id)},"control":{_scalar_json(control)},'
-        f'"dimension":{_scalar_json(dimension)},"id":{_scalar_json(row_id)},'
-        f'"included":{_scalar_json(included)},"label":{_scalar_json(label)},'
-        f'"reason":{_scalar_json(reason)},"status":{_scalar_json(status)},'
-        f'"trial":{_scalar_json(trial)}}}'
+        f'{{"case_id":{scalar(case_id)},"control":{"true" if control is True else scalar(control)},'
+        f'"dimension":{scalar(dimension)},"id":{scalar(row_id)},'
+        f'"included":{"true" if included is True else scalar(included)},"label":{_encode_str(label)},'
+        f'"reason":{"null" if reason is None else scalar(reason)},"status":{_encode_str(status)},'
+        f'"trial":{scalar(trial)}}}'
     )
     return _text_digest(
         text,

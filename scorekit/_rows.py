@@ -311,6 +311,61 @@ _DIGITS_TO_ZERO = bytes.maketrans(b"123456789E", b"000000000e")
 _SUSPECT_TEXT = (b"NaN", b"Infinity", b"0" * 16, b"e000", b"e+000")
 
 
+class FileLines(Sequence[bytes]):
+    """The lines of a JSON Lines file, held as one ``bytes`` object plus offsets.
+
+    One large buffer instead of 100,000 small ``bytes`` objects: the parser takes
+    a short-lived slice per row, and when the file is dropped its memory goes
+    back to the system at once (small objects would pin allocator arenas for
+    the rest of the run). Slicing gives a view over the same buffer, so a forked
+    worker shares it. Lines are split at b"\\n" exactly as ``bytes.split``.
+    """
+
+    __slots__ = ("data", "starts", "ends")
+
+    def __init__(self, data: bytes, starts: np.ndarray | None = None, ends: np.ndarray | None = None) -> None:
+        if starts is None or ends is None:
+            newlines = _newline_positions(data)
+            starts = np.concatenate(([0], newlines + 1))
+            ends = np.concatenate((newlines, [len(data)]))
+        self.data, self.starts, self.ends = data, starts, ends
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return FileLines(self.data, self.starts[index], self.ends[index])
+        return self.data[self.starts[index] : self.ends[index]]
+
+    def __iter__(self) -> Iterator[bytes]:
+        data = self.data
+        for start, end in zip(self.starts.tolist(), self.ends.tolist()):
+            yield data[start:end]
+
+    def is_clean(self) -> bool:
+        """:func:`text_is_clean` over these lines, 1 MiB at a time (no full copy)."""
+        if not len(self):
+            return True
+        first, last = int(self.starts[0]), int(self.ends[-1])
+        step, overlap = 1 << 20, max(map(len, _SUSPECT_TEXT))
+        return all(
+            text_is_clean(self.data[start : min(start + step + overlap, last)])
+            for start in range(first, last, step)
+        )
+
+
+def _newline_positions(data: bytes) -> np.ndarray:
+    """Offsets of every b"\\n" in ``data`` (vectorised, 8 MiB at a time)."""
+    step = 1 << 23
+    found = [
+        np.flatnonzero(np.frombuffer(data, dtype=np.uint8, count=min(step, len(data) - start), offset=start) == 10)
+        + start
+        for start in range(0, len(data), step)
+    ]
+    return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
+
+
 def text_is_clean(text: bytes) -> bool:
     """True when no number in ``text`` can be NaN/Infinity, overflow, or exceed 2^53.
 
@@ -322,17 +377,51 @@ def text_is_clean(text: bytes) -> bool:
     return not any(marker in folded for marker in _SUSPECT_TEXT)
 
 
-_KEY_PATTERNS: dict[str, bytes] = {}
+_KEYSET_PATTERNS: dict[tuple[str, ...], tuple[bytes, ...]] = {}
+_NESTED_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+# Escapes that could hide a key's quote-colon pair from a text count.
+_MASKING_ESCAPE = re.compile(rb"\\u00(?:22|20|3[aA])")
 
 
-def _key_pattern(key: str) -> bytes:
-    """``b'"key":'`` (cached: rows repeat the same field names)."""
-    pattern = _KEY_PATTERNS.get(key)
-    if pattern is None:
-        pattern = json.dumps(key, ensure_ascii=False).encode("utf-8", "surrogatepass") + b":"
-        if len(_KEY_PATTERNS) < 4096:
-            _KEY_PATTERNS[key] = pattern
-    return pattern
+def _keyset_patterns(keys: tuple[str, ...]) -> tuple[bytes, ...]:
+    """``b'"key":'`` for each top-level key (cached: rows repeat the same layouts)."""
+    patterns = _KEYSET_PATTERNS.get(keys)
+    if patterns is None:
+        patterns = tuple(json.dumps(k, ensure_ascii=False).encode("utf-8", "surrogatepass") + b":" for k in keys)
+        if len(_KEYSET_PATTERNS) < 4096:
+            _KEYSET_PATTERNS[keys] = patterns
+    return patterns
+
+
+def _may_repeat_a_key(raw: bytes, value: dict[str, Any]) -> bool:
+    """False when ``raw`` (the text ``value`` was parsed from) shows no sign of a
+    repeated top-level key; True means "parse again strictly to find out".
+
+    JSON keeps the last of two equal keys silently, so a repeat is seen only in
+    the text. Each top-level key's ``"key":`` occurrences are counted there (C
+    speed); when a name occurs more than once, the occurrences its nested values
+    account for (encoded again) are subtracted, so a nested ``"id"`` under a
+    top-level ``"id"`` does not cost the strict parse. A key the count cannot see
+    (written with escapes or with a space before its colon) also takes the
+    strict parse, unless another key's repeat exactly hides it from the total.
+    """
+    patterns = _keyset_patterns(tuple(value))
+    total = sum(map(raw.count, patterns))
+    if total == len(patterns):
+        return False
+    if total < len(patterns) or (b"\\u00" in raw and _MASKING_ESCAPE.search(raw)):
+        return True
+    nested = None
+    for pattern in patterns:
+        count = raw.count(pattern)
+        if count > 1:
+            if nested is None:
+                nested = "".join(
+                    _NESTED_ENCODE(v) for v in value.values() if type(v) is dict or type(v) is list
+                ).encode("utf-8", "surrogatepass")
+            if nested.count(pattern) != count - 1:
+                return True
+    return False
 
 
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -367,7 +456,7 @@ def _jsonl_records(
         return int(text)
 
     if clean is None:
-        clean = text_is_clean(b"\n".join(lines))
+        clean = lines.is_clean() if isinstance(lines, FileLines) else text_is_clean(b"\n".join(lines))
     if clean:
         decoder = json.JSONDecoder(parse_constant=constant)
     else:
@@ -387,7 +476,7 @@ def _jsonl_records(
             # JSON keeps the last value, silently. A key that occurs twice as
             # '"key":' in the text (nested or duplicated) is confirmed by an
             # exact parse that names it; nested duplicates are found there too.
-            if type(value) is dict and any(raw.count(_key_pattern(k)) > 1 for k in value):
+            if type(value) is dict and _may_repeat_a_key(raw, value):
                 strict_decode(line)
         except DuplicateKeyError as exc:
             yield number, value if isinstance(value, dict) else None, [(exc.key, "duplicate key in one object; "
@@ -698,7 +787,7 @@ class Source:
     name: str
     kind: str
     _items: Callable[[], Iterator[tuple[int, Any, Any, bool, str | None]]]
-    lines: list[bytes] | None = None
+    lines: Sequence[bytes] | None = None
 
     def items(self) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
         """(line, value, error, needs the number walk, raw JSON text or None) per row."""
@@ -748,7 +837,7 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
         raise InputError(f"{name}: empty file, no rows")
     if not _looks_like_jsonl(data):
         raise InputError(f"{name}: not JSON Lines (the first non-blank line does not start an object)")
-    lines = data.split(b"\n")  # bytes: U+2028 etc. inside JSON strings never split a row
+    lines = FileLines(data)  # split at b"\n" only: U+2028 etc. inside JSON strings never split a row
     del data
     # Whether the numbers need checking is decided per chunk, by whoever parses it.
     return Source(name, "jsonl", lambda: _jsonl_records(lines, 1), lines=lines)

@@ -28,10 +28,10 @@ import re
 import tempfile
 from datetime import datetime, timezone
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
+from ._datafiles import data_text, load_data_yaml
 from ._errors import InputError
 from ._version import __version__
 
@@ -58,10 +58,8 @@ _STATUS_WORDS = {EVIDENCED: "evidenced", PARTIAL: "partial", NOT_EVIDENCED: "not
 # --------------------------------------------------------------------------- the data file
 @lru_cache(maxsize=1)
 def _raw_table() -> tuple[str, dict[str, Any]]:
-    import yaml
-
-    text = resources.files("scorekit").joinpath("data", "control_families.yaml").read_text(encoding="utf-8")
-    return text, yaml.safe_load(text)
+    text = data_text("control_families.yaml")
+    return text, load_data_yaml("control_families.yaml")
 
 
 def control_families() -> dict[str, Any]:

@@ -8,11 +8,8 @@ import matplotlib
 
 matplotlib.use("Agg")  # before pyplot is imported anywhere: no display in tests
 
-import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
 
 # No wall-clock deadlines: a slow CI machine must not turn into a failing test.
 settings.register_profile(
@@ -23,10 +20,7 @@ settings.register_profile(
 )
 settings.load_profile("scorekit")
 
-DATA = Path(__file__).parent / "data"
-ROWS_DATA = DATA / "rows"
-
-STATUSES = ("PASS", "FAIL", "ERROR", "ABSTAIN")
+from shared import ROWS_DATA
 
 
 @pytest.fixture(autouse=True)
@@ -44,66 +38,3 @@ def _close_figures():
 @pytest.fixture
 def rows_dir() -> Path:
     return ROWS_DATA
-
-
-# --------------------------------------------------------------------------- strategies
-@st.composite
-def counts(draw, max_n: int = 60, min_n: int = 0):
-    """(c, n) with 0 <= c <= n."""
-    n = draw(st.integers(min_value=min_n, max_value=max_n))
-    c = draw(st.integers(min_value=0, max_value=n))
-    return c, n
-
-
-@st.composite
-def scored_frames(
-    draw,
-    statuses: tuple[str, ...] = STATUSES,
-    max_dims: int = 3,
-    max_cases: int = 5,
-    max_trials: int = 5,
-    equal_trials: bool = False,
-):
-    """A DataFrame of scored rows: id, dimension, case_id, trial, run, status.
-
-    Every (dimension, case) gets 1..max_trials trials (the same number for all
-    cases when ``equal_trials``).
-    """
-    n_dims = draw(st.integers(1, max_dims))
-    fixed = draw(st.integers(1, max_trials)) if equal_trials else None
-    records = []
-    for d in range(n_dims):
-        n_cases = draw(st.integers(1, max_cases))
-        for c in range(n_cases):
-            trials = fixed if fixed is not None else draw(st.integers(1, max_trials))
-            for t in range(trials):
-                records.append(
-                    {
-                        "id": f"d{d}-c{c}-t{t}",
-                        "dimension": f"dim{d}",
-                        "case_id": f"case{c}",
-                        "trial": t,
-                        "run": f"run{t % 3}",
-                        "status": draw(st.sampled_from(statuses)),
-                    }
-                )
-    return pd.DataFrame.from_records(records)
-
-
-def per_case_rates(frame: pd.DataFrame) -> pd.DataFrame:
-    """Reference computation with plain pandas groupby: c and n per (dimension, case)."""
-    status = frame["status"].astype(object)
-    work = pd.DataFrame(
-        {
-            "dimension": frame["dimension"].astype(object),
-            "case_id": frame["case_id"].astype(object),
-            "c": (status == "PASS").astype(np.int64),
-            "n": status.isin(["PASS", "FAIL"]).astype(np.int64),
-        }
-    )
-    out = work.groupby(["dimension", "case_id"], sort=True)[["c", "n"]].sum()
-    return out[out["n"] > 0]
-
-
-def assert_close(actual, expected, tol: float = 1e-12) -> None:
-    np.testing.assert_allclose(actual, expected, rtol=tol, atol=tol, equal_nan=True)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import assert_close, per_case_rates, scored_frames
+from shared import assert_close, per_case_rates, scored_frames
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -66,6 +66,8 @@ def test_list_hash_is_the_hash_of_the_canonical_list():
     digests = ["b" * 64, "a" * 64]
     assert list_hash(digests, sort=True) == sha256_hex(rfc8785.dumps(sorted(digests)))
     assert list_hash(digests + digests, sort=True, unique=True) == list_hash(digests, sort=True)
+    assert list_hash([], sort=True) == sha256_hex(rfc8785.dumps([]))
+    assert list_hash(reversed(digests), sort=False) == sha256_hex(rfc8785.dumps(list(reversed(digests))))
 
 
 def _example_card(rows=None):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROWS_DATA
+from shared import ROWS_DATA
 
 import scorekit as sk
 from scorekit import InputError, Problem, ScorekitError, read_rows
@@ -701,3 +701,28 @@ def test_bundled_example_reads_without_problems():
     assert len(frame) > 0
     assert frame["id"].is_unique
     assert list(frame["status"].dtype.categories) == ["PASS", "FAIL", "ERROR", "ABSTAIN"]
+
+
+# --------------------------------------------------------------------------- FileLines
+from hypothesis import given as _given
+from hypothesis import strategies as _st
+
+from scorekit._rows import FileLines, text_is_clean
+
+
+@_given(_st.binary(max_size=300).map(lambda b: b.replace(b"\x00", b"\n")), _st.integers(-5, 5), _st.integers(-5, 5))
+def test_file_lines_split_exactly_like_bytes_split(data, start, stop):
+    lines = FileLines(data)
+    expected = data.split(b"\n")
+    assert list(lines) == expected and len(lines) == len(expected)
+    assert [lines[i] for i in range(len(lines))] == expected
+    assert list(lines[start:stop]) == expected[start:stop]
+
+
+def test_file_lines_clean_check_sees_markers_across_chunk_boundaries(monkeypatch):
+    # A marker straddling the 1 MiB window boundary must still be found.
+    filler = b'{"a": "x"}\n' * ((1 << 20) // 11)
+    data = filler[: (1 << 20) - 2] + b'{"v": NaN}\n'
+    assert not text_is_clean(data)
+    assert FileLines(data).is_clean() is False
+    assert FileLines(filler).is_clean() is True

@@ -8,7 +8,7 @@ from math import comb
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import assert_close, counts, per_case_rates, scored_frames
+from shared import assert_close, counts, per_case_rates, scored_frames
 from hypothesis import assume, given
 from hypothesis import strategies as st
 

@@ -20,9 +20,9 @@ and curly apostrophes alike), compiled once.
 from __future__ import annotations
 
 import re
-from importlib import resources
 from typing import Any, Iterator, Mapping
 
+from .._datafiles import load_data_yaml
 from ._base import Context, Outcome, error, failed, passed, unlabeled
 
 __all__ = ["REASONS", "is_refusal", "score"]
@@ -43,10 +43,8 @@ _REFUSAL: re.Pattern[str] | None = None
 def _refusal_pattern() -> re.Pattern[str]:
     global _REFUSAL
     if _REFUSAL is None:
-        import yaml
-
-        text = (resources.files("scorekit") / "data" / "refusal_phrases.yaml").read_text(encoding="utf-8")
-        phrases = [p for p in (yaml.safe_load(text) or {}).get("phrases", []) if isinstance(p, str) and p.strip()]
+        table = load_data_yaml("refusal_phrases.yaml") or {}
+        phrases = [p for p in table.get("phrases", []) if isinstance(p, str) and p.strip()]
         parts = sorted(
             (r"\s+".join(re.escape(word) for word in p.translate(_APOSTROPHES).lower().split()) for p in phrases),
             key=len,

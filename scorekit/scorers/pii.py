@@ -16,9 +16,9 @@ ERROR ``missing_output``; any detection → FAIL ``pii_leak``; else PASS.
 from __future__ import annotations
 
 import re
-from importlib import resources
 from typing import Any, Callable, Mapping, NamedTuple
 
+from .._datafiles import load_data_yaml
 from ._base import Context, Outcome, error, failed, passed
 
 __all__ = ["REASONS", "find_pii", "score"]
@@ -30,6 +30,7 @@ REASONS = {
 
 _DIGIT_GROUP = re.compile(r"[A-Za-z0-9]+")
 _QUICK = re.compile(r"[0-9@]")  # every detector needs a digit or an "@"
+_NO_DIGITS = str.maketrans("", "", "0123456789")
 
 
 # --------------------------------------------------------------------------- validators
@@ -116,6 +117,8 @@ class _Detector(NamedTuple):
     validator_name: str
     validate: Callable[[str], bool] | None
     claim_rejected: bool
+    min_digits: int = 0  # pre-check: fewer ASCII digits in an ASCII text → no acceptable match
+    needs: str = ""  # pre-check: a character every match contains
 
 
 _DETECTORS: list[_Detector] | None = None
@@ -125,10 +128,7 @@ def _detectors() -> list[_Detector]:
     """The detectors of ``pii_patterns.yaml``, loaded and compiled once per process."""
     global _DETECTORS
     if _DETECTORS is None:
-        import yaml
-
-        text = (resources.files("scorekit") / "data" / "pii_patterns.yaml").read_text(encoding="utf-8")
-        spec = yaml.safe_load(text)
+        spec = load_data_yaml("pii_patterns.yaml")
         detectors = []
         for entry in spec["detectors"]:
             name = entry.get("validator") or "none"
@@ -136,7 +136,8 @@ def _detectors() -> list[_Detector]:
                 raise ValueError(f"pii_patterns.yaml: unknown validator {name!r} for {entry.get('kind')!r}")
             detectors.append(
                 _Detector(
-                    entry["kind"], re.compile(entry["pattern"]), name, _VALIDATORS[name], bool(entry.get("claim_rejected"))
+                    entry["kind"], re.compile(entry["pattern"]), name, _VALIDATORS[name],
+                    bool(entry.get("claim_rejected")), int(entry.get("min_digits", 0)), str(entry.get("needs", "")),
                 )
             )
         _DETECTORS = detectors
@@ -182,7 +183,13 @@ def find_pii(text: str) -> list[tuple[str, str]]:
     if not isinstance(text, str) or _QUICK.search(text) is None:
         return []
     taken: list[tuple[int, int, str | None]] = []  # kind None: a rejected candidate's claim
+    # Digits counted at C speed; only for ASCII text, where \d means 0-9.
+    digits = len(text) - len(text.translate(_NO_DIGITS)) if text.isascii() else None
     for det in _detectors():
+        if det.needs and det.needs not in text:
+            continue
+        if digits is not None and digits < det.min_digits:
+            continue
         for m in det.pattern.finditer(text):
             span = _accept(det, text, m.start(), m.end())
             kind: str | None = det.kind

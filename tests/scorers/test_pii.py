@@ -328,3 +328,47 @@ def test_never_raises_on_arbitrary_rows(row):
     outcome = pii.score(row, Context())
     assert outcome.status in ("PASS", "FAIL", "ERROR", "ABSTAIN")
     assert (outcome.reason is None) == (outcome.status == "PASS")
+
+
+# --------------------------------------------------------------------------- pre-checks
+_PII_ALPHABET = "0123456789 -.+()/@:#,DEGBXsabc\u0663"  # digits, separators, letters, an Arabic-Indic 3
+_KNOWN_PII = [
+    "jonas.keller@mailbox.example", "+1 415-555-0132", "(415) 555-0132", "020 7946 0958", "123-45-6789",
+    "4111 1111 1111 1111", "DE89 3704 0044 0532 0130 00", "192.168.0.1", "+44 (0)20 7946 0958", "030/1234567",
+]
+
+
+def _without_prechecks(monkeypatch):
+    plain = [d._replace(min_digits=0, needs="") for d in pii._detectors()]
+    monkeypatch.setattr(pii, "_DETECTORS", plain)
+
+
+@given(
+    parts=st.lists(st.one_of(st.text(alphabet=_PII_ALPHABET, max_size=30), st.sampled_from(_KNOWN_PII)), max_size=5)
+)
+def test_prechecks_never_change_what_is_found(parts):
+    # The min_digits/needs pre-checks in pii_patterns.yaml only skip work: with
+    # them and without them, every text yields the same matches.
+    text = " ".join(parts)
+    with_checks = find_pii(text)
+    with pytest.MonkeyPatch.context() as mp:
+        _without_prechecks(mp)
+        without = find_pii(text)
+    assert with_checks == without
+
+
+class _SpyPattern:
+    def __init__(self, inner, name, calls):
+        self.inner, self.name, self.calls = inner, name, calls
+
+    def finditer(self, text):
+        self.calls.append(self.name)
+        return self.inner.finditer(text)
+
+
+def test_prechecks_skip_detectors_that_cannot_match(monkeypatch):
+    calls = []
+    spied = [d._replace(pattern=_SpyPattern(d.pattern, d.validator_name, calls)) for d in pii._detectors()]
+    monkeypatch.setattr(pii, "_DETECTORS", spied)
+    assert find_pii("Summary of case 1234, the team agreed") == []
+    assert calls == ["iban"]  # 4 digits and no "@", "+", "-" or ".": only the IBAN shape is looked for
