@@ -1,5 +1,6 @@
 # Two entry points do all set-up on a fresh machine with Python 3.11:
-#   make demo   -> creates .venv, installs scorekit, runs the bundled example
+#   make demo   -> creates .venv, installs scorekit, renders the release notebook on the
+#                  bundled example into reports/demo/ (prints the decision and the report's path)
 #   make test   -> creates .venv, installs scorekit[dev], runs the whole suite
 PYTHON ?= python3.11
 VENV   := .venv
@@ -22,6 +23,9 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $@ $(VENV)/.installed
 
+# Executes notebooks/release_scorecard.ipynb (papermill) on the bundled example and
+# exports it (nbconvert): reports/demo/release_scorecard.html, .md, .ipynb, and the
+# library's scorecard.json/.md/.html and evidence.parquet.
 demo: $(VENV)/.installed
 	$(BIN)/scorekit demo --out-dir reports/demo
 

@@ -1,13 +1,22 @@
-"""Locate the example evaluations bundled inside the package."""
+"""Locate the example evaluations and the notebooks bundled with the package.
+
+The example data lives inside the package (``scorekit/examples/``). The
+notebooks have one copy, ``notebooks/`` at the top of the repository; the wheel
+carries it as ``scorekit/notebooks/`` (hatchling ``force-include``). An editable
+install imports ``scorekit`` from the checkout, where ``scorekit/notebooks/``
+does not exist, so :func:`notebook_path` looks for the packaged copy first and
+then for the checkout's ``notebooks/``.
+"""
 
 from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["example_path"]
+__all__ = ["EXAMPLES", "NOTEBOOKS", "example_path", "notebook_path"]
 
 EXAMPLES = ("email_assistant",)
+NOTEBOOKS = ("release_scorecard", "explore")
 
 
 def example_path(name: str = "email_assistant", file: str = "results.jsonl") -> Path:
@@ -34,3 +43,30 @@ def example_path(name: str = "email_assistant", file: str = "results.jsonl") -> 
     if not path.is_file():
         raise FileNotFoundError(f"example {name!r} has no file {file!r} (looked at {path})")
     return path
+
+
+def notebook_path(name: str = "release_scorecard") -> Path:
+    """Path of a bundled notebook: the packaged copy, else the checkout's ``notebooks/``.
+
+    Parameters
+    ----------
+    name : {"release_scorecard", "explore"}
+        ``release_scorecard`` is executed by ``scorekit render``; ``explore``
+        holds the interactive widgets.
+
+    Examples
+    --------
+    >>> from scorekit._examples import notebook_path
+    >>> notebook_path().name
+    'release_scorecard.ipynb'
+    """
+    if name not in NOTEBOOKS:
+        raise ValueError(f"name must be one of {', '.join(NOTEBOOKS)}; got {name!r}")
+    file = f"{name}.ipynb"
+    packaged = Path(str(resources.files("scorekit").joinpath("notebooks", file)))
+    if packaged.is_file():
+        return packaged
+    checkout = Path(__file__).resolve().parent.parent / "notebooks" / file
+    if checkout.is_file():
+        return checkout
+    raise FileNotFoundError(f"notebook {file!r} is not installed (looked at {packaged} and {checkout})")

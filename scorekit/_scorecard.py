@@ -11,7 +11,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -136,6 +136,37 @@ class Scorecard:
             "caveats": list(CAVEATS),
         }
         return _clean(data)
+
+    def to_release_payload(
+        self,
+        agent_name: str | None = None,
+        agent_version: str | None = None,
+        *,
+        weights: Mapping[str, float] | None = None,
+        **options: Any,
+    ) -> Any:
+        """This evaluation as a release-scorecard payload (``SCORECARD.md``, SPEC §13).
+
+        Per-dimension pass rates become metrics (weight 1 unless ``weights``
+        says otherwise); Wilson bounds and pass^k become weight-0 secondaries.
+        Fails closed: a decision other than PASS is refused unless
+        ``require_pass=False``. ``options`` are those of
+        :func:`scorekit.release.to_release_payload`.
+
+        Examples
+        --------
+        >>> import scorekit as sk
+        >>> from scorekit.release import render_scorecard
+        >>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+        >>> payload = card.to_release_payload("email-assistant", "1.0.0", require_pass=False)
+        >>> payload.config["decision"], render_scorecard(payload).startswith("---")
+        ('FAIL', True)
+        """
+        from .release._bridge import to_release_payload  # lazy: keeps `import scorekit` light
+
+        return to_release_payload(
+            self, agent_name=agent_name, agent_version=agent_version, weights=weights, **options
+        )
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """``to_dict()`` as JSON text (NaN can never appear: ``allow_nan=False``)."""

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from . import _cli_evidence
+from . import _cli_evidence, _cli_release
+from . import _cli_render
 from ._errors import ScorekitError
 from ._version import __version__
 
@@ -49,39 +50,48 @@ def format_dimensions(dimensions) -> str:  # type: ignore[no-untyped-def]
 
 # --------------------------------------------------------------------------- commands
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from . import plots
-    from ._evaluate import evaluate
+    """Render the release notebook on the bundled example; print its decision and table."""
+    import pandas as pd
+
+    from ._errors import InputError
     from ._examples import example_path
+    from .render import render_notebook
+    from .signing import read_json_strict
 
     results = example_path("email_assistant", "results.jsonl")
-    card = evaluate(results, policy=example_path("email_assistant", "policy.yml"),
-                    agent_name="email-assistant", agent_version="demo")
-    print(f"scorekit {__version__} demo — bundled example: {results.parent.name} ({len(card.evidence)} rows)")
-    print()
-    print(f"decision: {card.decision}" + (f"  ({'; '.join(card.decision_reasons)})" if card.decision_reasons else ""))
-    print()
-    print(format_dimensions(card.dimensions))
-    print()
-    flaky = {d: c for d, c in card.dimensions["flaky_cases"].items() if c}
-    if flaky:
-        print("Flaky cases (trials disagree): " + "; ".join(f"{d}: {', '.join(c)}" for d, c in flaky.items()))
-    caught = sum(c["passed"] for c in card.controls)
-    print(f"Evaluator controls caught: {caught} of {len(card.controls)} (known-bad rows, outside the agent's scores)")
-    print(
-        "Rates are PASS/(PASS+FAIL); ERROR and ABSTAIN rows are missing evidence, outside the denominator.\n"
-        "These figures apply to the supplied cases only, and repeated trials of a case may be correlated."
-    )
     out_dir = Path(args.out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ScorekitError(f"{out_dir}: cannot create the output folder ({exc.strerror})") from None
-    thresholds = {n: t for n, t in card.dimensions["threshold"].items() if t is not None}
-    png = out_dir / "rates.png"
-    plots.save_figure(plots.plot_rates(card.dimensions, thresholds=thresholds), png)
-    pass_k_png = out_dir / "pass_k.png"
-    plots.save_figure(plots.plot_pass_k(plots.pass_k_frame(card.dimensions)), pass_k_png)
-    print(f"\nwrote {png}\nwrote {pass_k_png}")
+    print(f"scorekit {__version__} demo — rendering the release notebook on the bundled example "
+          f"{results.parent.name} into {out_dir}", flush=True)
+    rendered = render_notebook(results, example_path("email_assistant", "policy.yml"), agent_name="email-assistant",
+                               agent_version="demo", out_dir=out_dir, progress=sys.stdout.isatty())
+    # Everything printed below is read from the scorecard.json the notebook wrote.
+    data = read_json_strict(rendered.reports["json"], "scorecard", InputError)
+    dimensions = pd.DataFrame(data["dimensions"]).set_index("name")
+    for column in ("rate", "ci_low", "ci_high", "threshold"):
+        dimensions[column] = pd.to_numeric(dimensions[column])
+    reasons = data.get("decision_reasons") or []
+    print(f"\n{data['evidence']['rows']} rows scored\n")
+    print(f"decision: {data['decision']}" + (f"  ({'; '.join(reasons)})" if reasons else ""))
+    print()
+    print(format_dimensions(dimensions))
+    print()
+    flaky = {d["name"]: d["flaky_cases"] for d in data["dimensions"] if d.get("flaky_cases")}
+    if flaky:
+        print("Flaky cases (trials disagree): " + "; ".join(f"{d}: {', '.join(c)}" for d, c in flaky.items()))
+    caught = sum(1 for c in data["controls"] if c["passed"])
+    print(f"Evaluator controls caught: {caught} of {len(data['controls'])} (known-bad rows, outside the agent's scores)")
+    print(
+        "Rates are PASS/(PASS+FAIL); ERROR and ABSTAIN rows are missing evidence, outside the denominator.\n"
+        "These figures apply to the supplied cases only, and repeated trials of a case may be correlated."
+    )
+    print(f"\nreport: {rendered.html}")
+    for path in (rendered.markdown, rendered.notebook, *rendered.reports.values(),
+                 rendered.out_dir / "rates.png", rendered.out_dir / "pass_k.png"):
+        print(f"wrote {path}")
     return EXIT_OK
 
 
@@ -168,8 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    demo = sub.add_parser("demo", help="summarise the bundled example evaluation and plot its rates")
-    demo.add_argument("--out-dir", default="reports/demo", help="where to write the plots (default: reports/demo)")
+    demo = sub.add_parser("demo", help="render the release notebook on the bundled example evaluation")
+    demo.add_argument("--out-dir", default="reports/demo", help="where to write the report (default: reports/demo)")
     demo.set_defaults(handler=_cmd_demo)
 
     run = sub.add_parser("run", help="score a results file and decide (writes scorecard.json)")
@@ -197,6 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.set_defaults(handler=_cmd_validate)
 
     _cli_evidence.add_parsers(sub)  # keygen, sign, verify, attest (SPEC §11) and run --sign
+    _cli_release.add_parsers(sub)  # gate, carry-forward, refresh-check, release-lint (SPEC §13)
+    _cli_render.add_parsers(sub)  # render: papermill + nbconvert (SPEC §12, §14)
     return parser
 
 

@@ -16,9 +16,17 @@ import pandas as pd
 __all__ = ["PALETTE", "pass_k_frame", "plot_pass_k", "plot_rates", "plot_variance", "save_figure"]
 
 # Okabe & Ito (2008): distinguishable under the common colour-vision deficiencies.
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+# Yellow comes last: it is the hardest to see on white, so it is used only for
+# the eighth series (and then with a dark marker edge and a dashed line).
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
 THRESHOLD_COLOR = "#D55E00"
 RATE_COLOR = "#0072B2"
+RUN_COLOR = "#E69F00"
+GRID_COLOR = "#dddddd"
+#: Font sizes (points) of every figure: readable when a 7.5-inch figure is shown at report width.
+FONT_SIZES = {"title": 12.5, "label": 11, "tick": 10.5, "legend": 10, "annotation": 10}
+_LINESTYLES = ["-", "-", "-", "-", "--", "--", "--", "--"]
+_MARKERS = "osD^vP*X"
 
 
 def _pyplot() -> Any:
@@ -29,11 +37,45 @@ def _pyplot() -> Any:
     return plt
 
 
-def _style(ax: Any) -> None:
-    ax.grid(axis="x", color="#dddddd", linewidth=0.8)
+def _style(ax: Any, *, grid: str = "x") -> None:
+    """The one style: light grid behind the data, no top/right spines, readable ticks."""
+    ax.grid(axis=grid, color=GRID_COLOR, linewidth=0.8)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
+    ax.tick_params(labelsize=FONT_SIZES["tick"])
+    ax.xaxis.label.set_fontsize(FONT_SIZES["label"])
+    ax.yaxis.label.set_fontsize(FONT_SIZES["label"])
+
+
+def _title(ax: Any, text: str, *, pad: float = 12) -> None:
+    ax.set_title(text, loc="left", fontsize=FONT_SIZES["title"], fontweight="bold", pad=pad)
+
+
+def _legend_above(ax: Any, ncols: int, *, markerscale: float = 1.0) -> None:
+    """Legend in one row between the title and the plot: never over the data.
+
+    Pair with ``_title(..., pad=_LEGEND_PAD)`` so the title clears the legend.
+    """
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=ncols, frameon=False,
+              fontsize=FONT_SIZES["legend"], borderaxespad=0.3, handletextpad=0.5, columnspacing=1.6,
+              markerscale=markerscale)
+
+
+_LEGEND_PAD = 30  # points between the plot and a title that has a legend row under it
+
+
+def _lower_limit(*arrays: Any) -> float:
+    """Where a 0–100% axis starts: 0, or lower when every value sits high (a zoom in steps of 10%).
+
+    Rates near 100% are the usual case; on a full 0–100% axis their intervals
+    and thresholds collapse into a few pixels.
+    """
+    values = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays]) if arrays else np.array([])
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return 0.0
+    return float(max(0.0, np.floor((values.min() - 0.05) * 10.0) / 10.0))
 
 
 def _new_axes(ax: Any, height: float) -> Any:
@@ -74,7 +116,7 @@ def plot_rates(
         if column not in summary.columns:
             raise KeyError(f"summary has no column {column!r}; pass df.scorekit.summary()")
     labels = [_label(k) for k in summary.index]
-    ax = _new_axes(ax, 0.45 * len(labels) + 1.2)
+    ax = _new_axes(ax, 0.5 * len(labels) + 1.4)
     y = np.arange(len(labels))[::-1]
     rate = summary["rate"].to_numpy(dtype=float, na_value=np.nan)
     low = summary["ci_low"].to_numpy(dtype=float, na_value=np.nan)
@@ -87,27 +129,31 @@ def plot_rates(
         fmt="o",
         color=RATE_COLOR,
         ecolor=RATE_COLOR,
-        elinewidth=2,
-        capsize=4,
-        markersize=6,
-        label="pass rate (Wilson 95% CI)",
+        elinewidth=2.2,
+        capsize=5,
+        capthick=1.8,
+        markersize=7,
+        zorder=4,
+        label="pass rate, Wilson 95% CI",
     )
     for yi, n, r in zip(y, summary["n"].to_numpy(), rate):
         text = "no evidence" if np.isnan(r) else f"{100 * r:.1f}%  n={n}"
-        ax.annotate(text, (1.02, yi), xycoords=("axes fraction", "data"), va="center", fontsize=9)
+        ax.annotate(text, (1.02, yi), xycoords=("axes fraction", "data"), va="center",
+                    fontsize=FONT_SIZES["annotation"])
+    values = np.array([])
     if thresholds is not None:
         values = _thresholds_for(summary.index, thresholds)
         has = ~np.isnan(values)
         ax.scatter(
-            values[has], y[has], marker="|", s=400, linewidths=2.5, color=THRESHOLD_COLOR, label="threshold", zorder=3
+            values[has], y[has], marker="|", s=700, linewidths=3, color=THRESHOLD_COLOR, label="threshold", zorder=3
         )
     ax.set_yticks(y, labels)
-    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlim(_lower_limit(rate, low, values) - 0.02, 1.02)
     ax.set_ylim(-0.7, len(labels) - 0.3)
     ax.set_xlabel("pass rate  (PASS / (PASS + FAIL))")
     ax.xaxis.set_major_formatter(_percent_formatter())
-    ax.set_title("Pass rate per dimension")
-    ax.legend(loc="lower left", fontsize=8, frameon=False, bbox_to_anchor=(0, 1.06), ncols=2)
+    _title(ax, "Pass rate per dimension", pad=_LEGEND_PAD)
+    _legend_above(ax, ncols=2, markerscale=0.6)
     _style(ax)
     return ax
 
@@ -142,28 +188,29 @@ def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:
     """pass^k against k, one line per dimension (from ``df.scorekit.pass_k([...])``)."""
     if isinstance(pass_k, pd.Series):
         pass_k = pass_k.to_frame()
-    ax = _new_axes(ax, 4.0)
+    ax = _new_axes(ax, 4.2)
     ks = [int(k) for k in pass_k.columns]
-    markers = "osD^vP*X"
     for i, (key, row) in enumerate(pass_k.iterrows()):
+        colour = PALETTE[i % len(PALETTE)]
         ax.plot(
             ks,
             row.to_numpy(dtype=float, na_value=np.nan),
-            marker=markers[i % len(markers)],
-            color=PALETTE[i % len(PALETTE)],
-            linewidth=1.8,
+            marker=_MARKERS[i % len(_MARKERS)],
+            linestyle=_LINESTYLES[i % len(_LINESTYLES)],
+            color=colour,
+            markeredgecolor="#333333" if colour == "#F0E442" else colour,
+            markersize=7,
+            linewidth=2,
             label=_label(key),
         )
     ax.set_xticks(ks)
     ax.set_xlabel("k (trials that must all pass)")
     ax.set_ylabel("pass^k")
-    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylim(_lower_limit(pass_k.to_numpy(dtype=float, na_value=np.nan)) - 0.02, 1.02)
     ax.yaxis.set_major_formatter(_percent_formatter())
-    ax.set_title("Reliability over repeated trials (pass^k)")
-    ax.grid(color="#dddddd", linewidth=0.8)
-    ax.legend(fontsize=8, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    _title(ax, "Reliability over repeated trials (pass^k)")
+    ax.legend(fontsize=FONT_SIZES["legend"], frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    _style(ax, grid="both")
     return ax
 
 
@@ -178,28 +225,30 @@ def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, ax: Any = 
         ``df.scorekit.variance(run)`` (``mean``, ``ci_low``, ``ci_high``).
     """
     labels = [_label(k) for k in run_rates.index]
-    ax = _new_axes(ax, 0.45 * len(labels) + 1.2)
+    ax = _new_axes(ax, 0.5 * len(labels) + 1.4)
     y = np.arange(len(labels))[::-1]
     for yi, key in zip(y, run_rates.index):
         low, high = variance.loc[key, "ci_low"], variance.loc[key, "ci_high"]
         if np.isfinite(low) and np.isfinite(high):
-            ax.fill_betweenx([yi - 0.3, yi + 0.3], max(low, 0.0), min(high, 1.0), color=RATE_COLOR, alpha=0.18, lw=0)
+            ax.fill_betweenx([yi - 0.32, yi + 0.32], max(low, 0.0), min(high, 1.0), color=RATE_COLOR, alpha=0.2, lw=0)
         mean = variance.loc[key, "mean"]
         if np.isfinite(mean):
-            ax.plot([mean, mean], [yi - 0.3, yi + 0.3], color=RATE_COLOR, linewidth=2.2)
+            ax.plot([mean, mean], [yi - 0.32, yi + 0.32], color=RATE_COLOR, linewidth=2.6)
         values = run_rates.loc[key].to_numpy(dtype=float, na_value=np.nan)
         values = values[~np.isnan(values)]
-        ax.scatter(values, np.full(len(values), yi), color=PALETTE[1], edgecolor="black", linewidths=0.5, s=28, zorder=3)
-    ax.scatter([], [], color=PALETTE[1], edgecolor="black", linewidths=0.5, s=28, label="one run")
-    ax.plot([], [], color=RATE_COLOR, linewidth=2.2, label="mean of runs")
-    ax.fill_between([], [], color=RATE_COLOR, alpha=0.18, label="95% t-interval of the mean")
+        ax.scatter(values, np.full(len(values), yi), color=RUN_COLOR, edgecolor="black", linewidths=0.6, s=40,
+                   alpha=0.9, zorder=3)
+    ax.scatter([], [], color=RUN_COLOR, edgecolor="black", linewidths=0.6, s=40, label="one run")
+    ax.plot([], [], color=RATE_COLOR, linewidth=2.6, label="mean of runs")
+    ax.fill_between([], [], color=RATE_COLOR, alpha=0.2, label="95% t-interval of the mean")
     ax.set_yticks(y, labels)
-    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlim(_lower_limit(run_rates.to_numpy(dtype=float, na_value=np.nan),
+                             variance["ci_low"].to_numpy(dtype=float, na_value=np.nan)) - 0.02, 1.02)
     ax.set_ylim(-0.7, len(labels) - 0.3)
     ax.xaxis.set_major_formatter(_percent_formatter())
     ax.set_xlabel("pass rate per run")
-    ax.set_title("Run-to-run variation")
-    ax.legend(loc="lower left", fontsize=8, frameon=False, bbox_to_anchor=(0, 1.06), ncols=3)
+    _title(ax, "Run-to-run variation", pad=_LEGEND_PAD)
+    _legend_above(ax, ncols=3)
     _style(ax)
     return ax
 

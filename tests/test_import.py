@@ -84,3 +84,22 @@ def test_star_import_provides_every_name_in_all():
 
 def test_version_is_a_string():
     assert isinstance(scorekit.__version__, str) and scorekit.__version__
+
+
+def test_release_subpackage_imports_from_scorekit():
+    from scorekit import release
+
+    assert release.ResultPayload and release.load_scorecard and release.carry_forward
+    missing = [name for name in release.__all__ if not hasattr(release, name)]
+    assert missing == []
+
+
+def test_import_scorekit_release_loads_no_heavy_dependency_nor_yaml():
+    report = _loaded_after("import scorekit.release")
+    assert set(report["after"]) == set(report["baseline"]), report
+    assert not [m for m in report["new"] if not m.startswith("pyarrow.")], report
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys, scorekit.release; print('yaml' in sys.modules)"],
+        capture_output=True, text=True, check=True,
+    )
+    assert result.stdout.strip() == "False"

@@ -726,3 +726,60 @@ def test_file_lines_clean_check_sees_markers_across_chunk_boundaries(monkeypatch
     assert not text_is_clean(data)
     assert FileLines(data).is_clean() is False
     assert FileLines(filler).is_clean() is True
+
+
+# --------------------------------------------------------------------------- the orjson fast path
+import json as _json
+
+import orjson as _orjson
+
+from scorekit import _rows as _rows_module
+
+_CLEAN_NUMBERS = _st.one_of(
+    _st.integers(-(10**15) + 1, 10**15 - 1),
+    _st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: len(repr(f)) < 16),
+)
+_CLEAN_JSON = _st.recursive(
+    _st.none() | _st.booleans() | _CLEAN_NUMBERS | _st.text(max_size=10),
+    lambda c: _st.lists(c, max_size=4) | _st.dictionaries(_st.text(max_size=6), c, max_size=4),
+    max_leaves=12,
+)
+
+
+@_given(_CLEAN_JSON)
+def test_orjson_returns_what_json_returns_on_clean_text(value):
+    text = _json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if not text_is_clean(text):
+        return  # such text never takes the fast path
+    try:
+        fast = _orjson.loads(text)
+    except _orjson.JSONDecodeError:
+        return  # refused (a lone surrogate): the standard decoder takes over
+    slow = _json.loads(text)
+    assert fast == slow and _json.dumps(fast) == _json.dumps(slow)  # same values and same int/float types
+
+
+@_given(_st.integers(0, 10**15 - 1), _st.text(alphabet="0123456789", max_size=15), _st.integers(-330, 330))
+def test_orjson_rounds_decimal_text_to_the_same_float_as_json(whole, fraction, exponent):
+    text = f"{whole}.{fraction or '0'}e{exponent}".encode()
+    if not text_is_clean(text):
+        return
+    fast = _orjson.loads(text) if float(text) != float("inf") else None
+    assert fast == _json.loads(text) or fast is None
+
+
+def test_rows_are_read_the_same_without_orjson(monkeypatch):
+    import scorekit as sk
+
+    corpus = sorted((Path(__file__).parent / "data" / "malformed").glob("*.jsonl")) + [sk.example_path()]
+    readable = []
+    for path in corpus:
+        try:
+            readable.append((path, sk.evaluate(path).to_dict()))
+        except sk.InputError:
+            continue
+    monkeypatch.setattr(_rows_module, "_fast_decoder", lambda: (None, ()))
+    for path, with_fast in readable:
+        without = sk.evaluate(path).to_dict()
+        for key in ("decision", "dimensions", "validation", "hashes", "findings", "controls"):
+            assert without[key] == with_fast[key], (path.name, key)

@@ -1,0 +1,219 @@
+"""From an evaluation (:class:`scorekit.Scorecard`) to a release scorecard payload.
+
+Each in-scope dimension's pass rate becomes a metric (weight 1 unless
+``weights`` says otherwise); its Wilson interval bounds and pass^k figures
+become weight-0 secondaries, shown on the card and excluded from the aggregate.
+Fail closed: a dimension whose rate is undefined (no evidence) is an error,
+never a silent 0 or a dropped row.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ._document import SEMVER, validate_scorecard
+from ._payload import DEFAULT_AGGREGATE_NAME, Metric, ResultPayload
+
+if TYPE_CHECKING:
+    from .._scorecard import Scorecard
+
+__all__ = ["to_release_payload"]
+
+
+def _case_count(evidence: Any, *, included_only: bool) -> int:
+    if evidence is None or len(evidence) == 0 or "case_id" not in evidence.columns:
+        return 0
+    mask = ~evidence["control"].astype(bool) if "control" in evidence.columns else None
+    if included_only and "included" in evidence.columns:
+        included = evidence["included"].astype(bool)
+        mask = included if mask is None else mask & included
+    rows = evidence if mask is None else evidence[mask]
+    return int(rows["case_id"].dropna().nunique())
+
+
+def _weight(weights: Mapping[str, Any], name: str) -> float:
+    weight = weights.get(name, 1.0)
+    if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight) or weight < 0:
+        raise ValueError(f"weights[{name!r}] must be a finite number >= 0; got {weight!r}")
+    return float(weight)
+
+
+def to_release_payload(
+    card: Scorecard,
+    *,
+    agent_name: str | None = None,
+    agent_version: str | None = None,
+    weights: Mapping[str, float] | None = None,
+    dataset_reference: str | None = None,
+    dataset_description: str | None = None,
+    dataset_size: int | None = None,
+    reproduction_command: str | None = None,
+    secondaries: bool = True,
+    config: Mapping[str, Any] | None = None,
+    limit: int | None = None,
+    environment: Mapping[str, Any] | None = None,
+    aggregate_name: str = DEFAULT_AGGREGATE_NAME,
+    generated_at: str | None = None,
+    require_pass: bool = True,
+) -> ResultPayload:
+    """A :class:`ResultPayload` for ``SCORECARD.md`` from an evaluation.
+
+    Parameters
+    ----------
+    card : Scorecard
+        The result of :func:`scorekit.evaluate`.
+    agent_name, agent_version : str, optional
+        Default: the card's ``agent.name`` / ``agent.version``. The version
+        must be semver (``MAJOR.MINOR.PATCH``).
+    weights : mapping, optional
+        ``{dimension: weight}``; dimensions not named weigh 1.0. Names must be
+        in-scope dimensions of the card.
+    dataset_reference : str, optional
+        Default ``sha256:<suite hash>`` (the case set the results cover).
+    dataset_description : str, optional
+        Default: a one-line description of the cases and dimensions.
+    dataset_size : int, optional
+        Labeled examples available; default the number of distinct agent cases
+        in the evaluation. Must be ≥ the cases actually run.
+    reproduction_command : str, optional
+        The ``scorekit run ...`` command that produced the card.
+    secondaries : bool, default True
+        Add ``<dim>_ci_low``, ``<dim>_ci_high`` (Wilson) and
+        ``<dim>_pass_hat_<k>`` (pass^k) as weight-0 metrics.
+    config : mapping, optional
+        Extra harness config merged over the defaults (decision, purpose,
+        confidence, hashes, scorekit version, ``limit``).
+    limit : int, optional
+        The ``--limit`` the results were captured with (the gate compares it).
+    environment : mapping, optional
+        ``recipe.environment`` (``hardware`` must be a class descriptor, never a hostname).
+    require_pass : bool, default True
+        Fail closed: an evaluation whose decision is not PASS (FAIL,
+        INCOMPLETE, TRIAGE, SELF_TEST) is refused, since a release gate reads
+        only the aggregate and would pass a card built from it. ``False``
+        records it anyway (the decision stays in ``recipe.config``).
+
+    Raises
+    ------
+    ValueError
+        A decision other than PASS (unless ``require_pass=False``), a partial
+        scan without ``limit`` and ``dataset_size``, a non-semver version, a
+        missing agent name, a dimension with an undefined rate (named), bad
+        weights, or a payload that would not validate.
+
+    Examples
+    --------
+    >>> import scorekit as sk
+    >>> rows = [{"id": f"c{i}", "dimension": "task_completion", "status": s, "evaluator": "h"}
+    ...         for i, s in enumerate(["PASS"] * 9 + ["FAIL"])]
+    >>> card = sk.evaluate(rows, agent_name="Demo", agent_version="1.0.0")
+    >>> payload = to_release_payload(card, secondaries=False)
+    >>> [(m.name, m.value) for m in payload.metrics], payload.aggregate_value
+    ([('task_completion_pass_rate', 0.9)], 90.0)
+    """
+    from .._version import __version__
+
+    data = card.to_dict()
+    if require_pass and data.get("decision") != "PASS":
+        reasons = "; ".join(getattr(card, "decision_reasons", None) or []) or "see the scorecard"
+        raise ValueError(
+            f"the evaluation decided {data.get('decision')} ({reasons}), not PASS: a release scorecard built from it "
+            "would pass a gate that reads only its aggregate; pass require_pass=False to record it anyway"
+        )
+    if data.get("partial") and (limit is None or dataset_size is None):
+        raise ValueError(
+            "the evaluation is a partial scan (evaluate(limit=...)): pass limit= and dataset_size= so the card "
+            "states how much of the dataset was run"
+        )
+    agent = data.get("agent") or {}
+    name = agent_name if agent_name is not None else agent.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"agent_name is required (the card has none); got {name!r}")
+    version = agent_version if agent_version is not None else agent.get("version")
+    if not isinstance(version, str) or SEMVER.match(version) is None:
+        source = "agent_version" if agent_version is not None else "the card's agent.version (pass agent_version=)"
+        raise ValueError(f"{source} must be a semver string MAJOR.MINOR.PATCH (e.g. 1.2.0); got {version!r}")
+
+    dimensions = [d for d in data.get("dimensions", []) if d.get("in_scope", True)]
+    if not dimensions:
+        raise ValueError("the card has no in-scope dimension: nothing to put on a release scorecard")
+    weights = dict(weights or {})
+    known = {d["name"] for d in dimensions}
+    unknown = sorted(set(weights) - known)
+    if unknown:
+        raise ValueError(f"weights names dimension(s) not in scope of the card: {unknown}; in scope: {sorted(known)}")
+    undefined = [d["name"] for d in dimensions if d.get("rate") is None]
+    if undefined:
+        raise ValueError(
+            f"dimension(s) with an undefined rate (no scored evidence): {undefined}; "
+            "a release scorecard cannot show them — capture results for them or drop them from the policy scope"
+        )
+
+    metrics = [Metric(f"{d['name']}_pass_rate", float(d["rate"]), _weight(weights, d["name"])) for d in dimensions]
+    if secondaries:
+        for d in dimensions:
+            for bound in ("ci_low", "ci_high"):
+                if d.get(bound) is not None:
+                    metrics.append(Metric(f"{d['name']}_{bound}", float(d[bound]), 0.0))
+            for k, value in sorted((d.get("pass_k") or {}).items(), key=lambda kv: int(kv[0])):
+                if value is not None:
+                    metrics.append(Metric(f"{d['name']}_pass_hat_{int(k)}", float(value), 0.0))
+    if sum(m.weight for m in metrics) <= 0:
+        raise ValueError(f"weights must not all be zero (the aggregate would be undefined); got {weights!r}")
+
+    evidence = getattr(card, "evidence", None)
+    cases_run = _case_count(evidence, included_only=True)
+    if cases_run < 1:
+        raise ValueError("the card has no included agent case: nothing was measured")
+    size = _case_count(evidence, included_only=False) if dataset_size is None else dataset_size
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < cases_run:
+        raise ValueError(f"dataset_size must be an integer >= the {cases_run} cases run; got {dataset_size!r}")
+
+    hashes = data.get("hashes") or {}
+    confidence = data.get("confidence") or 0.95
+    harness: dict[str, Any] = {
+        "harness": "scorekit evaluate",
+        "scorekit_version": __version__,
+        "evidence_schema_version": data.get("schema_version"),
+        "decision": data.get("decision"),
+        "measured_decision": data.get("measured_decision"),
+        "purpose": data.get("purpose"),
+        "partial": bool(data.get("partial", False)),
+        "confidence": confidence,
+        "dimensions": [d["name"] for d in dimensions],
+        "policy_hash": hashes.get("policy"),
+        "suite_hash": hashes.get("suite"),
+        "results_hash": hashes.get("results"),
+    }
+    if limit is not None:
+        harness["limit"] = limit
+    harness.update(dict(config or {}))
+
+    dim_names = ", ".join(d["name"] for d in dimensions)
+    payload = ResultPayload(
+        agent_name=name,
+        agent_version=version,
+        dataset_reference=dataset_reference or (f"sha256:{hashes['suite']}" if hashes.get("suite") else "scorekit results"),
+        dataset_description=dataset_description
+        or f"{size} agent cases scored on {len(dimensions)} dimension(s): {dim_names}",
+        dataset_size=int(size),
+        methodology=(
+            f"scorekit {__version__} evaluate (evidence schema v{data.get('schema_version')}) — per-dimension pass "
+            f"rates, Wilson {confidence:.0%} intervals and pass^k; fail-closed decision {data.get('decision')}"
+        ),
+        config=harness,
+        test_cases_run=cases_run,
+        metrics=metrics,
+        aggregate_name=aggregate_name,
+        generated_at=generated_at,
+        reproduction_command=reproduction_command,
+        environment=dict(environment) if environment is not None else None,
+    )
+    problems = validate_scorecard(payload.to_front_matter())
+    if problems:
+        raise ValueError(f"the release payload would be invalid: {problems[0]}" +
+                         (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
+    return payload

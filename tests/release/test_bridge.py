@@ -1,0 +1,149 @@
+"""Bridge: a scorekit evaluation becomes a release scorecard payload (issue 5, SPEC §13)."""
+
+from __future__ import annotations
+
+import pytest
+
+import scorekit as sk
+from scorekit.release import ResultPayload, load_scorecard, to_release_payload, write_scorecard
+
+
+def _rows(task=("PASS",) * 8 + ("FAIL",) * 2, pii=("PASS",) * 5):
+    rows = [{"id": f"t{i}", "dimension": "task_completion", "status": s, "evaluator": "harness",
+             "case_id": f"case-{i % 5}", "trial": i // 5} for i, s in enumerate(task)]
+    rows += [{"id": f"p{i}", "dimension": "pii", "status": s, "evaluator": "harness", "case_id": f"case-{i}"}
+             for i, s in enumerate(pii)]
+    return rows
+
+
+PASSING = {"gate": {"thresholds": {"task_completion": 0.5}}}  # 8/10 clears it: the evaluation decides PASS
+
+
+@pytest.fixture
+def card():
+    return sk.evaluate(_rows(), policy=PASSING, agent_name="Email Assistant", agent_version="1.2.0")
+
+
+def test_dimension_rates_become_weight_one_metrics(card):
+    payload = to_release_payload(card, secondaries=False)
+    dims = {d["name"]: d for d in card.to_dict()["dimensions"]}
+    assert [(m.name, m.weight) for m in payload.metrics] == [
+        (f"{name}_pass_rate", 1.0) for name in dims]
+    assert {m.name: m.value for m in payload.metrics} == {
+        f"{name}_pass_rate": d["rate"] for name, d in dims.items()}
+    assert payload.aggregate_value == round(100 * sum(d["rate"] for d in dims.values()) / len(dims), 2)
+
+
+def test_weights_override_per_dimension(card):
+    payload = to_release_payload(card, weights={"pii": 0.0}, secondaries=False)
+    assert {m.name: m.weight for m in payload.metrics} == {"pii_pass_rate": 0.0, "task_completion_pass_rate": 1.0}
+    assert payload.aggregate_value == 80.0
+
+
+@pytest.mark.parametrize(("weights", "match"), [({"latency": 1.0}, "not in scope"), ({"pii": -1}, "weights"),
+                                                 ({"pii": 0, "task_completion": 0}, "all be zero")])
+def test_bad_weights_are_refused(card, weights, match):
+    with pytest.raises(ValueError, match=match):
+        to_release_payload(card, weights=weights)
+
+
+def test_wilson_interval_and_pass_hat_k_are_weight_zero_secondaries(card):
+    payload = to_release_payload(card)
+    metrics = {m.name: m for m in payload.metrics}
+    low, high = sk.wilson_interval(8, 10)
+    assert metrics["task_completion_ci_low"].value == pytest.approx(low)
+    assert metrics["task_completion_ci_high"].value == pytest.approx(high)
+    assert metrics["task_completion_pass_hat_2"].weight == 0.0
+    assert metrics["task_completion_pass_hat_2"].value == pytest.approx(
+        card.to_dict()["dimensions"][1]["pass_k"]["2"])
+    assert all("^" not in name for name in metrics)
+    assert all(m.weight == 0.0 for name, m in metrics.items() if not name.endswith("_pass_rate"))
+    assert payload.aggregate_value == to_release_payload(card, secondaries=False).aggregate_value
+
+
+def test_undefined_rate_is_refused_naming_the_dimension():
+    card = sk.evaluate(_rows(pii=("ERROR",) * 3), policy=PASSING, agent_name="A", agent_version="1.0.0")
+    with pytest.raises(ValueError, match=r"undefined rate.*\['pii'\]"):
+        to_release_payload(card, require_pass=False)  # INCOMPLETE: refused by default anyway
+
+
+def test_counts_are_distinct_cases_and_dataset_size(card):
+    payload = to_release_payload(card)
+    assert payload.test_cases_run == 5  # case-0 … case-4, shared by both dimensions
+    assert payload.dataset_size == 5
+    assert to_release_payload(card, dataset_size=220).dataset_size == 220
+    with pytest.raises(ValueError, match="dataset_size"):
+        to_release_payload(card, dataset_size=4)
+
+
+def test_version_must_be_semver():
+    card = sk.evaluate(_rows(), policy=PASSING, agent_name="A", agent_version="2024-06")
+    with pytest.raises(ValueError, match="semver"):
+        to_release_payload(card)
+    assert to_release_payload(card, agent_version="2.0.1").agent_version == "2.0.1"
+    with pytest.raises(ValueError, match="agent_version must be a semver"):
+        to_release_payload(card, agent_version="2.0")
+
+
+def test_agent_name_is_required():
+    card = sk.evaluate(_rows(), policy=PASSING, agent_version="1.0.0")
+    with pytest.raises(ValueError, match="agent_name"):
+        to_release_payload(card)
+    assert to_release_payload(card, agent_name="Named").agent_name == "Named"
+
+
+def test_recipe_names_scorekit_decision_and_hashes(card):
+    payload = to_release_payload(card, reproduction_command="scorekit run --results results.jsonl", limit=10)
+    data = card.to_dict()
+    assert payload.methodology.startswith(f"scorekit {sk.__version__} evaluate")
+    assert payload.config["decision"] == data["decision"]
+    assert payload.config["purpose"] == data["purpose"]
+    assert payload.config["policy_hash"] == data["hashes"]["policy"]
+    assert payload.config["suite_hash"] == data["hashes"]["suite"]
+    assert payload.config["results_hash"] == data["hashes"]["results"]
+    assert payload.config["limit"] == 10
+    assert payload.dataset_reference == f"sha256:{data['hashes']['suite']}"
+    assert payload.reproduction_command == "scorekit run --results results.jsonl"
+
+
+def test_scorecard_method_delegates_to_the_bridge(card):
+    via_method = card.to_release_payload("Email Assistant", "1.2.1", weights={"pii": 2.0}, generated_at="2026-01-01")
+    direct = to_release_payload(card, agent_name="Email Assistant", agent_version="1.2.1", weights={"pii": 2.0},
+                                generated_at="2026-01-01")
+    assert isinstance(via_method, ResultPayload)
+    assert via_method.to_front_matter() == direct.to_front_matter()
+
+
+def test_evaluation_produces_a_valid_scorecard_file(card, tmp_path):
+    payload = card.to_release_payload(reproduction_command="scorekit run --results results.jsonl --gate")
+    doc = load_scorecard(write_scorecard(payload, tmp_path / "SCORECARD.md"))
+    assert doc.version == "1.2.0"
+    assert doc.reproduction_command == "scorekit run --results results.jsonl --gate"
+    assert doc.aggregate_value == payload.aggregate_value
+
+
+def test_bundled_example_evaluation_bridges():
+    card = sk.evaluate(sk.read_rows(sk.example_path()), policy=sk.example_path(file="policy.yml"),
+                       agent_name="Email Assistant", agent_version="1.2.0")
+    payload = card.to_release_payload(require_pass=False)  # the example decides FAIL
+    assert payload.config["decision"] == "FAIL"
+    assert payload.test_cases_run <= payload.dataset_size
+    assert len([m for m in payload.metrics if m.weight > 0]) == len(card.to_dict()["scope"]["dimensions"])
+
+
+def test_an_evaluation_that_did_not_pass_is_refused_by_default():
+    # Fail closed: the gate reads only the aggregate, so a card built from a FAIL
+    # (or INCOMPLETE) evaluation would pass it.
+    failing = sk.evaluate(_rows(), agent_name="A", agent_version="1.0.0")  # default threshold 0.9: FAIL
+    assert failing.decision != "PASS"
+    with pytest.raises(ValueError, match=r"decided FAIL .* require_pass=False"):
+        to_release_payload(failing)
+    assert to_release_payload(failing, require_pass=False).config["decision"] == "FAIL"
+
+
+def test_a_partial_scan_must_state_its_limit_and_dataset_size():
+    partial = sk.evaluate(_rows(), policy=PASSING, agent_name="A", agent_version="1.0.0", limit=12)
+    with pytest.raises(ValueError, match="partial scan"):
+        to_release_payload(partial, require_pass=False)
+    payload = to_release_payload(partial, require_pass=False, limit=12, dataset_size=15)
+    assert payload.config["limit"] == 12 and payload.dataset_size == 15

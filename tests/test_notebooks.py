@@ -1,0 +1,265 @@
+"""Acceptance: both notebooks execute with papermill; the rendered report says what scorecard.json says.
+
+The release report is parsed (stdlib html.parser): its decision and per-dimension
+numbers (n, passes, rate, Wilson bounds as one-decimal percentages) must equal
+``scorecard.json``; it must hold no ``<script>`` and no external URL.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import scorekit as sk
+from _rendered import EXAMPLE_AGENT, parse_html, rendered_example, table_rows
+from scorekit._examples import notebook_path
+
+PERCENT = re.compile(r"^(\d{1,3}\.\d)%$")
+SECTIONS = ("Scope and validation", "Dimensions", "Pass rate against threshold",
+            "Reliability over repeated trials: pass^k", "Run-to-run variation", "Controls", "Findings",
+            "Comparison with the baseline", "Hashes and signature", "Reproduce")
+
+
+@pytest.fixture(scope="session")
+def rendered():
+    return rendered_example()
+
+
+@pytest.fixture(scope="session")
+def scorecard(rendered):
+    return json.loads(rendered.reports["json"].read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def report(rendered):
+    text = rendered.html.read_text(encoding="utf-8")
+    root, tags = parse_html(text)
+    return text, root, tags
+
+
+def _percent(text: str) -> float:
+    match = PERCENT.match(text)
+    assert match, f"not a one-decimal percentage: {text!r}"
+    return float(match.group(1))
+
+
+def _assert_percent_of(text: str, value: float | None) -> None:
+    if value is None:
+        assert text == "—"
+    else:
+        assert abs(_percent(text) - 100 * value) <= 0.05 + 1e-9, (text, value)
+
+
+# --------------------------------------------------------------------------- release notebook
+@pytest.mark.timeout(240)
+def test_release_notebook_writes_the_report_the_executed_notebook_and_the_library_reports(rendered):
+    out = rendered.out_dir
+    assert out.parts[-2:] == EXAMPLE_AGENT
+    for name in ("release_scorecard.html", "release_scorecard.md", "release_scorecard.ipynb", "scorecard.json",
+                 "scorecard.md", "scorecard.html", "evidence.parquet", "rates.png", "pass_k.png"):
+        assert (out / name).is_file(), name
+    assert set(rendered.reports) == {"json", "markdown", "html", "parquet"}  # not signed: no signing key
+
+
+@pytest.mark.timeout(240)
+def test_render_result_decision_is_the_decision_of_scorecard_json(rendered, scorecard):
+    assert rendered.decision == scorecard["decision"] == "FAIL"
+    assert rendered.overall_pass is scorecard["overall_pass"] is False
+
+
+@pytest.mark.timeout(240)
+def test_scorecard_json_is_the_evaluation_of_the_inputs(scorecard):
+    card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"), agent_name=EXAMPLE_AGENT[0],
+                       agent_version=EXAMPLE_AGENT[1])
+    expected = card.to_dict()
+    for key in ("decision", "dimensions", "hashes", "findings", "controls", "agent"):
+        assert scorecard[key] == expected[key], key
+
+
+@pytest.mark.timeout(240)
+def test_executed_notebook_has_no_error_and_no_stderr_output(rendered):
+    nb = nbformat.read(rendered.notebook, as_version=4)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            assert output["output_type"] != "error", cell.source
+            assert not (output["output_type"] == "stream" and output["name"] == "stderr"), output["text"]
+
+
+@pytest.mark.timeout(240)
+def test_report_decision_banner_equals_scorecard_json(report, scorecard):
+    _, root, _ = report
+    (banner,) = [e for e in root.iter() if e.attrs.get("id") == "sk-decision"]
+    (value,) = banner.find_all(cls="sk-decision-value")
+    assert value.all_text() == scorecard["decision"]
+    assert f"sk-decision-{scorecard['decision'].lower()}" in banner.classes
+    reasons = [li.all_text() for li in banner.find_all("li")]
+    assert reasons == scorecard["decision_reasons"]
+
+
+@pytest.mark.timeout(240)
+def test_report_dimension_numbers_equal_scorecard_json(report, scorecard):
+    _, root, _ = report
+    (table,) = root.find_all("table", cls="sk-dimensions")
+    header, rows = table_rows(table)
+    col = {name: i for i, name in enumerate(header)}
+    by_name = {row[0]: row for row in rows}
+    assert list(by_name) == [d["name"] for d in scorecard["dimensions"]]
+    for dim in scorecard["dimensions"]:
+        row = by_name[dim["name"]]
+        assert row[col["verdict"]] == dim["verdict"]
+        for count in ("n", "passes", "fails", "errors", "abstains"):
+            assert int(row[col[count]].replace(",", "")) == dim[count], (dim["name"], count)
+        _assert_percent_of(row[col["rate"]], dim["rate"])
+        _assert_percent_of(row[col["95% CI low"]], dim["ci_low"])
+        _assert_percent_of(row[col["95% CI high"]], dim["ci_high"])
+        _assert_percent_of(row[col["threshold"]], dim["threshold"])
+        for k, value in dim["pass_k"].items():
+            _assert_percent_of(row[col[f"pass^{k}"]], value)
+
+
+@pytest.mark.timeout(240)
+def test_report_hashes_equal_scorecard_json(report, scorecard):
+    _, root, _ = report
+    (table,) = root.find_all("table", cls="sk-hashes")
+    _, rows = table_rows(table)
+    assert {row[0]: row[1] for row in rows} == scorecard["hashes"]
+
+
+@pytest.mark.timeout(240)
+def test_report_has_no_script_tag_and_no_external_url(report):
+    text, _, tags = report
+    assert not [tag for tag, _ in tags if tag in ("script", "iframe", "object", "embed", "link", "base")]
+    assert "<script" not in text.lower()
+    assert "http://" not in text and "https://" not in text
+    for tag, attrs in tags:
+        for name, value in attrs.items():
+            if name in ("src", "href", "srcset", "action", "poster", "data"):
+                assert value.startswith(("data:", "#")), (tag, name, value[:80])
+            assert not name.startswith("on"), (tag, name)  # no inline event handlers either
+
+
+@pytest.mark.timeout(240)
+def test_report_hides_code_and_shows_every_section(report):
+    text, root, _ = report
+    assert "sk.evaluate(" not in text and "signing_key = None" not in text
+    assert not root.find_all(cls="input_area")
+    headings = [h.all_text().removesuffix("¶").strip() for h in root.iter() if h.tag == "h2"]
+    for section in SECTIONS:
+        assert section in headings, section
+
+
+@pytest.mark.timeout(240)
+def test_report_charts_are_inline_png_images(report):
+    _, root, _ = report
+    images = [e for e in root.find_all("img") if e.attrs.get("src", "").startswith("data:image/png;base64,")]
+    assert len(images) >= 3  # rates vs thresholds, pass^k, run-to-run variation
+    for image in images:
+        assert base64.b64decode(image.attrs["src"].split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.timeout(240)
+def test_markdown_report_and_its_images_are_written(rendered, scorecard):
+    text = rendered.markdown.read_text(encoding="utf-8")
+    assert scorecard["decision"] in text
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", text)
+    assert len(images) >= 3
+    for image in images:
+        assert (rendered.out_dir / image).read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.timeout(240)
+def test_report_reproduction_commands_name_the_inputs(report):
+    _, root, _ = report
+    commands = [e.all_text() for e in root.find_all("pre", cls="sk-command")]
+    assert commands and commands[0].startswith("scorekit render --results ")
+    assert "--agent-name email-assistant --agent-version 1.0.0" in commands[0]
+    assert any(c.startswith("scorekit run --results ") for c in commands)
+
+
+@pytest.mark.timeout(300)
+def test_history_comparison_and_signature_appear_in_the_report(tmp_path):
+    from scorekit import signing
+    from scorekit.render import render_notebook
+
+    db = tmp_path / "history.sqlite"
+    sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"), agent_name="email-assistant",
+                agent_version="0.9.0", history=db, label="v0.9.0")
+    private, public = signing.write_keypair(tmp_path / "k.pem", tmp_path / "k.pub")
+    result = render_notebook(
+        sk.example_path(), sk.example_path(file="policy.yml"), agent_name="email-assistant", agent_version="1.0.0",
+        parameters={"history": str(db), "label": "v1.0.0", "baseline": "v0.9.0", "signing_key": str(private),
+                    "public_key": str(public)},
+        out_dir=tmp_path / "out", timeout=240,
+    )
+    assert result.reports["signature"].is_file()
+    assert signing.verify_scorecard(result.reports["json"], public_key_path=public).outcome == "verified"
+    data = json.loads(result.reports["json"].read_text(encoding="utf-8"))
+    # Same captured output under another version: a re-score, not a new run (SPEC §10).
+    assert data["comparison"]["status"] == "unusable" and data["comparison"]["rescored_from"] is not None
+    root, _ = parse_html(result.html.read_text(encoding="utf-8"))
+    (status,) = root.find_all(cls="sk-signature")
+    assert "verified" in status.all_text()
+    (comparison,) = root.find_all("table", cls="sk-comparison")
+    facts = {row[0]: row[1] for row in table_rows(comparison)[1]}
+    assert facts["status"] == data["comparison"]["status"]
+    assert facts["baseline label asked for"] == "v0.9.0"
+    assert facts["detail"] == data["comparison"]["detail"]
+    (history,) = root.find_all("pre", cls="sk-history")
+    assert "v0.9.0" in history.all_text() and "v1.0.0" in history.all_text()
+
+
+# --------------------------------------------------------------------------- explore notebook
+@pytest.mark.timeout(240)
+def test_explore_notebook_executes_headless_and_shows_the_initial_state(tmp_path):
+    from scorekit.render import execute_notebook
+
+    executed = execute_notebook(notebook_path("explore"), tmp_path / "explore.ipynb", {}, timeout=240)
+    nb = nbformat.read(executed, as_version=4)
+    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o["output_type"] == "error"]
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)  # the controls
+    html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    assert len(html) == 1
+    root, _ = parse_html(html[0])
+    card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+    (value,) = root.find_all(cls="sk-decision-value")
+    assert value.all_text() == card.decision
+    (table,) = root.find_all("table", cls="sk-dimensions")
+    header, rows = table_rows(table)
+    assert [r[0] for r in rows] == list(card.dimensions.index)
+    rate = header.index("rate")
+    for row, (_, dim) in zip(rows, card.dimensions.iterrows()):
+        _assert_percent_of(row[rate], dim["rate"])
+    assert len(root.find_all("img")) == 2
+
+
+def test_notebooks_have_a_parameters_cell_and_no_stored_outputs():
+    for name in ("release_scorecard", "explore"):
+        nb = nbformat.read(notebook_path(name), as_version=4)
+        nbformat.validate(nb)
+        tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert len(tagged) == 1, name
+        assert all(not c.get("outputs") and c.get("execution_count") is None for c in nb.cells if c.cell_type == "code")
+        assert nb.metadata["kernelspec"]["name"] == "python3"
+
+
+def test_release_notebook_parameters_are_the_documented_ones():
+    from scorekit.render import notebook_parameters
+
+    params = notebook_parameters()
+    assert list(params) == ["results", "policy", "agent_name", "agent_version", "history", "label", "baseline",
+                            "signing_key", "public_key", "out_dir"]
+    assert all(p["default"] == "None" for p in params.values())
+
+
+def test_one_copy_of_the_notebooks_in_the_checkout():
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "notebooks").is_dir():
+        pytest.skip("not a checkout")
+    assert not (root / "scorekit" / "notebooks").exists()
+    assert notebook_path("release_scorecard") == root / "notebooks" / "release_scorecard.ipynb"
