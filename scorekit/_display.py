@@ -15,7 +15,6 @@ the exported HTML, and carry no script.
 
 from __future__ import annotations
 
-import html as _html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -24,7 +23,6 @@ from .reports._format import (
     LIST_LIMIT,
     REGRESSION_COLUMNS,
     UNDEFINED,
-    clean_text,
     comparison_facts,
     confidence_label,
     fmt_bool,
@@ -38,6 +36,7 @@ from .reports._format import (
     truncate,
 )
 from .reports.html import OKABE_ITO, VERDICT_COLOURS
+from .reports.html import h as _escape
 
 __all__ = [
     "DECISION_COLOURS",
@@ -77,8 +76,7 @@ _NUM = f'style="{_CELL}text-align:right;vertical-align:top;font-variant-numeric:
 
 def h(value: Any) -> str:
     """Untrusted text escaped for HTML, with ``scheme://`` broken so it is never a URL."""
-    text = _html.escape(clean_text(value), quote=True)
-    return text.replace("://", ":&#47;&#47;")
+    return _escape(value).replace("://", ":&#47;&#47;")
 
 
 def _hx(value: Any) -> str:

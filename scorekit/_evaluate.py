@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import numbers
 import os
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -121,7 +121,7 @@ def _duplicates(cols: dict[str, list[Any]], source: str) -> tuple[list[int], lis
     return positions, problems
 
 
-def _row_of(cols: dict[str, list[Any]], lines: list[bytes] | None) -> Any:
+def _row_of(cols: dict[str, list[Any]], lines: Sequence[bytes] | None) -> Any:
     """Read row ``pos`` again (from the file's lines, or its kept JSON text)."""
 
     def row_of(pos: int) -> dict[str, Any]:

@@ -379,8 +379,12 @@ def text_is_clean(text: bytes) -> bool:
 
 _KEYSET_PATTERNS: dict[tuple[str, ...], tuple[bytes, ...]] = {}
 _NESTED_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
-# Escapes that could hide a key's quote-colon pair from a text count.
-_MASKING_ESCAPE = re.compile(rb"\\u00(?:22|20|3[aA])")
+# A key the count cannot see as '"key":' may be a repeat of a top-level key: one
+# with whitespace before its colon, or with an escape (\uXXXX, \/) in its name.
+# _ESCAPED_KEY reads each string escape-aware (possessive: linear time), so a
+# value's text is never taken for a key's.
+_SPACED_KEY = re.compile(rb'"[ \t\r]+:')
+_ESCAPED_KEY = re.compile(rb'"[^"\\]*+(?:\\[^u/][^"\\]*+)*+\\[u/][^"\\]*+(?:\\.[^"\\]*+)*+"[ \t\r]*:')
 
 
 def _keyset_patterns(keys: tuple[str, ...]) -> tuple[bytes, ...]:
@@ -398,30 +402,25 @@ def _may_repeat_a_key(raw: bytes, value: dict[str, Any]) -> bool:
     repeated top-level key; True means "parse again strictly to find out".
 
     JSON keeps the last of two equal keys silently, so a repeat is seen only in
-    the text. Each top-level key's ``"key":`` occurrences are counted there (C
-    speed); when a name occurs more than once, the occurrences its nested values
-    account for (encoded again) are subtracted, so a nested ``"id"`` under a
-    top-level ``"id"`` does not cost the strict parse. A key the count cannot see
-    (written with escapes or with a space before its colon) also takes the
-    strict parse, unless another key's repeat exactly hides it from the total.
+    the text. When every key in the text is written plainly (no whitespace before
+    its colon, no escape in its name; else: True), each is exactly ``"key":``
+    there, so each top-level key's occurrences are counted (C speed). A name
+    occurring more than once is a repeat unless its nested values (encoded
+    again, the same plain way) account for every extra occurrence: a nested
+    ``"id"`` under a top-level ``"id"`` does not cost the strict parse.
     """
-    patterns = _keyset_patterns(tuple(value))
-    total = sum(map(raw.count, patterns))
-    if total == len(patterns):
-        return False
-    if total < len(patterns) or (b"\\u00" in raw and _MASKING_ESCAPE.search(raw)):
+    if (b"\\u" in raw or b"\\/" in raw) and _ESCAPED_KEY.search(raw):
         return True
-    nested = None
-    for pattern in patterns:
-        count = raw.count(pattern)
-        if count > 1:
-            if nested is None:
-                nested = "".join(
-                    _NESTED_ENCODE(v) for v in value.values() if type(v) is dict or type(v) is list
-                ).encode("utf-8", "surrogatepass")
-            if nested.count(pattern) != count - 1:
-                return True
-    return False
+    if (b'" ' in raw or b'"\t' in raw or b'"\r' in raw) and _SPACED_KEY.search(raw):
+        return True
+    patterns = _keyset_patterns(tuple(value))
+    counts = list(map(raw.count, patterns))
+    if counts.count(1) == len(counts):
+        return False
+    nested = "".join(
+        _NESTED_ENCODE(v) for v in value.values() if type(v) is dict or type(v) is list
+    ).encode("utf-8", "surrogatepass")
+    return any(count != 1 and nested.count(pattern) != count - 1 for pattern, count in zip(patterns, counts))
 
 
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")

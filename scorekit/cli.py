@@ -59,11 +59,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from .signing import read_json_strict
 
     results = example_path("email_assistant", "results.jsonl")
-    out_dir = Path(args.out_dir)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ScorekitError(f"{out_dir}: cannot create the output folder ({exc.strerror})") from None
+    out_dir = Path(args.out_dir)  # render_notebook creates it
     print(f"scorekit {__version__} demo — rendering the release notebook on the bundled example "
           f"{results.parent.name} into {out_dir}", flush=True)
     rendered = render_notebook(results, example_path("email_assistant", "policy.yml"), agent_name="email-assistant",

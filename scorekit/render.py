@@ -418,9 +418,10 @@ def export_notebook(executed: str | os.PathLike[str], out_dir: str | os.PathLike
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    from .reports._format import atomic_write
+
+    payload = text.encode("utf-8")
+    atomic_write(path, lambda tmp: tmp.write_bytes(payload))
 
 
 # --------------------------------------------------------------------------- reproduction

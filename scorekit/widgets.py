@@ -26,6 +26,7 @@ import io
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import pandas as pd
@@ -122,17 +123,14 @@ class ExploreView:
     card: Scorecard
     policy: dict[str, Any]
     k: int
-    _data: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return f"<ExploreView decision={self.decision} k={self.k} dimensions={len(self.card.dimensions)}>"
 
-    @property
+    @cached_property
     def data(self) -> dict[str, Any]:
         """``card.to_dict()``, computed once."""
-        if not self._data:
-            self._data.update(self.card.to_dict())
-        return self._data
+        return self.card.to_dict()
 
     @property
     def decision(self) -> str:

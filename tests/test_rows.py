@@ -783,3 +783,37 @@ def test_rows_are_read_the_same_without_orjson(monkeypatch):
         without = sk.evaluate(path).to_dict()
         for key in ("decision", "dimensions", "validation", "hashes", "findings", "controls"):
             assert without[key] == with_fast[key], (path.name, key)
+
+
+# --------------------------------------------------------------------------- repeated top-level keys
+from scorekit._rows import _may_repeat_a_key
+
+_ROW_HEAD = '{"id":"r1","dimension":"pii","evaluator":"h",'
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        '"status":"PASS","status":"FAIL"}',
+        '"status":"PASS","status" :"FAIL"}',  # the repeat has a space before its colon
+        '"status":"PASS","st\\u0061tus":"FAIL"}',  # the repeat's name is escaped
+        '"x" : 1,"status":"PASS","status":"FAIL"}',  # another key hidden from the count
+        '"status":"PASS","status":"FAIL","tool_calls":[{"status" :1}]}',  # a nested key hidden from the count
+        '"status":"PASS","status":"FAIL","input":{"\\u0073tatus":1}}',
+    ],
+)
+def test_a_repeated_top_level_key_is_reported_however_it_is_written(tmp_path, tail):
+    path = tmp_path / "rows.jsonl"
+    path.write_text(_ROW_HEAD + tail + "\n", encoding="utf-8")
+    assert _may_repeat_a_key(path.read_bytes().strip(), json.loads(_ROW_HEAD + tail))
+    problems = read_row_table(path).problems
+    assert [(p.line, p.field) for p in problems] == [(1, "status")] and "duplicate key" in problems[0].message
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")])
+def test_nested_keys_named_like_top_level_keys_need_no_strict_parse(ensure_ascii, separators):
+    row = {"id": "r1", "status": "PASS", "agent_output": "café \"id\": 1", "input": {"id": 2, "status": "x"},
+           "tool_calls": [{"name": "send", "arguments": {"id": 3}}, {"id": 4}]}
+    raw = json.dumps(row, ensure_ascii=ensure_ascii, separators=separators).encode()
+    assert not _may_repeat_a_key(raw, json.loads(raw))
