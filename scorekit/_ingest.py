@@ -32,6 +32,23 @@ COLUMNS = (
 )
 _CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
 _MEASURED = frozenset(MEASURED_FIELDS)
+_LAYOUTS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _layout(row: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(measured fields, definition fields) a row has, cached per key layout:
+    rows of one dimension share a few layouts, so the per-row field filtering is
+    done once per layout."""
+    keys = tuple(row)
+    layout = _LAYOUTS.get(keys)
+    if layout is None:
+        layout = (
+            tuple(name for name in keys if name in _MEASURED),
+            tuple(name for name in DEFINITION_FIELDS if name in row),
+        )
+        if len(_LAYOUTS) < 4096:
+            _LAYOUTS[keys] = layout
+    return layout
 
 
 @dataclass
@@ -179,21 +196,24 @@ def _ingest_items(
         if latency is None and row.get("latency_s") is not None:
             latency = row["latency_s"] * 1000.0
         c_latency.append(float(latency) if latency is not None else None)
-        key = definition_key(row)
+        measured, defined = _layout(row)
+        key = definition_key(row, defined)
         c_def.append(key)
         if (case, dimension, key) not in suite_seen:
             suite_seen.add((case, dimension, key))
             suite_digests.add(row_digest({
                 "case_id": case, "dimension": dimension,
-                "definition": {name: row[name] for name in DEFINITION_FIELDS if name in row},
+                "definition": {name: row[name] for name in defined},
             }))
         result_digests.append(results_digest(
-            row_id, case, dimension, trial, {name: value for name, value in row.items() if name in _MEASURED}
+            row_id, case, dimension, trial, {name: row[name] for name in measured}
         ))
         # JSON Lines rows can be read again from the file's lines; keep others.
         c_json.append(None if raw is not None else _dumps(row))
     out.mock_judges |= ctx.mock_judges
     out.judges_seen |= ctx.judges_seen
+    # Sorted here, in the worker, so the results hash only merges sorted runs.
+    result_digests.sort()
     return out
 
 

@@ -42,17 +42,19 @@ DEFINITION_FIELDS: tuple[str, ...] = (
 )
 
 
-def definition_key(row: dict[str, Any]) -> bytes:
+def definition_key(row: dict[str, Any], fields: Sequence[str] | None = None) -> bytes:
     """A 16-byte digest of a row's case definition, for grouping trials.
 
     ``marshal`` (format 2: no back-references, so equal values give equal bytes)
     keeps ``1``, ``1.0``, ``True`` and ``"1"`` apart and is much cheaper than
     JSON; it does depend on the order of object keys, so two digests that differ
     are confirmed with :func:`definition_json` before a conflict is reported.
+    ``fields``, when given, are the definition fields ``row`` has, in
+    :data:`DEFINITION_FIELDS` order (the engine caches them per row layout).
     """
-    return hashlib.blake2b(
-        marshal.dumps([(name, row[name]) for name in DEFINITION_FIELDS if name in row], 2), digest_size=16
-    ).digest()
+    if fields is None:
+        fields = [name for name in DEFINITION_FIELDS if name in row]
+    return hashlib.blake2b(marshal.dumps([(name, row[name]) for name in fields], 2), digest_size=16).digest()
 
 
 def definition_json(row: dict[str, Any]) -> list[str]:
