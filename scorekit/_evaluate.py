@@ -37,22 +37,44 @@ def _check_limit(limit: Any) -> int | None:
     return int(limit)
 
 
+_LABELS = pd.CategoricalDtype(["labeled", "unlabeled", "invalid"])
+
+
+def _str_array(values: list[Any]) -> Any:
+    """A ``str`` array from a list of str/None, built by Arrow (about twice as fast
+    as letting pandas infer from Python objects)."""
+    import pyarrow as pa  # lazy; pandas has imported it already for its str dtype
+
+    return pd.array(pa.array(values, type=pa.string()), dtype="str")
+
+
+def _categorical(values: list[str], dtype: pd.CategoricalDtype) -> pd.Categorical:
+    """Categorical from values known to be categories, through their codes."""
+    codes = {category: code for code, category in enumerate(dtype.categories)}
+    try:
+        return pd.Categorical.from_codes(
+            np.fromiter(map(codes.__getitem__, values), dtype=np.int8, count=len(values)), dtype=dtype
+        )
+    except KeyError:  # pragma: no cover - every status/label is one of the categories
+        return pd.Categorical(values, dtype=dtype)
+
+
 def _evidence(data: Ingested) -> pd.DataFrame:
     """The evidence table from the compact columns, typed like ``read_rows``."""
     cols = data.columns
     return pd.DataFrame(
         {
-            "id": pd.array(cols["id"], dtype="str"),
-            "dimension": pd.array(cols["dimension"], dtype="str"),
-            "case_id": pd.array(cols["case_id"], dtype="str"),
+            "id": _str_array(cols["id"]),
+            "dimension": _str_array(cols["dimension"]),
+            "case_id": _str_array(cols["case_id"]),
             "trial": pd.array(cols["trial"], dtype="Int64"),
-            "status": pd.Categorical(cols["status"], dtype=STATUS_DTYPE),
-            "reason": pd.array(cols["reason"], dtype="str"),
-            "label": pd.Categorical(cols["label"], categories=["labeled", "unlabeled", "invalid"]),
+            "status": _categorical(cols["status"], STATUS_DTYPE),
+            "reason": _str_array(cols["reason"]),
+            "label": _categorical(cols["label"], _LABELS),
             "control": np.asarray(cols["control"], dtype=bool),
             "line": np.asarray(cols["line"], dtype=np.int64),
-            "evaluator": pd.array(cols["evaluator"], dtype="str"),
-            "agent_output": pd.array(cols["agent_output"], dtype="str"),
+            "evaluator": _str_array(cols["evaluator"]),
+            "agent_output": _str_array(cols["agent_output"]),
             "cost_usd": np.array([np.nan if v is None else v for v in cols["cost_usd"]], dtype=np.float64),
             "latency_ms": np.array([np.nan if v is None else v for v in cols["latency_ms"]], dtype=np.float64),
         }
