@@ -48,7 +48,7 @@ def z_value(confidence: float = 0.95) -> float:
     Examples
     --------
     >>> round(z_value(0.95), 12)
-    1.959963984541
+    1.95996398454
     """
     confidence = _check_confidence(confidence)
     # -Φ⁻¹(α/2) rather than Φ⁻¹(1 − α/2): no rounding of 1 − α/2 to 1.0 for

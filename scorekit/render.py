@@ -127,6 +127,12 @@ def notebook_parameters(notebook: str | os.PathLike[str] | None = None) -> dict[
     -------
     dict
         name → ``{"name", "inferred_type_name", "default", "help"}``, in cell order.
+
+    Examples
+    --------
+    >>> from scorekit.render import notebook_parameters
+    >>> list(notebook_parameters())[:4]
+    ['results', 'policy', 'agent_name', 'agent_version']
     """
     import papermill
 
@@ -516,6 +522,15 @@ def render_notebook(
     ScorekitError
         The output folder cannot be created, a cell raised or timed out (the
         executed notebook is kept in ``out_dir``), or the export failed.
+
+    Examples
+    --------
+    >>> import scorekit as sk
+    >>> from scorekit.render import render_notebook
+    >>> result = render_notebook(sk.example_path(), sk.example_path(file="policy.yml"),
+    ...                          agent_name="mail-agent", agent_version="1.4.0")  # doctest: +SKIP
+    >>> result.decision, result.html.name  # doctest: +SKIP
+    ('FAIL', 'release_scorecard.html')
     """
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")

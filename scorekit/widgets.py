@@ -208,6 +208,15 @@ def explore_state(
     -------
     ExploreView
         The Scorecard of :func:`scorekit.evaluate` under the changed policy.
+
+    Examples
+    --------
+    >>> import scorekit as sk
+    >>> from scorekit.widgets import explore_state
+    >>> view = explore_state(sk.example_path(), policy=sk.example_path(file="policy.yml"),
+    ...                      thresholds={"action_correctness": 0.85})
+    >>> view.card.decision
+    'PASS'
     """
     changed = explore_policy(policy, dimensions=dimensions, thresholds=thresholds, k=k, purpose=purpose)
     card = evaluate(rows, changed)
