@@ -76,10 +76,14 @@ def tag_numbers(value: Any) -> Any:
         return "i:" + int.__repr__(value)
     if kind is float:
         return "f:" + float.__repr__(value)
+    # Containers: strings and ints (the common leaves) are handled inline, without a call.
     if kind is dict:
-        return {k: (v if type(v) is str else tag_numbers(v)) for k, v in value.items()}
+        return {
+            k: (v if (t := type(v)) is str else "i:" + int.__repr__(v) if t is int else tag_numbers(v))
+            for k, v in value.items()
+        }
     if kind is list or kind is tuple:
-        return [v if type(v) is str else tag_numbers(v) for v in value]
+        return [v if (t := type(v)) is str else "i:" + int.__repr__(v) if t is int else tag_numbers(v) for v in value]
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
@@ -214,6 +218,8 @@ def evidence_digest(
         f'"reason":{"null" if reason is None else scalar(reason)},"status":{_encode_str(status)},'
         f'"trial":{scalar(trial)}}}'
     )
+    if text.isascii():  # the usual case, without building the fallback structure's closure
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
     return _text_digest(
         text,
         lambda: {"case_id": case_id, "control": control, "dimension": dimension, "id": row_id, "included": included,
