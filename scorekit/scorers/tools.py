@@ -30,6 +30,7 @@ import marshal
 from typing import Any, Mapping
 
 from ._base import Context, Outcome, error, failed, passed, unlabeled
+from ._schema_fast import surely_valid
 from .actions import state_matches
 
 __all__ = ["CACHE_KEY", "INDEX_KEY", "REASONS", "compiled_schema", "score"]
@@ -75,10 +76,11 @@ class _Compiled:
     """One compiled schema: its validator (None when the schema is unusable) and
     a memo of validation results per instance."""
 
-    __slots__ = ("validator", "results")
+    __slots__ = ("validator", "results", "schema")
 
-    def __init__(self, validator: Any) -> None:
+    def __init__(self, validator: Any, schema: Any = None) -> None:
         self.validator = validator
+        self.schema = schema  # for the fast one-sided check (see _schema_fast)
         self.results: dict[bytes, bool] = {}
 
     def is_valid(self, instance: Any) -> bool | None:
@@ -91,7 +93,9 @@ class _Compiled:
             if hit is not None:
                 return hit
         try:
-            ok = bool(self.validator.is_valid(instance))
+            # The one-sided subset check first; only what it cannot vouch for
+            # (and every invalid instance) goes through jsonschema.
+            ok = surely_valid(self.schema, instance) or bool(self.validator.is_valid(instance))
         except Exception:  # unresolvable local $ref, $ref cycle (RecursionError), bad regex ...
             return None
         if key is not None:
@@ -126,7 +130,7 @@ def _compile(schema: Any) -> _Compiled:
         Draft202012Validator.check_schema(schema)
         # An explicit Registry() has no retrieval: an unresolved reference is an
         # error, never an HTTP request (jsonschema's default registry fetches).
-        return _Compiled(Draft202012Validator(schema, registry=Registry()))
+        return _Compiled(Draft202012Validator(schema, registry=Registry()), schema)
     except SchemaError:
         return _Compiled(None)
     except Exception:  # anything else a hostile schema can provoke
