@@ -33,6 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._errors import PolicyError
+from ._files import decode_utf8, read_input_bytes
 from ._jsonstrict import DuplicateKeyError, unique_object
 
 __all__ = [
@@ -601,20 +602,7 @@ def _read_file(name: str) -> Any:
             f"{name}: unsupported policy file type {p.suffix or '(no extension)'!s}; "
             "expected .yml, .yaml or .json"
         )
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise PolicyError(f"{name}: policy file not found") from None
-    except IsADirectoryError:
-        raise PolicyError(f"{name}: is a directory, not a policy file") from None
-    except OSError as exc:
-        if p.is_dir():  # Windows raises PermissionError for a directory
-            raise PolicyError(f"{name}: is a directory, not a policy file") from None
-        raise PolicyError(f"{name}: cannot read policy file: {_one_line(exc.strerror or exc)}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PolicyError(f"{name}: not UTF-8 (invalid byte at offset {exc.start})") from None
+    text = decode_utf8(read_input_bytes(p, "policy file", PolicyError, name=name), name, PolicyError)
     return _parse_yaml(text, name) if kind == "yaml" else _parse_json(text, name)
 
 

@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._errors import SignatureError
+from ._files import decode_utf8, read_input_bytes
 from ._jsonstrict import DuplicateKeyError, unique_object
 
 __all__ = [
@@ -117,24 +118,6 @@ def _loads_strict(text: str) -> Any:
         raise _StrictJSONError(f"duplicate object key {exc.key!r}") from None
 
 
-def _read_bytes(path: Path, what: str, error: type[Exception]) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise error(f"{path}: {what} not found") from None
-    except IsADirectoryError:
-        raise error(f"{path}: {what} is a directory, not a file") from None
-    except OSError as exc:
-        raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
-
-
-def _decode(data: bytes, path: Path, what: str, error: type[Exception]) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise error(f"{path}: the {what} is not UTF-8 text (byte {exc.start})") from None
-
-
 def read_json_strict(path: str | os.PathLike[str], what: str = "scorecard", error: type[Exception] = SignatureError) -> Any:
     """Parse a JSON file, rejecting NaN/Infinity, overflowing numbers and duplicate keys.
 
@@ -159,7 +142,7 @@ def read_json_strict(path: str | os.PathLike[str], what: str = "scorecard", erro
     rejected
     """
     path = Path(path)
-    text = _decode(_read_bytes(path, what, error), path, what, error)
+    text = decode_utf8(read_input_bytes(path, what, error), str(path), error)
     try:
         return _loads_strict(text)
     except _StrictJSONError as exc:
@@ -321,7 +304,7 @@ def _load_private_key(path: Path) -> Any:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    data = _read_bytes(path, "private key", SignatureError)
+    data = read_input_bytes(path, "private key", SignatureError)
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except TypeError:
@@ -345,7 +328,7 @@ def _load_public_key_raw(path: Path) -> bytes:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-    data = _read_bytes(path, "public key", SignatureError)
+    data = read_input_bytes(path, "public key", SignatureError)
     if b"-----BEGIN" in data:
         try:
             key = serialization.load_pem_public_key(data)
@@ -647,9 +630,10 @@ def verify_scorecard(
     """
     scorecard_path = Path(scorecard_path)
     signature_path = Path(signature_path) if signature_path is not None else default_signature_path(scorecard_path)
-    scorecard_bytes = _read_bytes(scorecard_path, "scorecard", SignatureError)
+    scorecard_bytes = read_input_bytes(scorecard_path, "scorecard", SignatureError)
     what = "signature envelope"
-    envelope_text = _decode(_read_bytes(signature_path, what, SignatureError), signature_path, what, SignatureError)
+    envelope_bytes = read_input_bytes(signature_path, what, SignatureError)
+    envelope_text = decode_utf8(envelope_bytes, str(signature_path), SignatureError)
     pinned = _load_public_key_raw(Path(public_key_path)) if public_key_path is not None else None
     try:
         envelope = _loads_strict(envelope_text)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .._errors import PolicyError
+from .._files import decode_utf8, read_input_bytes
 from ._document import (
     BASIS_FIELDS,
     ScorecardDocument,
@@ -227,18 +228,7 @@ def load_thresholds(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[
     suffix = p.suffix.lower()
     if suffix not in (".json", ".yml", ".yaml"):
         raise PolicyError(f"{name}: thresholds manifest must be .json, .yml or .yaml; got {p.suffix or 'no extension'}")
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise PolicyError(f"{name}: thresholds manifest not found") from None
-    except IsADirectoryError:
-        raise PolicyError(f"{name}: is a directory, not a thresholds manifest") from None
-    except OSError as exc:
-        raise PolicyError(f"{name}: cannot read thresholds manifest: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PolicyError(f"{name}: not UTF-8 (invalid byte at offset {exc.start})") from None
+    text = decode_utf8(read_input_bytes(p, "thresholds manifest", PolicyError, name=name), name, PolicyError)
     data = _parse_json(text, name) if suffix == ".json" else _parse_yaml(text, name)
     return _normalise_thresholds(data, name)
 

@@ -61,6 +61,14 @@ def _number(value: Any) -> bool:
     return type(value) is int or type(value) is float
 
 
+def _length_within(schema: dict[str, Any], low_key: str, high_key: str, length: int) -> bool:
+    """``length`` satisfies the schema's integer bounds (False also for bounds that are not integers)."""
+    low, high = schema.get(low_key, 0), schema.get(high_key)
+    if type(low) is not int or (high is not None and type(high) is not int):
+        return False
+    return length >= low and (high is None or length <= high)
+
+
 def surely_valid(schema: Any, instance: Any) -> bool:
     """True when ``instance`` is certainly valid under ``schema``; False: undecided."""
     if schema is True:
@@ -96,20 +104,14 @@ def surely_valid(schema: Any, instance: Any) -> bool:
             elif not surely_valid(sub, value):
                 return False
     elif kind is list:
-        low, high = schema.get("minItems", 0), schema.get("maxItems")
-        if type(low) is not int or (high is not None and type(high) is not int):
-            return False
-        if len(instance) < low or (high is not None and len(instance) > high):
+        if not _length_within(schema, "minItems", "maxItems", len(instance)):
             return False
         if "items" in schema:
             items = schema["items"]
             if not all(surely_valid(items, value) for value in instance):
                 return False
     elif kind is str:
-        low, high = schema.get("minLength", 0), schema.get("maxLength")
-        if type(low) is not int or (high is not None and type(high) is not int):
-            return False
-        if len(instance) < low or (high is not None and len(instance) > high):
+        if not _length_within(schema, "minLength", "maxLength", len(instance)):
             return False
         if "pattern" in schema:
             pattern = schema["pattern"]
