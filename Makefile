@@ -14,12 +14,15 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# Stamp files re-run the install only when pyproject.toml changes.
-$(VENV)/.installed: pyproject.toml | $(PY)
+# Stamp files re-run the install only when the build inputs change (the install
+# also compiles the C helper scorekit/_speedups.c).
+BUILD_INPUTS := pyproject.toml hatch_build.py scorekit/_speedups.c
+
+$(VENV)/.installed: $(BUILD_INPUTS) | $(PY)
 	$(PY) -m pip install --quiet -e .
 	@touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(PY)
+$(VENV)/.installed-dev: $(BUILD_INPUTS) | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $@ $(VENV)/.installed
 

@@ -66,6 +66,11 @@ MEASURED_FIELDS: tuple[str, ...] = (
 
 _BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
 
+try:  # the C form of canonical_bytes (scorekit/_speedups.c); None when it was not built
+    from ._speedups import canonical as _c_canonical, evidence_canonical as _c_evidence
+except ImportError:  # pragma: no cover - a build without a C compiler takes the Python path
+    _c_canonical = _c_evidence = None
+
 
 def tag_numbers(value: Any) -> Any:
     """Replace every number with its type-tagged string (``1`` → ``"i:1"``, ``1.0`` → ``"f:1.0"``)."""
@@ -118,7 +123,17 @@ def _jcs(tagged: Any) -> bytes:
 
 
 def canonical_bytes(value: Any) -> bytes:
-    """The hash input form of ``value``: RFC 8785 of its type-tagged structure."""
+    """The hash input form of ``value``: RFC 8785 of its type-tagged structure.
+
+    The C helper writes it directly when it is built and ``value`` holds only
+    plain JSON types; it answers None for anything else (a subclass, a lone
+    surrogate, a key beyond U+FFFF), which takes the Python path below. Tests
+    check the two paths give the same bytes as the ``rfc8785`` package.
+    """
+    if _c_canonical is not None:
+        data = _c_canonical(value)
+        if data is not None:
+            return data
     return _jcs(tag_numbers(value))
 
 
@@ -162,10 +177,17 @@ def _scalar_json(value: Any) -> str | None:
 def results_digest(row_id: str, case_id: str, dimension: str, trial: Any, measured: dict[str, Any]) -> str:
     """Row digest of ``{"case_id", "dimension", "id", "measured", "trial"}`` (hot path).
 
-    Rows whose measurements are all scalars (an output, a cost, a latency) are
-    written as canonical text directly; anything nested takes :func:`row_digest`.
-    A test checks both give the same digest.
+    With the C helper, the structure is serialised there; without it, rows
+    whose measurements are all scalars (an output, a cost, a latency) are
+    written as canonical text directly and anything nested takes
+    :func:`row_digest`. A test checks all paths give the same digest.
     """
+    if _c_canonical is not None:
+        data = _c_canonical(
+            {"case_id": case_id, "dimension": dimension, "id": row_id, "measured": measured, "trial": trial}
+        )
+        if data is not None:
+            return hashlib.sha256(data).hexdigest()
     parts = []
     for key in sorted(measured):
         text = _scalar_json(measured[key])
@@ -210,6 +232,10 @@ def evidence_digest(
     "included", "label", "reason", "status", "trial"}`` (keys in JCS order); a
     test checks the two agree.
     """
+    if _c_evidence is not None:
+        data = _c_evidence(case_id, control, dimension, row_id, included, label, reason, status, trial)
+        if data is not None:
+            return hashlib.sha256(data).hexdigest()
     scalar = _scalar_json
     text = (
         f'{{"case_id":{scalar(case_id)},"control":{"true" if control is True else scalar(control)},'

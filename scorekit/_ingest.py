@@ -13,7 +13,7 @@ import os
 import sys
 from sys import intern
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ._errors import Problem
 from ._rows import Source, _check_row, _jsonl_records
@@ -159,9 +159,12 @@ def _ingest_items(
                                          strict and dimension is not None))
             continue
         dimension = row["dimension"]
+        measured, defined = _layout(row)
+        key = definition_key(row, defined)
         if "status" in row:
             outcome = _prescored(row)
         else:
+            ctx.definition = key
             scorer = scorers.get(dimension)
             if scorer is None:
                 scorer = scorers[dimension] = scorer_for(dimension)
@@ -196,8 +199,6 @@ def _ingest_items(
         if latency is None and row.get("latency_s") is not None:
             latency = row["latency_s"] * 1000.0
         c_latency.append(float(latency) if latency is not None else None)
-        measured, defined = _layout(row)
-        key = definition_key(row, defined)
         c_def.append(key)
         if (case, dimension, key) not in suite_seen:
             suite_seen.add((case, dimension, key))
@@ -215,17 +216,6 @@ def _ingest_items(
     # Sorted here, in the worker, so the results hash only merges sorted runs.
     result_digests.sort()
     return out
-
-
-# Set by the parent just before forking, read by the child: the child inherits
-# the memory, so the lines are never pickled.
-_FORK_JOB: tuple[Sequence[bytes], int, str, dict[str, Any], bool] | None = None
-
-
-def _child_ingest(_: int) -> Ingested:
-    assert _FORK_JOB is not None
-    lines, first, source, ctx_args, strict = _FORK_JOB
-    return _ingest_items(_jsonl_records(lines, first), source, Context(**ctx_args), strict)
 
 
 def _workers() -> int:
@@ -275,18 +265,75 @@ def _take(items: Iterable[Any], limit: int) -> Iterable[Any]:
         yield item
 
 
-def _ingest_parallel(lines: Sequence[bytes], src: Source, ctx_args: dict[str, Any], strict: bool) -> Ingested:
-    import multiprocessing
+def _chunks(n_rows: int) -> list[tuple[int, int]]:
+    """[start, stop) row ranges small enough that two processes taking them in
+    turn finish within a fraction of a second of each other."""
+    size = max(1000, -(-n_rows // 32))
+    return [(start, min(start + size, n_rows)) for start in range(0, n_rows, size)]
 
-    global _FORK_JOB
-    half = len(lines) // 2
-    _FORK_JOB = (lines[half:], half + 1, src.name, ctx_args, strict)
+
+def _take_chunks(tasks: int) -> Iterator[int]:
+    """Chunk numbers from the shared task pipe until it is empty (both
+    processes read it; a 4-byte read from a pipe is never split)."""
+    while True:
+        token = os.read(tasks, 4)
+        if len(token) < 4:
+            return
+        yield int.from_bytes(token, "little")
+
+
+def _ingest_chunks(lines: Sequence[bytes], chunks: list[tuple[int, int]], numbers: Iterable[int], source: str,
+                   ctx: Context, strict: bool) -> dict[int, Ingested]:
+    return {
+        number: _ingest_items(_jsonl_records(lines[chunks[number][0]:chunks[number][1]], chunks[number][0] + 1),
+                              source, ctx, strict)
+        for number in numbers
+    }
+
+
+def _ingest_parallel(lines: Sequence[bytes], src: Source, ctx_args: dict[str, Any], strict: bool) -> Ingested:
+    """Score ``lines`` in two processes (fork) taking chunks from a shared queue.
+
+    The child inherits the lines (never pickled) and sends back its chunks'
+    compact columns once the queue is empty. Anything the child did not deliver
+    (it crashed, was killed, or failed) is scored here, so the result never
+    depends on the second process.
+    """
+    import pickle
+
+    chunks = _chunks(len(lines))
+    tasks_read, tasks_write = os.pipe()
+    results_read, results_write = os.pipe()
+    os.write(tasks_write, b"".join(number.to_bytes(4, "little") for number in range(len(chunks))))
+    os.close(tasks_write)  # readers see the end of the queue once it is empty
+    pid = os.fork()
+    if pid == 0:  # the child: score chunks, send them, leave without running the parent's exit handlers
+        code = 1
+        try:
+            os.close(results_read)
+            done = _ingest_chunks(lines, chunks, _take_chunks(tasks_read), src.name, Context(**ctx_args), strict)
+            with os.fdopen(results_write, "wb") as out:
+                pickle.dump(done, out, protocol=pickle.HIGHEST_PROTOCOL)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(results_write)
+    received = os.fdopen(results_read, "rb")
     try:
-        with multiprocessing.get_context("fork").Pool(1) as pool:
-            pending = pool.map_async(_child_ingest, [0])
-            head = _ingest_items(_jsonl_records(lines[:half], 1), src.name, Context(**ctx_args), strict)
-            (tail,) = pending.get()
+        ctx = Context(**ctx_args)
+        done = _ingest_chunks(lines, chunks, _take_chunks(tasks_read), src.name, ctx, strict)
+        try:
+            done.update(pickle.load(received))
+        except (EOFError, pickle.UnpicklingError, OSError):
+            pass  # the child delivered nothing: its chunks are scored below
     finally:
-        _FORK_JOB = None
-    head.extend(tail)
-    return head
+        # Closed before waiting: a child still writing gets a broken pipe, never a deadlock.
+        received.close()
+        os.close(tasks_read)
+        os.waitpid(pid, 0)
+    missing = [number for number in range(len(chunks)) if number not in done]
+    done.update(_ingest_chunks(lines, chunks, missing, src.name, ctx, strict))
+    out = done.pop(0)
+    for number in range(1, len(chunks)):
+        out.extend(done.pop(number))  # each part freed once merged: the peak holds one copy
+    return out

@@ -32,6 +32,11 @@ from ._counts import STATUS_DTYPE, STATUSES
 from ._errors import InputError, Problem
 from ._jsonstrict import DuplicateKeyError, unique_object
 
+try:  # the C helper (scorekit/_speedups.c); None when it was not built
+    from ._speedups import duplicate_key as _c_duplicate_key, text_is_clean as _c_text_is_clean
+except ImportError:  # pragma: no cover - a build without a C compiler takes the Python paths
+    _c_duplicate_key = _c_text_is_clean = None
+
 __all__ = ["FIELDS", "MATCH_MODES", "RowTable", "read_row_table", "read_rows"]
 
 MAX_SAFE_INT = 2**53 - 1
@@ -348,6 +353,8 @@ class FileLines(Sequence[bytes]):
         if not len(self):
             return True
         first, last = int(self.starts[0]), int(self.ends[-1])
+        if _c_text_is_clean is not None:
+            return _c_text_is_clean(memoryview(self.data)[first:last])
         step, overlap = 1 << 20, max(map(len, _SUSPECT_TEXT))
         return all(
             text_is_clean(self.data[start : min(start + step + overlap, last)])
@@ -373,56 +380,46 @@ def text_is_clean(text: bytes) -> bool:
     skips the per-number checks entirely; a suspicious one (even a false alarm,
     e.g. "NaN" inside a string) takes the exact path that names the field.
     """
+    if _c_text_is_clean is not None:
+        return _c_text_is_clean(text)
     folded = text.translate(_DIGITS_TO_ZERO)
     return not any(marker in folded for marker in _SUSPECT_TEXT)
 
 
-_KEYSET_PATTERNS: dict[tuple[str, ...], tuple[bytes, ...]] = {}
-_NESTED_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
-# A key the count cannot see as '"key":' may be a repeat of a top-level key: one
-# with whitespace before its colon, or with an escape (\uXXXX, \/) in its name.
-# _ESCAPED_KEY reads each string escape-aware (possessive: linear time), so a
-# value's text is never taken for a key's.
+# Whitespace between a key and its colon hides the key from the count below.
 _SPACED_KEY = re.compile(rb'"[ \t\r]+:')
-_ESCAPED_KEY = re.compile(rb'"[^"\\]*+(?:\\[^u/][^"\\]*+)*+\\[u/][^"\\]*+(?:\\.[^"\\]*+)*+"[ \t\r]*:')
+_CONTAINERS = (dict, list)
 
 
-def _keyset_patterns(keys: tuple[str, ...]) -> tuple[bytes, ...]:
-    """``b'"key":'`` for each top-level key (cached: rows repeat the same layouts)."""
-    patterns = _KEYSET_PATTERNS.get(keys)
-    if patterns is None:
-        patterns = tuple(json.dumps(k, ensure_ascii=False).encode("utf-8", "surrogatepass") + b":" for k in keys)
-        if len(_KEYSET_PATTERNS) < 4096:
-            _KEYSET_PATTERNS[keys] = patterns
-    return patterns
+def _count_keys(value: Any) -> int:
+    """How many object keys ``value`` holds, at every depth."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            count += len(item)
+            stack.extend(v for v in item.values() if type(v) in _CONTAINERS)
+        else:
+            stack.extend(v for v in item if type(v) in _CONTAINERS)
+    return count
 
 
-def _may_repeat_a_key(raw: bytes, value: dict[str, Any]) -> bool:
-    """False when ``raw`` (the text ``value`` was parsed from) shows no sign of a
-    repeated top-level key; True means "parse again strictly to find out".
+def _may_repeat_a_key(raw: bytes, value: Any) -> bool:
+    """False when ``raw`` (the valid JSON text ``value`` was parsed from)
+    provably repeats no key in any object; True means "parse again strictly
+    to find out" (the strict parse names the key).
 
     JSON keeps the last of two equal keys silently, so a repeat is seen only in
-    the text. When every key in the text is written plainly (no whitespace before
-    its colon, no escape in its name; else: True), each is exactly ``"key":``
-    there, so each top-level key's occurrences are counted (C speed). A name
-    occurring more than once is a repeat unless its nested values (encoded
-    again, the same plain way) account for every extra occurrence: a nested
-    ``"id"`` under a top-level ``"id"`` does not cost the strict parse.
+    the text. The C helper scans the text object by object. Without it: when
+    the text has no backslash and no whitespace before a colon, every key is
+    written ``"key":`` and nothing else is, so the text repeats a key exactly
+    when it has more ``":`` than the parsed value has keys.
     """
-    # One scan each (a call costs more than the bytes it reads): a backslash
-    # anywhere before the escape-aware key pattern; the spaced-colon pattern.
-    if b"\\" in raw and _ESCAPED_KEY.search(raw):
+    if _c_duplicate_key is not None:
+        return _c_duplicate_key(raw) != 0
+    if b"\\" in raw or _SPACED_KEY.search(raw):
         return True
-    if _SPACED_KEY.search(raw):
-        return True
-    patterns = _keyset_patterns(tuple(value))
-    counts = list(map(raw.count, patterns))
-    if counts.count(1) == len(counts):
-        return False
-    nested = "".join(
-        _NESTED_ENCODE(v) for v in value.values() if type(v) is dict or type(v) is list
-    ).encode("utf-8", "surrogatepass")
-    return any(count != 1 and nested.count(pattern) != count - 1 for pattern, count in zip(patterns, counts))
+    return raw.count(b'":') != _count_keys(value)
 
 
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -500,10 +497,9 @@ def _jsonl_records(
             else:
                 line = raw.decode("utf-8")  # the whole file was checked to be UTF-8
                 value = decode(line)
-            # Duplicate top-level keys (a second "status", "agent_output", ...):
-            # JSON keeps the last value, silently. A key that occurs twice as
-            # '"key":' in the text (nested or duplicated) is confirmed by an
-            # exact parse that names it; nested duplicates are found there too.
+            # A repeated key (a second "status", "agent_output", ...) in any
+            # object: JSON keeps the last value, silently. A possible repeat is
+            # confirmed by an exact parse that names it.
             if type(value) is dict and _may_repeat_a_key(raw, value):
                 strict_decode(raw.decode("utf-8") if line is None else line)
         except DuplicateKeyError as exc:
@@ -673,6 +669,25 @@ def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- normalise
+_CHECK_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, Any], ...]]] = {}
+
+
+def _check_plan(keys: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, Any], ...]]:
+    """The field checks a row with these keys needs, cached per key layout: names
+    checked as non-empty strings, names checked as strings, other (name, check)."""
+    plan = _CHECK_PLANS.get(keys)
+    if plan is None:
+        checks = [(name, FIELDS[name]) for name in keys if name in FIELDS and FIELDS[name] is not _any]
+        plan = (
+            tuple(name for name, check in checks if check is _is_nonempty_str),
+            tuple(name for name, check in checks if check is _is_str),
+            tuple((name, check) for name, check in checks if check not in (_is_nonempty_str, _is_str)),
+        )
+        if len(_CHECK_PLANS) < 4096:
+            _CHECK_PLANS[keys] = plan
+    return plan
+
+
 def _check_row(value: Any, deep: bool = True) -> tuple[dict[str, Any] | None, list[tuple[str, str]]]:
     """Validate one parsed row; return the normalised row (or None) and its problems.
 
@@ -696,13 +711,29 @@ def _check_row(value: Any, deep: bool = True) -> tuple[dict[str, Any] | None, li
         problems.append(("id", "required field is missing"))
     if "dimension" not in row:
         problems.append(("dimension", "required field is missing"))
-    get_check = FIELDS.get
-    for name, val in row.items():
-        check = get_check(name)
-        if check is not None and check is not _any:
-            message = check(val)
+    nonempty, plain, other = _check_plan(tuple(row))
+    found: list[tuple[str, str]] = []
+    # The common string checks inline (a call per field costs more than the
+    # check); any doubt calls the real check, which words the message.
+    for name in nonempty:
+        val = row[name]
+        if type(val) is not str or not val or val.isspace():
+            message = _is_nonempty_str(val)
             if message:
-                problems.append((name, message))
+                found.append((name, message))
+    for name in plain:
+        if type(row[name]) is not str:
+            message = _is_str(row[name])
+            if message:
+                found.append((name, message))
+    for name, check in other:
+        message = check(row[name])
+        if message:
+            found.append((name, message))
+    if found:
+        order = {name: i for i, name in enumerate(row)}
+        found.sort(key=lambda problem: order[problem[0]])  # field order, as the row has them
+        problems.extend(found)
     if deep:
         for path, message in _bad_numbers(row, ""):
             problems.append((path.lstrip("."), message))

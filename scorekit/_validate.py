@@ -18,6 +18,11 @@ import numpy as np
 
 from ._errors import Problem
 
+try:  # C helper (scorekit/_speedups.c); None when it was not built
+    from ._speedups import exact_key as _c_exact_key
+except ImportError:  # pragma: no cover - a build without a C compiler takes the marshal path
+    _c_exact_key = None
+
 __all__ = ["DEFINITION_FIELDS", "Validation", "case_definition_conflicts", "definition_key"]
 
 # Inputs and answer keys: what defines a case (and enters the suite hash).
@@ -45,15 +50,21 @@ DEFINITION_FIELDS: tuple[str, ...] = (
 def definition_key(row: dict[str, Any], fields: Sequence[str] | None = None) -> bytes:
     """A 16-byte digest of a row's case definition, for grouping trials.
 
-    ``marshal`` (format 2: no back-references, so equal values give equal bytes)
-    keeps ``1``, ``1.0``, ``True`` and ``"1"`` apart and is much cheaper than
-    JSON; it does depend on the order of object keys, so two digests that differ
-    are confirmed with :func:`definition_json` before a conflict is reported.
-    ``fields``, when given, are the definition fields ``row`` has, in
-    :data:`DEFINITION_FIELDS` order (the engine caches them per row layout).
+    The C helper's exact form (``1``, ``1.0``, ``True`` and ``"1"`` differ;
+    object key order does not matter) when it is built; else ``marshal``
+    (format 2: no back-references, so equal values give equal bytes), which
+    keeps the same values apart but depends on the order of object keys. Either
+    way, two digests that differ are confirmed with :func:`definition_json`
+    before a conflict is reported. ``fields``, when given, are the definition
+    fields ``row`` has, in :data:`DEFINITION_FIELDS` order (the engine caches
+    them per row layout).
     """
     if fields is None:
         fields = [name for name in DEFINITION_FIELDS if name in row]
+    if _c_exact_key is not None:
+        text = _c_exact_key({name: row[name] for name in fields})
+        if text is not None:
+            return hashlib.sha256(text).digest()[:16]  # SHA-256 runs in hardware on most CPUs: faster than BLAKE2
     return hashlib.blake2b(marshal.dumps([(name, row[name]) for name in fields], 2), digest_size=16).digest()
 
 

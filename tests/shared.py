@@ -80,3 +80,36 @@ def per_case_rates(frame: pd.DataFrame) -> pd.DataFrame:
 
 def assert_close(actual, expected, tol: float = 1e-12) -> None:
     np.testing.assert_allclose(actual, expected, rtol=tol, atol=tol, equal_nan=True)
+
+
+# --------------------------------------------------------------------------- the C helper
+# scorekit/_speedups.c is optional: each module that uses it keeps a Python path
+# with the same results. Tests run both; this switches the C paths off.
+_C_HOOKS = (("scorekit._hashing", "_c_canonical"), ("scorekit._hashing", "_c_evidence"), ("scorekit._validate", "_c_exact_key"),
+            ("scorekit._rows", "_c_duplicate_key"), ("scorekit._rows", "_c_text_is_clean"))
+
+
+def c_helper_built() -> bool:
+    try:
+        import scorekit._speedups  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class python_paths:
+    """Context manager: scorekit runs without its C helper inside the block."""
+
+    def __enter__(self) -> "python_paths":
+        import importlib
+
+        self._saved = []
+        for module_name, attribute in _C_HOOKS:
+            module = importlib.import_module(module_name)
+            self._saved.append((module, attribute, getattr(module, attribute)))
+            setattr(module, attribute, None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for module, attribute, value in self._saved:
+            setattr(module, attribute, value)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shared import c_helper_built, python_paths
 
 from scorekit._hashing import (
     canonical_bytes,
@@ -15,6 +17,20 @@ from scorekit._hashing import (
     sha256_hex,
     tag_numbers,
 )
+
+
+
+@pytest.fixture(scope="module", params=["c", "python"], autouse=True)
+def implementation(request):
+    """Every test here runs with the C helper and with the Python path."""
+    if request.param == "c":
+        if not c_helper_built():
+            pytest.skip("the C helper scorekit._speedups is not built")
+        yield "c"
+    else:
+        with python_paths():
+            yield "python"
+
 
 TEXT = st.text(max_size=12)  # includes control characters, quotes, non-BMP characters
 SCALARS = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.floats(allow_nan=False, allow_infinity=False) | TEXT

@@ -57,6 +57,9 @@ class Context:
     mock_judges : filled by the judge scorer with every mock judge identity seen
         (any one makes the evaluation a SELF_TEST).
     judges_seen : filled by the judge scorer with the panel members of judged rows.
+    definition : set by the engine to the row's case-definition key before each
+        row is scored (equal keys: exactly equal inputs and answer keys), so a
+        scorer may memoise per-case work; None when unknown.
     """
 
     budgets: Mapping[str, float] = field(default_factory=dict)
@@ -65,6 +68,7 @@ class Context:
     cache: dict[str, Any] = field(default_factory=dict)
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
+    definition: bytes | None = None
 
 
 Scorer = Callable[[Mapping[str, Any], Context], Outcome]

@@ -49,6 +49,7 @@ REASONS = {
 
 CACHE_KEY = "tool_call.schema"
 INDEX_KEY = "tool_call.schema_index"
+BY_DEFINITION_KEY = "tool_call.by_definition"
 _MISSING = object()
 _REF_KEYWORDS = ("$ref", "$dynamicRef")
 # Canonical JSON: sorted keys, no whitespace; keeps 1, 1.0 and true apart.
@@ -169,6 +170,20 @@ def _compiled_by_canonical(schema: Any, ctx: Context) -> _Compiled:
     return entry
 
 
+def _compiled_contracts(schemas: Mapping[str, Any], ctx: Context) -> dict[str, _Compiled]:
+    """Each tool's compiled schema; memoised per case definition, so the trials
+    of one case look their contracts up once."""
+    if ctx.definition is None:
+        return {name: compiled_schema(schema, ctx) for name, schema in schemas.items()}
+    memo = ctx.cache.get(BY_DEFINITION_KEY)
+    if memo is None:
+        memo = ctx.cache[BY_DEFINITION_KEY] = {}
+    compiled = memo.get(ctx.definition)
+    if compiled is None:
+        compiled = memo[ctx.definition] = {name: compiled_schema(schema, ctx) for name, schema in schemas.items()}
+    return compiled
+
+
 def _call_matches(expected: Any, call: tuple[Any, Any]) -> bool:
     name, args = call
     if isinstance(expected, str):
@@ -219,7 +234,7 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
 
     schema_unusable = False
     if has_schemas:
-        compiled = {name: compiled_schema(schema, ctx) for name, schema in schemas.items()}
+        compiled = _compiled_contracts(schemas, ctx)
         schema_unusable = any(entry.validator is None for entry in compiled.values())
         for name, args in calls:
             entry = compiled.get(name) if isinstance(name, str) else None

@@ -365,3 +365,21 @@ def test_never_raises_on_arbitrary_rows(row):
     outcome = tools.score(row, Context())
     assert outcome.status in ("PASS", "FAIL", "ERROR", "ABSTAIN")
     assert (outcome.reason is None) == (outcome.status == "PASS")
+
+
+def test_contracts_are_memoised_per_case_definition_and_only_there():
+    from scorekit.scorers import Context
+
+    strict = {"send": {"type": "object", "properties": {"to": {"type": "string"}}, "additionalProperties": False}}
+    loose = {"send": {"type": "object"}}
+    row = {"tool_calls": [{"name": "send", "arguments": {"to": "a", "cc": "b"}}]}
+    ctx = Context()
+    ctx.definition = b"case-1"
+    assert tools.score(dict(row, tool_schemas=strict), ctx).status == "FAIL"
+    ctx.definition = b"case-2"  # another definition: its own contract, not case-1's
+    assert tools.score(dict(row, tool_schemas=loose), ctx).status == "PASS"
+    ctx.definition = b"case-1"
+    assert tools.score(dict(row, tool_schemas=strict), ctx).status == "FAIL"
+    assert set(ctx.cache[tools.BY_DEFINITION_KEY]) == {b"case-1", b"case-2"}
+    ctx.definition = None  # unknown definition (a scorer called on its own): no memo
+    assert tools.score(dict(row, tool_schemas=loose), ctx).status == "PASS"

@@ -1,0 +1,485 @@
+/*
+ * scorekit._speedups: the engine's per-row integrity work in C.
+ *
+ * Optional: scorekit/_hashing.py and scorekit/_rows.py keep the pure-Python
+ * versions and use them when this module is not built; tests compare the two
+ * (and the hash form against the rfc8785 package) with hypothesis.
+ *
+ *   canonical(obj)          RFC 8785 (JCS) bytes of obj after every number is
+ *                           replaced by its type-tagged string (SPEC 10:
+ *                           1 -> "i:1", 1.0 -> "f:1.0"); None when obj holds
+ *                           anything this code does not handle exactly (a type
+ *                           other than dict/list/tuple/str/int/float/bool/None,
+ *                           a subclass, a lone surrogate, a key beyond U+FFFF
+ *                           where JCS orders by UTF-16 units, deep nesting):
+ *                           the caller then takes the Python path.
+ *   exact_key(obj)          an injective text form of obj for grouping equal
+ *                           values (1, 1.0, True and "1" all differ; object key
+ *                           order does not matter); None as above.
+ *   evidence_canonical(...) canonical() of one evidence record, from its nine
+ *                           values in JCS key order (no dict built per row).
+ *   text_is_clean(data)     scorekit._rows.text_is_clean in one pass over a buffer.
+ *   duplicate_key(raw)      for valid JSON text: 0 when no object in it repeats
+ *                           a key, 1 when one does, -1 when unsure (an escaped
+ *                           key, an object with very many keys, deep nesting).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define MAX_DEPTH 256        /* duplicate_key: containers open at once */
+#define MAX_VALUE_DEPTH 100  /* canonical, exact_key: recursion depth (C stack) */
+#define UNSUPPORTED 1
+
+typedef struct {
+    char *data;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+    char small[1024];
+} Buf;
+
+static void buf_init(Buf *b) {
+    b->data = b->small;
+    b->len = 0;
+    b->cap = sizeof(b->small);
+}
+
+static void buf_free(Buf *b) {
+    if (b->data != b->small) PyMem_Free(b->data);
+}
+
+static int buf_reserve(Buf *b, Py_ssize_t extra) {
+    if (b->len + extra <= b->cap) return 0;
+    Py_ssize_t cap = b->cap;
+    while (cap < b->len + extra) {
+        if (cap > PY_SSIZE_T_MAX / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *data;
+    if (b->data == b->small) {
+        data = PyMem_Malloc(cap);
+        if (data) memcpy(data, b->small, b->len);
+    } else {
+        data = PyMem_Realloc(b->data, cap);
+    }
+    if (!data) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int buf_put(Buf *b, const char *s, Py_ssize_t n) {
+    if (buf_reserve(b, n) < 0) return -1;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+static inline int buf_putc(Buf *b, char c) {
+    if (buf_reserve(b, 1) < 0) return -1;
+    b->data[b->len++] = c;
+    return 0;
+}
+
+/* UTF-8 of a str. ASCII text is read in place; other text is encoded into a
+   new bytes object returned in *owner (the caller releases it), never through
+   PyUnicode_AsUTF8AndSize, which would keep a UTF-8 copy of every agent output
+   alive inside its string. NULL with no error set: a lone surrogate. */
+static const char *utf8_of(PyObject *s, Py_ssize_t *n, PyObject **owner) {
+    *owner = NULL;
+    if (PyUnicode_IS_ASCII(s)) {
+        *n = PyUnicode_GET_LENGTH(s);
+        return (const char *)PyUnicode_DATA(s);
+    }
+    PyObject *encoded = PyUnicode_AsUTF8String(s);
+    if (encoded == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) PyErr_Clear();
+        return NULL;
+    }
+    *owner = encoded;
+    *n = PyBytes_GET_SIZE(encoded);
+    return PyBytes_AS_STRING(encoded);
+}
+
+/* A JSON string as JCS writes it (and json.dumps(ensure_ascii=False)):
+   '"' and '\\' escaped, \b \f \n \r \t by name, other controls as \u00xx. */
+static int put_escaped(Buf *b, const char *u, Py_ssize_t n) {
+    static const char hex[] = "0123456789abcdef";
+    if (buf_putc(b, '"') < 0) return -1;
+    Py_ssize_t run = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)u[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (buf_put(b, u + run, i - run) < 0) return -1;
+        run = i + 1;
+        char esc[6] = {'\\', 0, 0, 0, 0, 0};
+        Py_ssize_t len = 2;
+        switch (c) {
+            case '"': esc[1] = '"'; break;
+            case '\\': esc[1] = '\\'; break;
+            case '\b': esc[1] = 'b'; break;
+            case '\f': esc[1] = 'f'; break;
+            case '\n': esc[1] = 'n'; break;
+            case '\r': esc[1] = 'r'; break;
+            case '\t': esc[1] = 't'; break;
+            default:
+                esc[1] = 'u'; esc[2] = '0'; esc[3] = '0';
+                esc[4] = hex[c >> 4]; esc[5] = hex[c & 15];
+                len = 6;
+        }
+        if (buf_put(b, esc, len) < 0) return -1;
+    }
+    if (buf_put(b, u + run, n - run) < 0) return -1;
+    return buf_putc(b, '"');
+}
+
+static int put_str(Buf *b, PyObject *s) {
+    Py_ssize_t n;
+    PyObject *owner;
+    const char *u = utf8_of(s, &n, &owner);
+    if (u == NULL) return PyErr_Occurred() ? -1 : UNSUPPORTED;
+    int rc = put_escaped(b, u, n);
+    Py_XDECREF(owner);
+    return rc;
+}
+
+/* Tagged number text: "i:<repr>" / "f:<repr>", quoted in JCS mode, bare in exact mode. */
+static int put_number(Buf *b, PyObject *o, int is_float, int quoted) {
+    char small[32];
+    const char *text;
+    Py_ssize_t n;
+    char *owned = NULL;
+    PyObject *str = NULL;
+    if (is_float) {
+        /* float.__repr__: shortest round-trip, ".0" added to integral values */
+        owned = PyOS_double_to_string(PyFloat_AS_DOUBLE(o), 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+        if (owned == NULL) return -1;
+        text = owned;
+        n = (Py_ssize_t)strlen(owned);
+    } else {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (!overflow) {
+            n = snprintf(small, sizeof(small), "%lld", v);
+            text = small;
+        } else {
+            str = PyObject_Str(o);
+            if (str == NULL) return -1;
+            text = PyUnicode_AsUTF8AndSize(str, &n);
+            if (text == NULL) {
+                Py_DECREF(str);
+                return -1;
+            }
+        }
+    }
+    int rc = 0;
+    if (quoted) rc = buf_putc(b, '"');
+    if (rc == 0) rc = buf_put(b, is_float ? "f:" : "i:", 2);
+    if (rc == 0) rc = buf_put(b, text, n);
+    if (rc == 0 && quoted) rc = buf_putc(b, '"');
+    if (owned) PyMem_Free(owned);
+    Py_XDECREF(str);
+    return rc;
+}
+
+typedef struct {
+    const char *key;
+    Py_ssize_t len;
+    PyObject *value;
+    PyObject *owner; /* the UTF-8 bytes of a non-ASCII key, or NULL */
+} Item;
+
+static int item_cmp(const void *pa, const void *pb) {
+    const Item *a = pa, *b = pb;
+    Py_ssize_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->key, b->key, n);
+    if (c) return c;
+    return (a->len > b->len) - (a->len < b->len);
+}
+
+static int put_value(Buf *b, PyObject *o, int depth, int exact);
+
+static int put_dict(Buf *b, PyObject *o, int depth, int exact) {
+    Py_ssize_t size = PyDict_GET_SIZE(o);
+    if (size == 0) return buf_put(b, "{}", 2);
+    Item small[16];
+    Item *items = small;
+    if (size > 16) {
+        items = PyMem_Malloc(sizeof(Item) * size);
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    int rc = 0;
+    Py_ssize_t pos = 0, filled = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(o, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key)) {
+            rc = UNSUPPORTED;
+            goto done;
+        }
+        /* JCS orders keys by UTF-16 code units; UTF-8 byte order equals it
+           only while every key stays within the BMP. */
+        if (!exact && PyUnicode_MAX_CHAR_VALUE(key) > 0xFFFF) {
+            rc = UNSUPPORTED;
+            goto done;
+        }
+        Item *item = &items[filled];
+        const char *u = utf8_of(key, &item->len, &item->owner);
+        if (u == NULL) {
+            rc = PyErr_Occurred() ? -1 : UNSUPPORTED;
+            goto done;
+        }
+        item->key = u;
+        item->value = value;
+        filled++;
+    }
+    if (size > 1) qsort(items, size, sizeof(Item), item_cmp);
+    if ((rc = buf_putc(b, '{')) != 0) goto done;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (i && (rc = buf_putc(b, ',')) != 0) goto done;
+        if ((rc = put_escaped(b, items[i].key, items[i].len)) != 0) goto done;
+        if ((rc = buf_putc(b, ':')) != 0) goto done;
+        /* A borrowed value stays alive: nothing here runs Python code that
+           could change the dict. */
+        if ((rc = put_value(b, items[i].value, depth + 1, exact)) != 0) goto done;
+    }
+    rc = buf_putc(b, '}');
+done:
+    for (Py_ssize_t k = 0; k < filled; k++) Py_XDECREF(items[k].owner);
+    if (items != small) PyMem_Free(items);
+    return rc;
+}
+
+static int put_value(Buf *b, PyObject *o, int depth, int exact) {
+    if (depth > MAX_VALUE_DEPTH) return UNSUPPORTED;
+    if (PyUnicode_CheckExact(o)) return put_str(b, o);
+    if (o == Py_None) return buf_put(b, "null", 4);
+    if (o == Py_True) return buf_put(b, "true", 4);
+    if (o == Py_False) return buf_put(b, "false", 5);
+    if (PyLong_CheckExact(o)) return put_number(b, o, 0, !exact);
+    if (PyFloat_CheckExact(o)) return put_number(b, o, 1, !exact);
+    if (PyDict_CheckExact(o)) return put_dict(b, o, depth, exact);
+    if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+        /* In exact mode a tuple and a list differ; in the hash form both are lists. */
+        int is_list = PyList_CheckExact(o);
+        if (buf_putc(b, exact && !is_list ? '(' : '[') < 0) return -1;
+        for (Py_ssize_t i = 0; i < (is_list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o)); i++) {
+            if (i && buf_putc(b, ',') < 0) return -1;
+            PyObject *item = is_list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i);
+            /* The list is not changed here (no Python code runs), so the item stays alive. */
+            int rc = put_value(b, item, depth + 1, exact);
+            if (rc) return rc;
+        }
+        return buf_putc(b, exact && !is_list ? ')' : ']');
+    }
+    return UNSUPPORTED;
+}
+
+/* The written bytes (rc 0), None (UNSUPPORTED) or NULL (an error is set); frees the buffer. */
+static PyObject *finish(Buf *b, int rc) {
+    PyObject *result = NULL;
+    if (rc == 0) {
+        result = PyBytes_FromStringAndSize(b->data, b->len);
+    } else if (rc == UNSUPPORTED) {
+        result = Py_NewRef(Py_None);
+    }
+    buf_free(b);
+    return result;
+}
+
+static PyObject *serialize(PyObject *o, int exact) {
+    Buf b;
+    buf_init(&b);
+    int rc = put_value(&b, o, 0, exact);
+    return finish(&b, rc);
+}
+
+static PyObject *canonical(PyObject *module, PyObject *o) {
+    return serialize(o, 0);
+}
+
+static PyObject *exact_key(PyObject *module, PyObject *o) {
+    return serialize(o, 1);
+}
+
+/* canonical() of the evidence record {"case_id", "control", "dimension", "id",
+   "included", "label", "reason", "status", "trial"} given its values in that
+   (JCS) key order, without building the dict: one per scored row. */
+static const char *const EVIDENCE_KEYS[] = {
+    "{\"case_id\":", ",\"control\":", ",\"dimension\":", ",\"id\":", ",\"included\":",
+    ",\"label\":", ",\"reason\":", ",\"status\":", ",\"trial\":",
+};
+
+static PyObject *evidence_canonical(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "evidence_canonical() takes 9 arguments");
+        return NULL;
+    }
+    Buf b;
+    buf_init(&b);
+    int rc = 0;
+    for (Py_ssize_t i = 0; i < 9 && rc == 0; i++) {
+        rc = buf_put(&b, EVIDENCE_KEYS[i], (Py_ssize_t)strlen(EVIDENCE_KEYS[i]));
+        if (rc == 0) rc = put_value(&b, args[i], 1, 0);
+    }
+    if (rc == 0) rc = buf_putc(&b, '}');
+    return finish(&b, rc);
+}
+
+/* ------------------------------------------------------------------ duplicate keys */
+
+#define MAX_KEYS_PER_OBJECT 64
+
+typedef struct {
+    const char *key;
+    Py_ssize_t len;
+} Key;
+
+static PyObject *duplicate_key(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *s = view.buf;
+    Py_ssize_t n = view.len;
+    /* Per open container: where its keys start in `keys` (-1 for an array).
+       `keys` holds the keys of every open object on the path from the root. */
+    Py_ssize_t frame_start[MAX_DEPTH + 1];
+    Key small[64];
+    Key *keys = small;
+    Py_ssize_t cap = 64, nkeys = 0;
+    int depth = -1;
+    int expect_key = 0;
+    long result = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '"') {
+            Py_ssize_t start = i + 1;
+            int escaped = 0;
+            for (i = start; i < n && s[i] != '"'; i++) {
+                if (s[i] == '\\') {
+                    escaped = 1;
+                    i++;
+                }
+            }
+            if (!expect_key) continue;
+            expect_key = 0;
+            if (escaped) {
+                result = -1;  /* "a" and "\u0061" are one key: let the exact parser decide */
+                break;
+            }
+            Py_ssize_t first = frame_start[depth];
+            if (nkeys - first >= MAX_KEYS_PER_OBJECT) {
+                result = -1;  /* the exact parser is linear in the number of keys; this is not */
+                break;
+            }
+            Py_ssize_t len = i - start;
+            for (Py_ssize_t k = first; k < nkeys; k++) {
+                if (keys[k].len == len && memcmp(keys[k].key, s + start, len) == 0) {
+                    result = 1;
+                    break;
+                }
+            }
+            if (result) break;
+            if (nkeys == cap) {
+                Key *grown = PyMem_Malloc(sizeof(Key) * cap * 2);
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    result = -2;
+                    break;
+                }
+                memcpy(grown, keys, sizeof(Key) * nkeys);
+                if (keys != small) PyMem_Free(keys);
+                keys = grown;
+                cap *= 2;
+            }
+            keys[nkeys].key = s + start;
+            keys[nkeys].len = len;
+            nkeys++;
+        } else if (c == '{' || c == '[') {
+            if (depth + 1 >= MAX_DEPTH) {
+                result = -1;
+                break;
+            }
+            depth++;
+            frame_start[depth] = c == '{' ? nkeys : -1;
+            expect_key = c == '{';
+        } else if (c == '}' || c == ']') {
+            if (depth < 0) break;
+            if (frame_start[depth] >= 0) nkeys = frame_start[depth];
+            depth--;
+            expect_key = 0;
+        } else if (c == ',') {
+            expect_key = depth >= 0 && frame_start[depth] >= 0;
+        }
+    }
+    if (keys != small) PyMem_Free(keys);
+    PyBuffer_Release(&view);
+    if (result == -2) return NULL;
+    return PyLong_FromLong(result);
+}
+
+/* ------------------------------------------------------------------ number screen */
+
+/* The Python text_is_clean in one pass: False when the text has NaN, Infinity,
+   16 or more digits in a row, or an exponent of 3 or more digits (e000, e+000,
+   either case of e); True means no number in it needs the exact checks. */
+static PyObject *text_is_clean(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *s = view.buf;
+    Py_ssize_t n = view.len;
+    int clean = 1;
+    Py_ssize_t run = 0;
+    for (Py_ssize_t i = 0; i < n && clean; i++) {
+        unsigned char c = s[i];
+        if (c >= '0' && c <= '9') {
+            if (++run >= 16) clean = 0;
+            continue;
+        }
+        run = 0;
+        if (c == 'N') {
+            if (i + 2 < n && s[i + 1] == 'a' && s[i + 2] == 'N') clean = 0;
+        } else if (c == 'I') {
+            if (i + 7 < n && memcmp(s + i + 1, "nfinity", 7) == 0) clean = 0;
+        } else if (c == 'e' || c == 'E') {
+            Py_ssize_t j = i + 1;
+            if (j < n && s[j] == '+') j++;
+            if (j + 2 < n && s[j] >= '0' && s[j] <= '9' && s[j + 1] >= '0' && s[j + 1] <= '9'
+                && s[j + 2] >= '0' && s[j + 2] <= '9')
+                clean = 0;
+        }
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(clean);
+}
+
+static PyMethodDef methods[] = {
+    {"canonical", canonical, METH_O,
+     "canonical(obj) -> bytes | None: RFC 8785 bytes of obj in the type-tagged hash form (SPEC 10)."},
+    {"exact_key", exact_key, METH_O,
+     "exact_key(obj) -> bytes | None: an injective text form of obj (1, 1.0, True, '1' differ)."},
+    {"evidence_canonical", (PyCFunction)(void (*)(void))evidence_canonical, METH_FASTCALL,
+     "evidence_canonical(case_id, control, dimension, id, included, label, reason, status, trial) -> bytes | None."},
+    {"text_is_clean", text_is_clean, METH_O,
+     "text_is_clean(data) -> bool: no NaN, Infinity, 16-digit run or 3-digit exponent in the text."},
+    {"duplicate_key", duplicate_key, METH_O,
+     "duplicate_key(raw) -> int: 0 no object in the valid JSON text repeats a key, 1 one does, -1 unsure."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_speedups", "scorekit's per-row integrity work in C (optional).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__speedups(void) {
+    return PyModule_Create(&module);
+}

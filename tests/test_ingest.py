@@ -1,0 +1,141 @@
+"""The streaming ingest: two processes, or no C helper, give exactly what one plain process gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from shared import c_helper_built, python_paths
+
+import scorekit as sk
+from scorekit import _ingest
+
+COMPARED = ("decision", "dimensions", "validation", "hashes", "findings", "controls", "coverage", "judges")
+
+
+def _card(path, **kwargs):
+    card = sk.evaluate(path, **kwargs)
+    return {key: card.to_dict()[key] for key in COMPARED}, card.evidence
+
+
+def _write_rows(path: Path, n_cases: int = 5000) -> Path:
+    """Over PARALLEL_MIN_ROWS rows with problems spread across the file: bad
+    lines, blank lines, an id and a trial claimed twice far apart, one case
+    with two definitions, unlabeled rows, a nested repeated key, controls."""
+    lines = []
+    for case in range(n_cases):
+        dimension = ("task_completion", "cost", "action_correctness", "pii")[case % 4]
+        for trial in range(5):
+            row = {"id": f"c{case}-t{trial}", "case_id": f"c{case}", "dimension": dimension, "trial": trial}
+            if dimension == "task_completion":
+                row.update(must_include=["done"], agent_output="done" if (case + trial) % 7 else "no")
+            elif dimension == "cost":
+                row.update(cost_budget_usd=0.05, cost_usd=0.01 * (trial + case % 3))
+            elif dimension == "action_correctness":
+                row.update(expected_actions=["a", "b"], agent_actions=["a", "b"] if trial else ["b"],
+                           expected_state={"x": {"id": 1}}, observed_state={"x": {"id": 1, "y": 2}})
+            else:
+                row["agent_output"] = "call 415-555-0199" if case % 11 == 0 else "fine"
+            if case == 17:
+                row["tags"] = ["known-bad"]
+            if case % 997 == 5:
+                row.pop("must_include", None) if dimension == "task_completion" else row.pop("cost_budget_usd", None)
+            lines.append(json.dumps(row))
+    lines[3] = "{not json"
+    lines[40] = ""
+    lines[-2] = json.dumps({"id": "c1-t1", "case_id": "c1x", "dimension": "cost", "trial": 0, "cost_budget_usd": 1,
+                            "cost_usd": 0.5})  # an id claimed again at the far end
+    lines[-3] = lines[-3].replace('"agent_output": "fine"', '"agent_output": "fine", "agent_output": "bad"')
+    nested = max(i for i, line in enumerate(lines) if '"observed_state"' in line)
+    lines[nested] = lines[nested].replace('"observed_state": {"x": {"id": 1', '"observed_state": {"x": {"id": 1, "id": 3')
+    conflicting = json.loads(lines[-7])
+    conflicting["case_id"] = "c0"
+    conflicting["id"] = "c0-t9"
+    conflicting["trial"] = 9
+    conflicting["dimension"] = "task_completion"
+    conflicting["must_include"] = ["other"]
+    lines[-7] = json.dumps(conflicting)  # case c0 with a second definition, far from its first rows
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def many_rows(tmp_path_factory):
+    path = _write_rows(tmp_path_factory.mktemp("ingest") / "rows.jsonl")
+    assert len(path.read_text().splitlines()) >= _ingest.PARALLEL_MIN_ROWS
+    return path
+
+
+@pytest.fixture(scope="module")
+def one_process(many_rows):
+    saved = os.environ.get("SCOREKIT_WORKERS")
+    os.environ["SCOREKIT_WORKERS"] = "1"
+    try:
+        return _card(many_rows)
+    finally:
+        if saved is None:
+            os.environ.pop("SCOREKIT_WORKERS")
+        else:
+            os.environ["SCOREKIT_WORKERS"] = saved
+
+
+def _assert_same(card, expected):
+    summary, evidence = card
+    want_summary, want_evidence = expected
+    for key in COMPARED:
+        assert summary[key] == want_summary[key], key
+    assert evidence.equals(want_evidence)
+
+
+def test_the_corpus_covers_what_it_should(one_process):
+    summary, evidence = one_process
+    problems = [(p["field"], p["message"]) for p in summary["validation"]["problems"]]
+    repeated = {field for field, message in problems if message.startswith("duplicate key")}
+    assert repeated == {"agent_output", "id"}  # a top-level and a nested repeat
+    assert any(field == "row" and "not valid JSON" in message for field, message in problems)
+    assert any(field == "id" and message.startswith("duplicate id") for field, message in problems)
+    assert any(field == "case_id" and "more than one definition" in message for field, message in problems)
+    assert summary["validation"]["unlabeled"] > 0 and summary["controls"]
+
+
+def test_two_processes_give_what_one_gives(monkeypatch, many_rows, one_process):
+    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
+    _assert_same(_card(many_rows), one_process)
+
+
+@pytest.mark.parametrize("how", ["raises", "killed"])
+def test_a_failed_second_process_changes_nothing(monkeypatch, many_rows, one_process, how):
+    parent = os.getpid()
+    real = _ingest._ingest_chunks
+
+    def flaky(lines, chunks, numbers, *args):
+        if os.getpid() != parent:
+            numbers = iter(numbers)
+            real(lines, chunks, [next(numbers)], *args)  # takes a chunk off the queue, then fails
+            if how == "killed":
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise RuntimeError("the second process failed")
+        return real(lines, chunks, numbers, *args)
+
+    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
+    monkeypatch.setattr(_ingest, "_ingest_chunks", flaky)
+    _assert_same(_card(many_rows), one_process)
+
+
+@pytest.mark.skipif(not c_helper_built(), reason="the C helper scorekit._speedups is not built")
+def test_rows_score_the_same_without_the_c_helper(monkeypatch, many_rows, one_process):
+    monkeypatch.setenv("SCOREKIT_WORKERS", "1")
+    corpus = sorted((Path(__file__).parent / "data" / "malformed").glob("*.jsonl")) + [sk.example_path()]
+    readable = []
+    for path in corpus:
+        try:
+            readable.append((path, _card(path)))
+        except sk.InputError:
+            continue
+    with python_paths():
+        for path, expected in readable:
+            _assert_same(_card(path), expected)
+        _assert_same(_card(many_rows), one_process)

@@ -1,0 +1,238 @@
+"""The optional C helper (scorekit/_speedups.c) against the Python paths it replaces."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from shared import c_helper_built
+
+from scorekit import _hashing, _rows
+from scorekit._jsonstrict import DuplicateKeyError, unique_object
+
+if not c_helper_built():
+    if os.environ.get("CI"):
+        raise AssertionError("CI must build the C helper scorekit._speedups (see hatch_build.py)")
+    pytest.skip("the C helper scorekit._speedups is not built", allow_module_level=True)
+
+from scorekit import _speedups  # noqa: E402
+
+TEXT = st.text(max_size=8)
+SCALARS = (
+    st.none() | st.booleans() | st.integers() | st.floats() | TEXT
+    | st.sampled_from(["i:1", "f:1.0", "1", "true", "null"])
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda c: st.lists(c, max_size=4) | st.tuples(c, c) | st.dictionaries(TEXT, c, max_size=4),
+    max_leaves=16,
+)
+
+
+def python_canonical(value):
+    return _hashing._jcs(_hashing.tag_numbers(value))
+
+
+@settings(max_examples=500)
+@given(JSON)
+def test_canonical_is_the_python_hash_form_or_declines(value):
+    data = _speedups.canonical(value)
+    try:
+        expected = python_canonical(value)
+    except Exception:  # a lone surrogate the reference implementation refuses
+        assert data is None
+        return
+    assert data is None or data == expected
+
+
+def test_canonical_declines_what_it_does_not_write_exactly():
+    class Text(str):
+        pass
+
+    assert _speedups.canonical({"\U0001f600": 1, "z": 2}) is None  # JCS orders such keys by UTF-16 units
+    assert _speedups.canonical(["\ud800"]) is None  # a lone surrogate
+    assert _speedups.canonical(Text("x")) is None and _speedups.canonical(OrderedDict(a=1)) is None
+    assert _speedups.canonical({1: "x"}) is None and _speedups.canonical({1.5}) is None
+    deep: list = []
+    for _ in range(300):
+        deep = [deep]
+    assert _speedups.canonical(deep) is None
+    # ...and the public function still answers, through the Python path.
+    assert _hashing.canonical_bytes({"\U0001f600": 1, "z": 2}) == b'{"z":"i:2","\xf0\x9f\x98\x80":"i:1"}'
+
+
+def test_canonical_writes_numbers_as_their_python_repr():
+    assert _speedups.canonical([1, -0.0, 1e16, 1.5e-7, 2**80, float("inf"), True, None]) == (
+        b'["i:1","f:-0.0","f:1e+16","f:1.5e-07","i:1208925819614629174706176","f:inf",true,null]'
+    )
+    assert _speedups.canonical({"b": "\x00\x1f\"\\\n\r\t\b\f\x7f", "a": "é"}) == (
+        '{"a":"é","b":"\\u0000\\u001f\\"\\\\\\n\\r\\t\\b\\f\x7f"}'.encode()
+    )
+
+
+def strictly_equal(a, b) -> bool:
+    """Equal values of equal types at every depth (1, 1.0, True and "1" all differ; so do 0.0 and -0.0)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strictly_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(strictly_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, float):
+        return repr(a) == repr(b)  # -0.0 and 0.0 differ, as they do in JSON text
+    return a == b
+
+
+SMALL = st.recursive(
+    st.sampled_from([0, 1, 1.0, True, False, None, "1", "i:1", "", "a", -0.0, 0.0]),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "i:1"]), c, max_size=2),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=500)
+@given(SMALL, SMALL)
+def test_exact_key_is_equal_exactly_for_strictly_equal_values(a, b):
+    ka, kb = _speedups.exact_key(a), _speedups.exact_key(b)
+    assert ka is not None and kb is not None
+    assert (ka == kb) == strictly_equal(a, b)
+
+
+def test_exact_key_ignores_object_key_order_only():
+    assert _speedups.exact_key({"a": 1, "b": [2]}) == _speedups.exact_key({"b": [2], "a": 1})
+    assert _speedups.exact_key([1, 2]) != _speedups.exact_key([2, 1])
+    assert _speedups.exact_key([1]) != _speedups.exact_key((1,))
+
+
+# --------------------------------------------------------------------------- duplicate keys
+def has_duplicate(text: str) -> bool:
+    try:
+        json.loads(text, object_pairs_hook=unique_object)
+    except DuplicateKeyError:
+        return True
+    return False
+
+
+KEYS = st.sampled_from(["a", "b", "id", "status", "a\\u0062", "\\u0061", "é", "x y"])
+
+
+@st.composite
+def json_texts(draw, depth: int = 0):
+    """JSON text whose objects may repeat a key, spelt plainly or escaped, with any spacing."""
+    space = draw(st.sampled_from(["", " ", "\t"]))
+    kind = draw(st.sampled_from(["object", "array", "scalar"] if depth < 3 else ["scalar"]))
+    if kind == "scalar":
+        return draw(st.sampled_from(['1', '"s"', '"a\\":"', '"{\\"a\\":1}"', "null", "true", '"\\\\"']))
+    if kind == "array":
+        items = draw(st.lists(json_texts(depth + 1), max_size=3))
+        return "[" + ("," + space).join(items) + "]"
+    keys = draw(st.lists(KEYS, max_size=4))
+    members = [f'"{key}"{space}:{space}{draw(json_texts(depth + 1))}' for key in keys]
+    return "{" + space + ("," + space).join(members) + space + "}"
+
+
+@settings(max_examples=400)
+@given(json_texts())
+def test_duplicate_key_never_misses_a_repeat(text):
+    json.loads(text)  # the strategy writes valid JSON
+    verdict = _speedups.duplicate_key(text.encode())
+    assert verdict in (0, 1, -1)
+    if has_duplicate(text):
+        assert verdict != 0, text
+    elif verdict == 1:
+        raise AssertionError(f"a repeat reported where there is none: {text}")
+
+
+@settings(max_examples=400)
+@given(json_texts())
+def test_the_python_check_never_misses_a_repeat_either(text):
+    assume(text.startswith("{"))
+    if has_duplicate(text):
+        saved = _rows._c_duplicate_key
+        _rows._c_duplicate_key = None
+        try:
+            assert _rows._may_repeat_a_key(text.encode(), json.loads(text)), text
+        finally:
+            _rows._c_duplicate_key = saved
+
+
+def test_duplicate_key_gives_up_rather_than_guess():
+    many = "{" + ",".join(f'"k{i}":1' for i in range(100)) + "}"
+    assert _speedups.duplicate_key(many.encode()) == -1
+    assert _speedups.duplicate_key(("[" * 300 + "]" * 300).encode()) == -1
+    assert _speedups.duplicate_key(b'{"a":1,"\\u0061":2}') == -1
+    assert _speedups.duplicate_key(b'{"a":{"x":1},"b":{"x":1}}') == 0
+    assert _speedups.duplicate_key(b'{"a":{"x":1,"x":2}}') == 1
+
+
+# --------------------------------------------------------------------------- number screen
+PIECES = st.sampled_from(["0", "7", "9" * 8, "e", "E", "+", "-", ".", "N", "a", "NaN", "I", "nfinity", "Infinity",
+                          "x", " ", '"', "é", "1" * 15])
+
+
+@settings(max_examples=600)
+@given(st.lists(PIECES, max_size=12).map("".join))
+def test_text_is_clean_in_c_agrees_with_python(text):
+    data = text.encode()
+    saved = _rows._c_text_is_clean
+    _rows._c_text_is_clean = None
+    try:
+        expected = _rows.text_is_clean(data)
+    finally:
+        _rows._c_text_is_clean = saved
+    assert _speedups.text_is_clean(data) is expected
+    assert _speedups.text_is_clean(memoryview(b"[" + data + b"]")[1:-1]) is expected
+
+
+def test_file_lines_screen_the_whole_file_at_once(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'{"a": 1}\n' * 200_000 + b'{"a": 1e400}\n')
+    lines = _rows.FileLines(path.read_bytes())
+    assert not lines.is_clean() and lines[:200_000].is_clean()
+
+
+# --------------------------------------------------------------------------- memory
+def test_no_utf8_copy_is_left_inside_the_strings_it_reads():
+    import sys
+
+    text, key = "café " * 200, "clé"
+    before = sys.getsizeof(text), sys.getsizeof(key)
+    _speedups.canonical({key: [text]})
+    _speedups.exact_key({key: [text]})
+    assert (sys.getsizeof(text), sys.getsizeof(key)) == before
+
+
+def test_repeated_calls_leak_nothing():
+    import gc
+    import tracemalloc
+
+    values = [
+        {"clé": ["café", 1, 2.5, None], "z": {"ß": True}},
+        {"a": 1, "é": "\ud800"},  # declined half-way through a dict with a non-ASCII key
+        {f"k{i}é": i for i in range(40)},  # more keys than the stack array holds
+        [[[["x" * 3000, "ü" * 3000]]]],
+    ]
+
+    def run():
+        for _ in range(300):
+            for value in values:
+                _speedups.canonical(value)
+                _speedups.exact_key(value)
+            _speedups.evidence_canonical("c", False, "d", "é", True, "labeled", None, "PASS", 3)
+            _speedups.duplicate_key(b'{' + b",".join(b'"k%d":1' % i for i in range(70)) + b'}')
+
+    run()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        run()
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, grown
