@@ -59,15 +59,23 @@ def _categorical(values: list[str], dtype: pd.CategoricalDtype) -> pd.Categorica
         return pd.Categorical(values, dtype=dtype)
 
 
-def _evidence(data: Ingested) -> pd.DataFrame:
+def _identity(cols: dict[str, list[Any]]) -> dict[str, Any]:
+    """The identity columns as arrays (id, dimension, case_id, trial): built once,
+    for the duplicate check and the evidence table (later steps never change them)."""
+    return {
+        "id": _str_array(cols["id"]),
+        "dimension": _str_array(cols["dimension"]),
+        "case_id": _str_array(cols["case_id"]),
+        "trial": pd.array(cols["trial"], dtype="Int64"),
+    }
+
+
+def _evidence(data: Ingested, identity: dict[str, Any]) -> pd.DataFrame:
     """The evidence table from the compact columns, typed like ``read_rows``."""
     cols = data.columns
     return pd.DataFrame(
         {
-            "id": _str_array(cols["id"]),
-            "dimension": _str_array(cols["dimension"]),
-            "case_id": _str_array(cols["case_id"]),
-            "trial": pd.array(cols["trial"], dtype="Int64"),
+            **identity,
             "status": _categorical(cols["status"], STATUS_DTYPE),
             "reason": _str_array(cols["reason"]),
             "label": _categorical(cols["label"], _LABELS),
@@ -99,20 +107,27 @@ def _mark_invalid(cols: dict[str, list[Any]], positions: Any, reason: str) -> No
         cols["definition"][pos] = None
 
 
-def _duplicates(cols: dict[str, list[Any]], source: str) -> tuple[list[int], list[Problem]]:
+def _any_identity_twice(cols: dict[str, list[Any]], identity: dict[str, Any]) -> bool:
+    """True when an id, or a (case_id, dimension, trial) of a valid row, occurs twice."""
+    ids = cols["id"]
+    n_none = ids.count(None)
+    if len(set(ids)) - (1 if n_none else 0) != len(ids) - n_none:
+        return True
+    # Rows invalid at ingest have no trial; the others all have a dimension.
+    trials = pd.DataFrame({name: identity[name] for name in ("case_id", "dimension", "trial")})
+    trials = trials[trials["trial"].notna().to_numpy() & trials["dimension"].notna().to_numpy()]
+    return bool(trials.duplicated().any())
+
+
+def _duplicates(
+    cols: dict[str, list[Any]], source: str, identity: dict[str, Any]
+) -> tuple[list[int], list[Problem]]:
     """Rows sharing an id, or a (case_id, dimension, trial), are all invalid.
 
     Which of two rows claiming one identity is right cannot be known, so none
     counts (and the result cannot depend on which came first).
     """
-    # Fast path, the usual case: no identity is claimed twice (set sizes, C speed).
-    ids = cols["id"]
-    n_none = ids.count(None)
-    trials = [
-        key for key, label in zip(zip(cols["case_id"], cols["dimension"], cols["trial"]), cols["label"])
-        if key[2] is not None and key[1] is not None and label != "invalid"
-    ]
-    if len(set(ids)) - (1 if n_none else 0) == len(ids) - n_none and len(set(trials)) == len(trials):
+    if not _any_identity_twice(cols, identity):  # the usual case, checked at C speed
         return [], []
     by_id: dict[str, list[int]] = {}
     by_trial: dict[tuple[Any, Any, int], list[int]] = {}
@@ -219,7 +234,8 @@ def evaluate(
     strict = pol.strict
     data = ingest(src, ctx_args, limit=limit, strict=strict)
     cols = data.columns
-    duplicates, duplicate_problems = _duplicates(cols, data.source)
+    identity = _identity(cols)
+    duplicates, duplicate_problems = _duplicates(cols, data.source, identity)
     _mark_invalid(cols, duplicates, "invalid_row")
     conflict, conflict_problems = case_definition_conflicts(
         cols["case_id"], cols["dimension"], cols["definition"], cols["line"], cols["id"], data.source,
@@ -227,14 +243,16 @@ def evaluate(
     )
     del src  # the file's lines are no longer needed
     _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch")
-    _rehash(cols, [*duplicates, *np.flatnonzero(conflict)], strict)
+    changed = [*duplicates, *np.flatnonzero(conflict)]
+    _rehash(cols, changed, strict)
     hashes = {
         "suite": list_hash(data.suite_digests, sort=True, unique=True),
         "policy": row_digest({"scoring_version": SCORING_VERSION, "policy": pol.hash_payload()}),
         "results": list_hash(data.result_digests, sort=True),
-        "evidence": list_hash(cols["evidence_digest"], sort=True),
+        # Ingest's sorted runs, unless a row's status changed since.
+        "evidence": list_hash(cols["evidence_digest"] if changed else data.evidence_digests, sort=True),
     }
-    evidence = _evidence(data)
+    evidence = _evidence(data, identity)
     data.columns = {}  # the compact lists are in the frame now
     # Under release every agent row counts: invalid/unlabeled ones as ERROR (they
     # lower coverage and can never pass). An exploratory scan drops them.

@@ -61,7 +61,8 @@ class Ingested:
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
     suite_digests: set[str] = field(default_factory=set)  # one per distinct case definition
-    result_digests: list[str] = field(default_factory=list)  # one per valid row
+    result_digests: list[str] = field(default_factory=list)  # one per valid row, sorted per part
+    evidence_digests: list[str] = field(default_factory=list)  # the evidence_digest column, sorted per part
 
     def extend(self, other: "Ingested") -> None:
         for name in COLUMNS:
@@ -71,6 +72,7 @@ class Ingested:
         self.judges_seen |= other.judges_seen
         self.suite_digests |= other.suite_digests
         self.result_digests.extend(other.result_digests)
+        self.evidence_digests.extend(other.evidence_digests)
 
     def __len__(self) -> int:
         return len(self.columns["line"])
@@ -213,8 +215,9 @@ def _ingest_items(
         c_json.append(None if raw is not None else _dumps(row))
     out.mock_judges |= ctx.mock_judges
     out.judges_seen |= ctx.judges_seen
-    # Sorted here, in the worker, so the results hash only merges sorted runs.
+    # Sorted here, in the worker, so the hashes only merge sorted runs.
     result_digests.sort()
+    out.evidence_digests = sorted(c_evd)
     return out
 
 

@@ -113,3 +113,19 @@ class python_paths:
     def __exit__(self, *exc: object) -> None:
         for module, attribute, value in self._saved:
             setattr(module, attribute, value)
+
+
+def evidence_hash_of(evidence: pd.DataFrame) -> str:
+    """The SPEC §10 evidence hash recomputed from an evidence table, row by row."""
+    from scorekit._hashing import list_hash, row_digest
+
+    digests = [
+        row_digest({"case_id": None if pd.isna(c) else c, "control": bool(ctl), "dimension": None if pd.isna(d) else d,
+                    "id": None if pd.isna(i) else i, "included": bool(inc),
+                    "label": str(lab), "reason": None if pd.isna(r) else r, "status": str(s),
+                    "trial": None if pd.isna(t) else int(t)})
+        for i, d, c, t, s, r, lab, ctl, inc in zip(
+            evidence["id"], evidence["dimension"], evidence["case_id"], evidence["trial"].astype(object),
+            evidence["status"], evidence["reason"], evidence["label"], evidence["control"], evidence["included"])
+    ]
+    return list_hash(digests, sort=True)

@@ -6,7 +6,7 @@ import pytest
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from shared import c_helper_built, python_paths
+from shared import c_helper_built, evidence_hash_of, python_paths
 
 from scorekit._hashing import (
     canonical_bytes,
@@ -94,15 +94,7 @@ def _example_card(rows=None):
 
 def test_evidence_hash_recomputes_from_the_evidence_table():
     card = _example_card()
-    ev = card.evidence
-    digests = [
-        row_digest({"case_id": c, "control": bool(ctl), "dimension": d, "id": i, "included": bool(inc),
-                    "label": str(lab), "reason": None if r != r else r, "status": str(s),
-                    "trial": None if t is None or t != t else int(t)})
-        for i, d, c, t, s, r, lab, ctl, inc in zip(ev["id"], ev["dimension"], ev["case_id"], ev["trial"].astype(object),
-                                                  ev["status"], ev["reason"], ev["label"], ev["control"], ev["included"])
-    ]
-    assert card.hashes["evidence"] == list_hash(digests, sort=True)
+    assert card.hashes["evidence"] == evidence_hash_of(card.evidence)
 
 
 def test_suite_and_results_hashes_ignore_row_order_and_suite_ignores_trial_count():

@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from shared import c_helper_built, python_paths
+from shared import c_helper_built, evidence_hash_of, python_paths
 
 import scorekit as sk
 from scorekit import _ingest
@@ -99,6 +99,16 @@ def test_the_corpus_covers_what_it_should(one_process):
     assert any(field == "id" and message.startswith("duplicate id") for field, message in problems)
     assert any(field == "case_id" and "more than one definition" in message for field, message in problems)
     assert summary["validation"]["unlabeled"] > 0 and summary["controls"]
+
+
+def test_the_evidence_hash_recomputes_when_rows_changed_status_after_ingest(one_process, tmp_path):
+    summary, evidence = one_process  # duplicates and a conflict: their rows became invalid after ingest
+    assert summary["hashes"]["evidence"] == evidence_hash_of(evidence)
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text("".join(json.dumps({"id": f"r{i}", "dimension": "pii", "agent_output": "ok"}) + "\n"
+                             for i in range(50)), encoding="utf-8")
+    card = sk.evaluate(clean)  # nothing changed after ingest: the sorted runs are used
+    assert card.hashes["evidence"] == evidence_hash_of(card.evidence)
 
 
 def test_two_processes_give_what_one_gives(monkeypatch, many_rows, one_process):
