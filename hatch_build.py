@@ -28,7 +28,16 @@ class SpeedupsBuildHook(BuildHookInterface):
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
-        if self.target_name != "wheel" or os.environ.get("SCOREKIT_PURE_PYTHON"):
+        if self.target_name != "wheel":
+            return
+        if version == "editable":
+            # An editable install imports the module from the checkout: remove the
+            # last build's copy first, so a skipped or failed build never leaves
+            # outdated C code behind (the Python paths take over instead).
+            for stale in (Path(self.root) / "scorekit").glob("_speedups*" + os.path.splitext(
+                    sysconfig.get_config_var("EXT_SUFFIX"))[1]):
+                stale.unlink()
+        if os.environ.get("SCOREKIT_PURE_PYTHON"):
             return
         self._temp = tempfile.mkdtemp(prefix="scorekit-build-")
         try:

@@ -160,6 +160,11 @@ def main(argv: list[str] | None = None) -> int:
             json.loads(line)
     calibration = time.perf_counter() - start
     print(f"calibration: stdlib json.loads of every line takes {calibration:.2f} s on this machine now")
+    try:
+        import scorekit._speedups  # noqa: F401
+        print("build: with the C helper (scorekit/_speedups.c)")
+    except ImportError:
+        print("build: pure Python (the C helper was not compiled; expect a slower run)")
 
     import scorekit
 

@@ -26,6 +26,9 @@ __all__ = ["Ingested", "ingest"]
 
 # Below this many rows a second process costs more than it saves.
 PARALLEL_MIN_ROWS = 20_000
+# How long this process waits for the second one's last chunks, beyond twice
+# its own scoring time, before it stops it and scores them itself.
+CHILD_GRACE_SECONDS = 30.0
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "label", "control", "evaluator",
     "agent_output", "cost_usd", "latency_ms", "definition", "row_json", "evidence_digest",
@@ -294,46 +297,105 @@ def _ingest_chunks(lines: Sequence[bytes], chunks: list[tuple[int, int]], number
     }
 
 
+def _receive(fd: int, timeout: float) -> dict[int, Ingested] | None:
+    """The child's pickled chunks from pipe ``fd``; None when they have not all
+    arrived within ``timeout`` seconds, {} when what arrived is unusable."""
+    import pickle
+    import select
+    import time
+
+    received = bytearray()
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        data = os.read(fd, 1 << 20)
+        if not data:
+            break
+        received += data
+    try:
+        parts = pickle.loads(received)
+    except Exception:  # noqa: BLE001 - a child killed while writing leaves a truncated pickle
+        return {}
+    return parts if isinstance(parts, dict) else {}
+
+
+def _child_main(lines: Sequence[bytes], chunks: list[tuple[int, int]], tasks: int, results: int, source: str,
+                ctx_args: dict[str, Any], strict: bool, mask: Any) -> None:
+    """The forked process: score chunks from the queue, send them, and leave
+    without running the caller's code or exit handlers (never returns)."""
+    import pickle
+    import signal
+
+    code = 1
+    try:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends this process at once
+        except ValueError:  # pragma: no cover - not the main thread
+            pass
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        done = _ingest_chunks(lines, chunks, _take_chunks(tasks), source, Context(**ctx_args), strict)
+        with os.fdopen(results, "wb") as out:
+            pickle.dump(done, out, protocol=pickle.HIGHEST_PROTOCOL)
+        code = 0
+    finally:
+        os._exit(code)
+
+
 def _ingest_parallel(lines: Sequence[bytes], src: Source, ctx_args: dict[str, Any], strict: bool) -> Ingested:
     """Score ``lines`` in two processes (fork) taking chunks from a shared queue.
 
     The child inherits the lines (never pickled) and sends back its chunks'
-    compact columns once the queue is empty. Anything the child did not deliver
-    (it crashed, was killed, or failed) is scored here, so the result never
-    depends on the second process.
+    compact columns once the queue is empty. Whatever the child does not
+    deliver in time (it failed, crashed, hung, was killed, or could not be
+    started) is scored here, so the result never depends on the second process.
+    If this process fails or is interrupted, the child is stopped before the
+    error goes on.
     """
-    import pickle
+    import signal
+    import time
 
     chunks = _chunks(len(lines))
+    ctx = Context(**ctx_args)
     tasks_read, tasks_write = os.pipe()
     results_read, results_write = os.pipe()
     os.write(tasks_write, b"".join(number.to_bytes(4, "little") for number in range(len(chunks))))
     os.close(tasks_write)  # readers see the end of the queue once it is empty
-    pid = os.fork()
-    if pid == 0:  # the child: score chunks, send them, leave without running the parent's exit handlers
-        code = 1
-        try:
-            os.close(results_read)
-            done = _ingest_chunks(lines, chunks, _take_chunks(tasks_read), src.name, Context(**ctx_args), strict)
-            with os.fdopen(results_write, "wb") as out:
-                pickle.dump(done, out, protocol=pickle.HIGHEST_PROTOCOL)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(results_write)
-    received = os.fdopen(results_read, "rb")
+    # SIGINT is held back across the fork: the child must never run the caller's code.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        ctx = Context(**ctx_args)
+        pid = os.fork()
+    except OSError:  # no second process (EAGAIN, ENOMEM): this one scores everything
+        pid = None
+    if pid == 0:
+        _child_main(lines, chunks, tasks_read, results_write, src.name, ctx_args, strict, mask)
+    os.close(results_write)
+    done: dict[int, Ingested] = {}
+    child_finished = pid is None
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        started = time.monotonic()
         done = _ingest_chunks(lines, chunks, _take_chunks(tasks_read), src.name, ctx, strict)
-        try:
-            done.update(pickle.load(received))
-        except (EOFError, pickle.UnpicklingError, OSError):
-            pass  # the child delivered nothing: its chunks are scored below
+        if pid is not None:
+            # The child has one chunk at most left to score: far less than this
+            # process needed for all of its own.
+            parts = _receive(results_read, timeout=CHILD_GRACE_SECONDS + 2 * (time.monotonic() - started))
+            child_finished = parts is not None
+            done.update(parts or {})
     finally:
-        # Closed before waiting: a child still writing gets a broken pipe, never a deadlock.
-        received.close()
+        os.close(results_read)  # a child still writing gets a broken pipe, never a deadlock
         os.close(tasks_read)
-        os.waitpid(pid, 0)
+        if pid is not None:
+            if not child_finished:
+                os.kill(pid, signal.SIGKILL)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:  # SIGCHLD ignored: the system reaped it already
+                pass
     missing = [number for number in range(len(chunks)) if number not in done]
     done.update(_ingest_chunks(lines, chunks, missing, src.name, ctx, strict))
     out = done.pop(0)

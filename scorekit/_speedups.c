@@ -93,6 +93,9 @@ static inline int buf_putc(Buf *b, char c) {
    alive inside its string. NULL with no error set: a lone surrogate. */
 static const char *utf8_of(PyObject *s, Py_ssize_t *n, PyObject **owner) {
     *owner = NULL;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(s) < 0) return NULL; /* a legacy string (3.11 and older) */
+#endif
     if (PyUnicode_IS_ASCII(s)) {
         *n = PyUnicode_GET_LENGTH(s);
         return (const char *)PyUnicode_DATA(s);
@@ -344,6 +347,8 @@ typedef struct {
     Py_ssize_t len;
 } Key;
 
+/* Reads `raw` as UTF-8 (the reader has checked the whole file is): a '"' or
+   '\\' byte is never part of a multi-byte character there. */
 static PyObject *duplicate_key(PyObject *module, PyObject *arg) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;

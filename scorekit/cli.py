@@ -164,13 +164,22 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- parser
+def _build_kind() -> str:
+    """Whether the optional C helper was compiled (pip hides the build's warning)."""
+    try:
+        from . import _speedups  # noqa: F401
+    except ImportError:
+        return "pure Python: the C helper scorekit/_speedups.c was not compiled"
+    return "with the C helper"
+
+
 def build_parser() -> argparse.ArgumentParser:
     # argparse itself exits 2 with a usage line and one error line: SPEC §14's "could not run".
     parser = argparse.ArgumentParser(
         prog="scorekit",
         description="Turn captured AI-agent evaluation results into release evidence.",
     )
-    parser.add_argument("--version", action="version", version=f"scorekit {__version__}")
+    parser.add_argument("--version", action="version", version=f"scorekit {__version__} ({_build_kind()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 

@@ -57,6 +57,14 @@ def test_version_and_help_exit_0():
         assert proc.returncode == 0, proc.stderr
 
 
+def test_version_says_whether_the_c_helper_was_compiled():
+    from shared import c_helper_built
+
+    proc = subprocess.run([sys.executable, "-m", "scorekit", "--version"], capture_output=True, text=True, timeout=60)
+    built = "with the C helper" in proc.stdout
+    assert built == c_helper_built() and (built or "pure Python" in proc.stdout), proc.stdout
+
+
 def test_demo_into_unwritable_place_is_a_message_not_a_traceback(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")

@@ -27,7 +27,7 @@ def _write_rows(path: Path, n_cases: int = 5000) -> Path:
     with two definitions, unlabeled rows, a nested repeated key, controls."""
     lines = []
     for case in range(n_cases):
-        dimension = ("task_completion", "cost", "action_correctness", "pii")[case % 4]
+        dimension = ("task_completion", "cost", "action_correctness", "pii", "tool_call", "helpfulness")[case % 6]
         for trial in range(5):
             row = {"id": f"c{case}-t{trial}", "case_id": f"c{case}", "dimension": dimension, "trial": trial}
             if dimension == "task_completion":
@@ -37,8 +37,16 @@ def _write_rows(path: Path, n_cases: int = 5000) -> Path:
             elif dimension == "action_correctness":
                 row.update(expected_actions=["a", "b"], agent_actions=["a", "b"] if trial else ["b"],
                            expected_state={"x": {"id": 1}}, observed_state={"x": {"id": 1, "y": 2}})
-            else:
+            elif dimension == "pii":
                 row["agent_output"] = "call 415-555-0199" if case % 11 == 0 else "fine"
+            elif dimension == "tool_call":  # contracts memoised per case definition, in each process
+                row.update(tool_schemas={"send": {"type": "object", "properties": {"to": {"type": "string"}},
+                                                  "required": ["to"], "maxProperties": 1 if case % 5 == 0 else 2}},
+                           tool_calls=[{"name": "send", "arguments": {"to": "a", "cc": "b"} if trial == 4 else {"to": "a"}}])
+            else:  # judged: votes from a panel, one case judged by a mock
+                judge = "mock-judge" if case in (5, 4997) else "judge-b"  # one near each end of the file
+                row.update(judge_criteria="polite", agent_output="thanks",
+                           judge_votes=[{"judge": "judge-a", "verdict": "PASS"}, {"judge": judge, "verdict": "PASS"}])
             if case == 17:
                 row["tags"] = ["known-bad"]
             if case % 997 == 5:
@@ -48,7 +56,8 @@ def _write_rows(path: Path, n_cases: int = 5000) -> Path:
     lines[40] = ""
     lines[-2] = json.dumps({"id": "c1-t1", "case_id": "c1x", "dimension": "cost", "trial": 0, "cost_budget_usd": 1,
                             "cost_usd": 0.5})  # an id claimed again at the far end
-    lines[-3] = lines[-3].replace('"agent_output": "fine"', '"agent_output": "fine", "agent_output": "bad"')
+    repeated = max(i for i, line in enumerate(lines) if '"agent_output": "fine"' in line)
+    lines[repeated] = lines[repeated].replace('"agent_output": "fine"', '"agent_output": "fine", "agent_output": "bad"')
     nested = max(i for i, line in enumerate(lines) if '"observed_state"' in line)
     lines[nested] = lines[nested].replace('"observed_state": {"x": {"id": 1', '"observed_state": {"x": {"id": 1, "id": 3')
     conflicting = json.loads(lines[-7])
@@ -99,6 +108,9 @@ def test_the_corpus_covers_what_it_should(one_process):
     assert any(field == "id" and message.startswith("duplicate id") for field, message in problems)
     assert any(field == "case_id" and "more than one definition" in message for field, message in problems)
     assert summary["validation"]["unlabeled"] > 0 and summary["controls"]
+    assert summary["decision"] == "SELF_TEST" and {"judge-a", "judge-b"} <= set(summary["judges"])
+    reasons = {(f["dimension"], f["reason"]) for f in summary["findings"]}
+    assert ("tool_call", "invalid_tool_arguments") in reasons
 
 
 def test_the_evidence_hash_recomputes_when_rows_changed_status_after_ingest(one_process, tmp_path):
@@ -149,3 +161,77 @@ def test_rows_score_the_same_without_the_c_helper(monkeypatch, many_rows, one_pr
         for path, expected in readable:
             _assert_same(_card(path), expected)
         _assert_same(_card(many_rows), one_process)
+
+
+# --------------------------------------------------------------------------- the second process misbehaves
+def _children_left() -> list[int]:
+    """Child processes of this one not yet reaped (zombies included)."""
+    me = str(os.getpid())
+    left = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me:
+            left.append(int(stat.parent.name))
+    return left
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_a_second_process_that_hangs_is_stopped_and_its_chunks_scored_here(monkeypatch, many_rows, one_process):
+    parent = os.getpid()
+    real = _ingest._ingest_chunks
+
+    def hanging(lines, chunks, numbers, *args):
+        if os.getpid() != parent:
+            numbers = iter(numbers)
+            real(lines, chunks, [next(numbers)], *args)
+            signal.pause()  # holds its chunk and never answers
+        return real(lines, chunks, numbers, *args)
+
+    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
+    monkeypatch.setattr(_ingest, "_ingest_chunks", hanging)
+    monkeypatch.setattr(_ingest, "CHILD_GRACE_SECONDS", 0.5)
+    _assert_same(_card(many_rows), one_process)
+    assert _children_left() == []
+
+
+def test_an_error_here_stops_the_second_process_and_goes_on(monkeypatch, many_rows):
+    parent = os.getpid()
+    real = _ingest._ingest_chunks
+
+    def failing_here(lines, chunks, numbers, *args):
+        if os.getpid() == parent:
+            raise RuntimeError("a scorer failed")
+        return real(lines, chunks, numbers, *args)
+
+    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
+    monkeypatch.setattr(_ingest, "_ingest_chunks", failing_here)
+    before = _open_descriptors()
+    with pytest.raises(RuntimeError, match="a scorer failed"):
+        sk.evaluate(many_rows)
+    assert _children_left() == [] and _open_descriptors() == before
+
+
+def test_no_second_process_when_fork_fails(monkeypatch, many_rows, one_process):
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
+    monkeypatch.setattr(os, "fork", no_fork)
+    before = _open_descriptors()
+    _assert_same(_card(many_rows), one_process)
+    assert _open_descriptors() == before
+
+
+def test_children_reaped_by_the_system_change_nothing(monkeypatch, many_rows, one_process):
+    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # as some daemons run
+    try:
+        _assert_same(_card(many_rows), one_process)
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
