@@ -19,7 +19,7 @@ from ._decide import decide, dimension_table
 from ._errors import Problem
 from ._findings import build_findings
 from .scorers.judges import is_mock
-from ._hashing import SCORING_VERSION, evidence_digest, list_hash, row_digest
+from ._hashing import SCORING_VERSION, evidence_digest_raw, list_hash, packed_list_hash, row_digest
 from ._policy import Policy, load_policy
 from ._ingest import Ingested, ingest
 from ._rows import open_source
@@ -89,11 +89,12 @@ def _evidence(data: Ingested, identity: dict[str, Any]) -> pd.DataFrame:
     )
 
 
-def _rehash(cols: dict[str, list[Any]], positions: Any, strict: bool) -> None:
+def _rehash(data: Ingested, positions: Any, strict: bool) -> None:
     """Recompute the evidence digest of rows whose status changed after ingest."""
+    cols = data.columns
     for pos in positions:
         dimension = cols["dimension"][pos]
-        cols["evidence_digest"][pos] = evidence_digest(
+        data.evidence_digests[32 * pos : 32 * pos + 32] = evidence_digest_raw(
             cols["id"][pos], dimension, cols["case_id"][pos], cols["trial"][pos], cols["status"][pos],
             cols["reason"][pos], cols["label"][pos], cols["control"][pos], strict and dimension is not None,
         )
@@ -243,14 +244,12 @@ def evaluate(
     )
     del src  # the file's lines are no longer needed
     _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch")
-    changed = [*duplicates, *np.flatnonzero(conflict)]
-    _rehash(cols, changed, strict)
+    _rehash(data, [*duplicates, *np.flatnonzero(conflict)], strict)
     hashes = {
         "suite": list_hash(data.suite_digests, sort=True, unique=True),
         "policy": row_digest({"scoring_version": SCORING_VERSION, "policy": pol.hash_payload()}),
-        "results": list_hash(data.result_digests, sort=True),
-        # Ingest's sorted runs, unless a row's status changed since.
-        "evidence": list_hash(cols["evidence_digest"] if changed else data.evidence_digests, sort=True),
+        "results": packed_list_hash(data.result_digests),
+        "evidence": packed_list_hash(data.evidence_digests),
     }
     evidence = _evidence(data, identity)
     data.columns = {}  # the compact lists are in the frame now

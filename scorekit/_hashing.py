@@ -40,8 +40,11 @@ __all__ = [
     "SCORING_VERSION",
     "canonical_bytes",
     "evidence_digest",
+    "evidence_digest_raw",
     "results_digest",
+    "results_digest_raw",
     "list_hash",
+    "packed_list_hash",
     "row_digest",
     "sha256_hex",
     "tag_numbers",
@@ -175,44 +178,44 @@ def _scalar_json(value: Any) -> str | None:
 
 
 def results_digest(row_id: str, case_id: str, dimension: str, trial: Any, measured: dict[str, Any]) -> str:
-    """Row digest of ``{"case_id", "dimension", "id", "measured", "trial"}`` (hot path).
+    """Row digest of ``{"case_id", "dimension", "id", "measured", "trial"}`` (hex)."""
+    return results_digest_raw(row_id, case_id, dimension, trial, measured).hex()
+
+
+def results_digest_raw(row_id: str, case_id: str, dimension: str, trial: Any, measured: dict[str, Any]) -> bytes:
+    """:func:`results_digest` as 32 raw bytes (hot path: the engine packs them).
 
     With the C helper, the structure is serialised there; without it, rows
     whose measurements are all scalars (an output, a cost, a latency) are
-    written as canonical text directly and anything nested takes
-    :func:`row_digest`. A test checks all paths give the same digest.
+    written as canonical text directly and anything nested takes the general
+    path. A test checks all paths give the same digest.
     """
+    structure = {"case_id": case_id, "dimension": dimension, "id": row_id, "measured": measured, "trial": trial}
     if _c_canonical is not None:
-        data = _c_canonical(
-            {"case_id": case_id, "dimension": dimension, "id": row_id, "measured": measured, "trial": trial}
-        )
+        data = _c_canonical(structure)
         if data is not None:
-            return hashlib.sha256(data).hexdigest()
+            return hashlib.sha256(data).digest()
     parts = []
     for key in sorted(measured):
         text = _scalar_json(measured[key])
         if text is None:
-            return row_digest(
-                {"id": row_id, "case_id": case_id, "dimension": dimension, "trial": trial, "measured": measured}
-            )
+            return hashlib.sha256(canonical_bytes(structure)).digest()
         parts.append(_encode_str(key) + ":" + text)
     text = (
         f'{{"case_id":{_encode_str(case_id)},"dimension":{_encode_str(dimension)},"id":{_encode_str(row_id)},'
         f'"measured":{{{",".join(parts)}}},"trial":{_scalar_json(trial)}}}'
     )
-    return _text_digest(
-        text, lambda: {"id": row_id, "case_id": case_id, "dimension": dimension, "trial": trial, "measured": measured}
-    )
+    return _text_digest(text, lambda: structure)
 
 
-def _text_digest(text: str, structure: Callable[[], Any]) -> str:
+def _text_digest(text: str, structure: Callable[[], Any]) -> bytes:
     """SHA-256 of canonical text written by hand; text with a character beyond
-    U+FFFF (where JCS key order is by UTF-16 units) takes :func:`row_digest`."""
+    U+FFFF (where JCS key order is by UTF-16 units) takes :func:`canonical_bytes`."""
     if text.isascii():
-        return hashlib.sha256(text.encode("ascii")).hexdigest()
+        return hashlib.sha256(text.encode("ascii")).digest()
     if _BEYOND_BMP.search(text) is not None:
-        return row_digest(structure())
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return hashlib.sha256(canonical_bytes(structure())).digest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 def evidence_digest(
@@ -226,16 +229,28 @@ def evidence_digest(
     control: bool,
     included: bool,
 ) -> str:
-    """Row digest of one evidence row, built directly as canonical text (hot path).
+    """Row digest (hex) of one evidence row: ``row_digest`` of ``{"case_id",
+    "control", "dimension", "id", "included", "label", "reason", "status",
+    "trial"}``; a test checks the two agree."""
+    return evidence_digest_raw(row_id, dimension, case_id, trial, status, reason, label, control, included).hex()
 
-    Equal to ``row_digest`` of ``{"case_id", "control", "dimension", "id",
-    "included", "label", "reason", "status", "trial"}`` (keys in JCS order); a
-    test checks the two agree.
-    """
+
+def evidence_digest_raw(
+    row_id: str | None,
+    dimension: str | None,
+    case_id: str | None,
+    trial: int | None,
+    status: str,
+    reason: str | None,
+    label: str,
+    control: bool,
+    included: bool,
+) -> bytes:
+    """:func:`evidence_digest` as 32 raw bytes, built directly as canonical text (hot path)."""
     if _c_evidence is not None:
         data = _c_evidence(case_id, control, dimension, row_id, included, label, reason, status, trial)
         if data is not None:
-            return hashlib.sha256(data).hexdigest()
+            return hashlib.sha256(data).digest()
     scalar = _scalar_json
     text = (
         f'{{"case_id":{scalar(case_id)},"control":{"true" if control is True else scalar(control)},'
@@ -244,10 +259,37 @@ def evidence_digest(
         f'"reason":{"null" if reason is None else scalar(reason)},"status":{_encode_str(status)},'
         f'"trial":{scalar(trial)}}}'
     )
-    if text.isascii():  # the usual case, without building the fallback structure's closure
-        return hashlib.sha256(text.encode("ascii")).hexdigest()
     return _text_digest(
         text,
         lambda: {"case_id": case_id, "control": control, "dimension": dimension, "id": row_id, "included": included,
                  "label": label, "reason": reason, "status": status, "trial": trial},
     )
+
+
+def packed_list_hash(packed: bytes | bytearray | memoryview) -> str:
+    """:func:`list_hash` (sorted) of row digests packed as 32 raw bytes each.
+
+    The engine keeps digests packed (no string per row, one buffer to send
+    between processes); sorting and writing the list happen here at C speed.
+    Lowercase hex orders like the raw bytes, so sorting the bytes sorts the
+    hex strings.
+    """
+    import binascii
+
+    import numpy as np  # lazy, though pandas has loaded it already
+
+    count = len(packed) // 32
+    if count == 0:
+        return hashlib.sha256(b"[]").hexdigest()
+    rows = np.frombuffer(packed, dtype=np.uint8).reshape(count, 32)
+    words = np.frombuffer(packed, dtype=">u8").reshape(count, 4)
+    first = words[:, 0].astype(np.uint64)  # native byte order sorts several times faster
+    order = np.argsort(first)
+    leading = first[order]
+    if count > 1 and bool((leading[1:] == leading[:-1]).any()):  # equal first 8 bytes: sort on all 32
+        order = np.lexsort((words[:, 3], words[:, 2], words[:, 1], words[:, 0]))
+    body = binascii.hexlify(rows[order].tobytes(), b",", 32).replace(b",", b'","')
+    digest = hashlib.sha256(b'["')
+    digest.update(body)
+    digest.update(b'"]')
+    return digest.hexdigest()

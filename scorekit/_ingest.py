@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from ._errors import Problem
 from ._rows import Source, _check_row, _jsonl_records
-from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
+from ._hashing import MEASURED_FIELDS, evidence_digest_raw, results_digest_raw, row_digest
 from ._validate import DEFINITION_FIELDS, definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.judges import is_mock
@@ -31,7 +31,7 @@ PARALLEL_MIN_ROWS = 20_000
 CHILD_GRACE_SECONDS = 30.0
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "label", "control", "evaluator",
-    "agent_output", "cost_usd", "latency_ms", "definition", "row_json", "evidence_digest",
+    "agent_output", "cost_usd", "latency_ms", "definition", "row_json",
 )
 _CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
 _MEASURED = frozenset(MEASURED_FIELDS)
@@ -64,8 +64,10 @@ class Ingested:
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
     suite_digests: set[str] = field(default_factory=set)  # one per distinct case definition
-    result_digests: list[str] = field(default_factory=list)  # one per valid row, sorted per part
-    evidence_digests: list[str] = field(default_factory=list)  # the evidence_digest column, sorted per part
+    # Row digests packed as 32 raw bytes each (no string per row; one buffer to
+    # send between processes): one per valid row; one per row, in row order.
+    result_digests: bytearray = field(default_factory=bytearray)
+    evidence_digests: bytearray = field(default_factory=bytearray)
 
     def extend(self, other: "Ingested") -> None:
         for name in COLUMNS:
@@ -74,8 +76,8 @@ class Ingested:
         self.mock_judges |= other.mock_judges
         self.judges_seen |= other.judges_seen
         self.suite_digests |= other.suite_digests
-        self.result_digests.extend(other.result_digests)
-        self.evidence_digests.extend(other.evidence_digests)
+        self.result_digests += other.result_digests
+        self.evidence_digests += other.evidence_digests
 
     def __len__(self) -> int:
         return len(self.columns["line"])
@@ -129,7 +131,7 @@ def _ingest_items(
     items: Iterable[tuple[int, Any, Any, bool, bytes | None]], source: str, ctx: Context, strict: bool = True
 ) -> Ingested:
     out = Ingested(source=source)
-    c_evd = out.columns["evidence_digest"]
+    evidence_digests = out.evidence_digests
     suite_seen: set[tuple[Any, Any, bytes]] = set()
     suite_digests, result_digests = out.suite_digests, out.result_digests
     cols = out.columns
@@ -160,8 +162,8 @@ def _ingest_items(
             c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
             c_latency.append(None); c_def.append(None)
             c_json.append(None if raw is not None or value is None else _dumps(value))
-            c_evd.append(evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid", False,
-                                         strict and dimension is not None))
+            evidence_digests += evidence_digest_raw(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid",
+                                                    False, strict and dimension is not None)
             continue
         dimension = row["dimension"]
         measured, defined = _layout(row)
@@ -194,8 +196,8 @@ def _ingest_items(
         c_reason.append(outcome.reason)
         c_label.append(label)
         c_control.append(control)
-        c_evd.append(evidence_digest(row_id, dimension, case, trial, outcome.status, outcome.reason, label, control,
-                                     strict or label == "labeled"))
+        evidence_digests += evidence_digest_raw(row_id, dimension, case, trial, outcome.status, outcome.reason, label,
+                                                control, strict or label == "labeled")
         c_eval.append(row.get("evaluator"))
         c_output.append(row.get("agent_output"))
         cost = row.get("cost_usd")
@@ -211,16 +213,13 @@ def _ingest_items(
                 "case_id": case, "dimension": dimension,
                 "definition": {name: row[name] for name in defined},
             }))
-        result_digests.append(results_digest(
+        result_digests += results_digest_raw(
             row_id, case, dimension, trial, {name: row[name] for name in measured}
-        ))
+        )
         # JSON Lines rows can be read again from the file's lines; keep others.
         c_json.append(None if raw is not None else _dumps(row))
     out.mock_judges |= ctx.mock_judges
     out.judges_seen |= ctx.judges_seen
-    # Sorted here, in the worker, so the hashes only merge sorted runs.
-    result_digests.sort()
-    out.evidence_digests = sorted(c_evd)
     return out
 
 

@@ -12,6 +12,7 @@ from scorekit._hashing import (
     canonical_bytes,
     evidence_digest,
     list_hash,
+    packed_list_hash,
     results_digest,
     row_digest,
     sha256_hex,
@@ -84,6 +85,19 @@ def test_list_hash_is_the_hash_of_the_canonical_list():
     assert list_hash(digests + digests, sort=True, unique=True) == list_hash(digests, sort=True)
     assert list_hash([], sort=True) == sha256_hex(rfc8785.dumps([]))
     assert list_hash(reversed(digests), sort=False) == sha256_hex(rfc8785.dumps(list(reversed(digests))))
+
+
+@settings(max_examples=200)
+@given(st.lists(st.binary(min_size=32, max_size=32), max_size=40))
+def test_packed_digests_hash_like_the_sorted_hex_list(digests):
+    digests += digests[:3]  # repeats stay (the results hash is a list, not a set)
+    assert packed_list_hash(b"".join(digests)) == list_hash([d.hex() for d in digests], sort=True)
+    assert packed_list_hash(bytearray(b"".join(digests))) == packed_list_hash(b"".join(reversed(digests)))
+
+
+def test_packed_digests_sharing_their_first_bytes_sort_on_the_rest():
+    digests = [b"\x00" * 8 + bytes([tail]) * 24 for tail in (9, 3, 200, 3)] + [b"\xff" * 32, b"\x01" * 32]
+    assert packed_list_hash(b"".join(digests)) == list_hash([d.hex() for d in digests], sort=True)
 
 
 def _example_card(rows=None):
