@@ -19,7 +19,7 @@ from ._decide import decide, dimension_table
 from ._errors import Problem
 from ._findings import build_findings
 from .scorers.judges import is_mock
-from ._hashing import SCORING_VERSION, evidence_digest_raw, list_hash, packed_list_hash, row_digest
+from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
 from ._policy import Policy, load_policy
 from ._ingest import Ingested, ingest
 from ._rows import open_source
@@ -94,7 +94,7 @@ def _rehash(data: Ingested, positions: Any, strict: bool) -> None:
     cols = data.columns
     for pos in positions:
         dimension = cols["dimension"][pos]
-        data.evidence_digests[32 * pos : 32 * pos + 32] = evidence_digest_raw(
+        data.evidence_digests[32 * pos : 32 * pos + 32] = evidence_digest(
             cols["id"][pos], dimension, cols["case_id"][pos], cols["trial"][pos], cols["status"][pos],
             cols["reason"][pos], cols["label"][pos], cols["control"][pos], strict and dimension is not None,
         )

@@ -40,9 +40,7 @@ __all__ = [
     "SCORING_VERSION",
     "canonical_bytes",
     "evidence_digest",
-    "evidence_digest_raw",
     "results_digest",
-    "results_digest_raw",
     "list_hash",
     "packed_list_hash",
     "row_digest",
@@ -177,13 +175,9 @@ def _scalar_json(value: Any) -> str | None:
     return None
 
 
-def results_digest(row_id: str, case_id: str, dimension: str, trial: Any, measured: dict[str, Any]) -> str:
-    """Row digest of ``{"case_id", "dimension", "id", "measured", "trial"}`` (hex)."""
-    return results_digest_raw(row_id, case_id, dimension, trial, measured).hex()
-
-
-def results_digest_raw(row_id: str, case_id: str, dimension: str, trial: Any, measured: dict[str, Any]) -> bytes:
-    """:func:`results_digest` as 32 raw bytes (hot path: the engine packs them).
+def results_digest(row_id: str, case_id: str, dimension: str, trial: Any, measured: dict[str, Any]) -> bytes:
+    """Row digest (32 raw bytes) of ``{"case_id", "dimension", "id", "measured",
+    "trial"}``; the engine packs them (hot path).
 
     With the C helper, the structure is serialised there; without it, rows
     whose measurements are all scalars (an output, a cost, a latency) are
@@ -228,25 +222,11 @@ def evidence_digest(
     label: str,
     control: bool,
     included: bool,
-) -> str:
-    """Row digest (hex) of one evidence row: ``row_digest`` of ``{"case_id",
-    "control", "dimension", "id", "included", "label", "reason", "status",
-    "trial"}``; a test checks the two agree."""
-    return evidence_digest_raw(row_id, dimension, case_id, trial, status, reason, label, control, included).hex()
-
-
-def evidence_digest_raw(
-    row_id: str | None,
-    dimension: str | None,
-    case_id: str | None,
-    trial: int | None,
-    status: str,
-    reason: str | None,
-    label: str,
-    control: bool,
-    included: bool,
 ) -> bytes:
-    """:func:`evidence_digest` as 32 raw bytes, built directly as canonical text (hot path)."""
+    """Row digest (32 raw bytes) of one evidence row: what :func:`row_digest`
+    gives, as bytes, for ``{"case_id", "control", "dimension", "id", "included",
+    "label", "reason", "status", "trial"}`` (a test checks they agree); the
+    engine packs them (hot path)."""
     if _c_evidence is not None:
         data = _c_evidence(case_id, control, dimension, row_id, included, label, reason, status, trial)
         if data is not None:

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from ._errors import Problem
 from ._rows import Source, _check_row, _jsonl_records
-from ._hashing import MEASURED_FIELDS, evidence_digest_raw, results_digest_raw, row_digest
+from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._validate import DEFINITION_FIELDS, definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.judges import is_mock
@@ -162,7 +162,7 @@ def _ingest_items(
             c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
             c_latency.append(None); c_def.append(None)
             c_json.append(None if raw is not None or value is None else _dumps(value))
-            evidence_digests += evidence_digest_raw(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid",
+            evidence_digests += evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid",
                                                     False, strict and dimension is not None)
             continue
         dimension = row["dimension"]
@@ -196,7 +196,7 @@ def _ingest_items(
         c_reason.append(outcome.reason)
         c_label.append(label)
         c_control.append(control)
-        evidence_digests += evidence_digest_raw(row_id, dimension, case, trial, outcome.status, outcome.reason, label,
+        evidence_digests += evidence_digest(row_id, dimension, case, trial, outcome.status, outcome.reason, label,
                                                 control, strict or label == "labeled")
         c_eval.append(row.get("evaluator"))
         c_output.append(row.get("agent_output"))
@@ -213,7 +213,7 @@ def _ingest_items(
                 "case_id": case, "dimension": dimension,
                 "definition": {name: row[name] for name in defined},
             }))
-        result_digests += results_digest_raw(
+        result_digests += results_digest(
             row_id, case, dimension, trial, {name: row[name] for name in measured}
         )
         # JSON Lines rows can be read again from the file's lines; keep others.
