@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from ._errors import Problem
 from ._rows import Source, _check_row, _jsonl_records
 from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
-from ._validate import DEFINITION_FIELDS, definition_key
+from ._validate import DEFINITION_FIELDS, definition_key, text_definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.judges import is_mock
 
@@ -167,7 +167,7 @@ def _ingest_items(
             continue
         dimension = row["dimension"]
         measured, defined = _layout(row)
-        key = definition_key(row, defined)
+        key = (text_definition_key(raw) if raw is not None else None) or definition_key(row, defined)
         if "status" in row:
             outcome = _prescored(row)
         else:
@@ -273,7 +273,7 @@ def _take(items: Iterable[Any], limit: int) -> Iterable[Any]:
 def _chunks(n_rows: int) -> list[tuple[int, int]]:
     """[start, stop) row ranges small enough that two processes taking them in
     turn finish within a fraction of a second of each other."""
-    size = max(1000, -(-n_rows // 32))
+    size = max(500, -(-n_rows // 64))
     return [(start, min(start + size, n_rows)) for start in range(0, n_rows, size)]
 
 

@@ -18,6 +18,8 @@
  *                           order does not matter); None as above.
  *   evidence_canonical(...) canonical() of one evidence record, from its nine
  *                           values in JCS key order (no dict built per row).
+ *   definition_text(raw, fields)  the raw text of the named top-level fields of
+ *                           one JSON object, for a cheap case-definition key.
  *   text_is_clean(data)     scorekit._rows.text_is_clean in one pass over a buffer.
  *   duplicate_key(raw)      for valid JSON text: 0 when no object in it repeats
  *                           a key, 1 when one does, -1 when unsure (an escaped
@@ -431,11 +433,128 @@ static PyObject *duplicate_key(PyObject *module, PyObject *arg) {
     return PyLong_FromLong(result);
 }
 
+/* ------------------------------------------------------------------ definition text */
+
+static Py_ssize_t skip_space(const char *s, Py_ssize_t i, Py_ssize_t n) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n')) i++;
+    return i;
+}
+
+/* End of the string whose opening quote is at s[i]: the index after its closing
+   quote; *escaped tells whether it holds a backslash. */
+static Py_ssize_t skip_string(const char *s, Py_ssize_t i, Py_ssize_t n, int *escaped) {
+    for (i++; i < n && s[i] != '"'; i++) {
+        if (s[i] == '\\') {
+            *escaped = 1;
+            i++;
+        }
+    }
+    return i + 1;
+}
+
+/* For the valid JSON text of one object: "key\0value text\0" for each top-level
+   key named in `fields` (a tuple of bytes), in text order; None when the text
+   is not an object or a top-level key is escaped (its name is then not what
+   the text shows). Equal results mean equal values of those fields. */
+static PyObject *definition_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "definition_text(raw, fields: tuple of bytes)");
+        return NULL;
+    }
+    PyObject *fields = args[1];
+    Py_ssize_t nfields = PyTuple_GET_SIZE(fields);
+    for (Py_ssize_t f = 0; f < nfields; f++) {
+        if (!PyBytes_Check(PyTuple_GET_ITEM(fields, f))) {
+            PyErr_SetString(PyExc_TypeError, "definition_text(): fields must be bytes");
+            return NULL;
+        }
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *s = view.buf;
+    Py_ssize_t n = view.len;
+    Buf b;
+    buf_init(&b);
+    int rc = UNSUPPORTED;
+    Py_ssize_t i = skip_space(s, 0, n);
+    if (i >= n || s[i] != '{') goto done;
+    i = skip_space(s, i + 1, n);
+    if (i < n && s[i] == '}') {
+        rc = 0;
+        goto done;
+    }
+    while (i < n && s[i] == '"') {
+        int escaped = 0;
+        Py_ssize_t key_start = i + 1;
+        i = skip_string(s, i, n, &escaped);
+        if (escaped) goto done;
+        Py_ssize_t key_len = i - 1 - key_start;
+        i = skip_space(s, i, n);
+        if (i >= n || s[i] != ':') goto done;
+        Py_ssize_t value_start = i = skip_space(s, i + 1, n);
+        int depth = 0;
+        while (i < n) {
+            char c = s[i];
+            if (c == '"') {
+                i = skip_string(s, i, n, &escaped);
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (depth == 0) break;
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                break;
+            }
+            i++;
+        }
+        Py_ssize_t value_end = i;
+        while (value_end > value_start && (s[value_end - 1] == ' ' || s[value_end - 1] == '\t' ||
+                                           s[value_end - 1] == '\r' || s[value_end - 1] == '\n'))
+            value_end--;
+        for (Py_ssize_t f = 0; f < nfields; f++) {
+            PyObject *name = PyTuple_GET_ITEM(fields, f);
+            if (PyBytes_GET_SIZE(name) == key_len && memcmp(PyBytes_AS_STRING(name), s + key_start, key_len) == 0) {
+                if (buf_put(&b, s + key_start, key_len) < 0 || buf_putc(&b, 0) < 0 ||
+                    buf_put(&b, s + value_start, value_end - value_start) < 0 || buf_putc(&b, 0) < 0) {
+                    rc = -1;
+                    goto done;
+                }
+                break;
+            }
+        }
+        if (i >= n || s[i] == '}') {
+            rc = i < n ? 0 : UNSUPPORTED;
+            goto done;
+        }
+        i = skip_space(s, i + 1, n);  /* past the comma */
+    }
+done:
+    PyBuffer_Release(&view);
+    return finish(&b, rc);
+}
+
 /* ------------------------------------------------------------------ number screen */
 
 /* The Python text_is_clean in one pass: False when the text has NaN, Infinity,
    16 or more digits in a row, or an exponent of 3 or more digits (e000, e+000,
    either case of e); True means no number in it needs the exact checks. */
+/* Byte classes for the screen: most bytes are OTHER and cost one table look-up. */
+enum { OTHER = 0, DIGIT, LETTER_N, LETTER_I, LETTER_E };
+static unsigned char screen_class[256];
+
+static void init_screen_class(void) {
+    for (int c = '0'; c <= '9'; c++) screen_class[c] = DIGIT;
+    screen_class['N'] = LETTER_N;
+    screen_class['I'] = LETTER_I;
+    screen_class['e'] = screen_class['E'] = LETTER_E;
+}
+
+static int is_digit(unsigned char c) {
+    return c >= '0' && c <= '9';
+}
+
 static PyObject *text_is_clean(PyObject *module, PyObject *arg) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
@@ -443,24 +562,30 @@ static PyObject *text_is_clean(PyObject *module, PyObject *arg) {
     Py_ssize_t n = view.len;
     int clean = 1;
     Py_ssize_t run = 0;
-    for (Py_ssize_t i = 0; i < n && clean; i++) {
-        unsigned char c = s[i];
-        if (c >= '0' && c <= '9') {
-            if (++run >= 16) clean = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char kind = screen_class[s[i]];
+        if (kind == OTHER) {
+            run = 0;
+            continue;
+        }
+        if (kind == DIGIT) {
+            if (++run >= 16) {
+                clean = 0;
+                break;
+            }
             continue;
         }
         run = 0;
-        if (c == 'N') {
+        if (kind == LETTER_N) {
             if (i + 2 < n && s[i + 1] == 'a' && s[i + 2] == 'N') clean = 0;
-        } else if (c == 'I') {
+        } else if (kind == LETTER_I) {
             if (i + 7 < n && memcmp(s + i + 1, "nfinity", 7) == 0) clean = 0;
-        } else if (c == 'e' || c == 'E') {
+        } else {
             Py_ssize_t j = i + 1;
             if (j < n && s[j] == '+') j++;
-            if (j + 2 < n && s[j] >= '0' && s[j] <= '9' && s[j + 1] >= '0' && s[j + 1] <= '9'
-                && s[j + 2] >= '0' && s[j + 2] <= '9')
-                clean = 0;
+            if (j + 2 < n && is_digit(s[j]) && is_digit(s[j + 1]) && is_digit(s[j + 2])) clean = 0;
         }
+        if (!clean) break;
     }
     PyBuffer_Release(&view);
     return PyBool_FromLong(clean);
@@ -473,6 +598,8 @@ static PyMethodDef methods[] = {
      "exact_key(obj) -> bytes | None: an injective text form of obj (1, 1.0, True, '1' differ)."},
     {"evidence_canonical", (PyCFunction)(void (*)(void))evidence_canonical, METH_FASTCALL,
      "evidence_canonical(case_id, control, dimension, id, included, label, reason, status, trial) -> bytes | None."},
+    {"definition_text", (PyCFunction)(void (*)(void))definition_text, METH_FASTCALL,
+     "definition_text(raw, fields) -> bytes | None: the text of the named top-level fields of a JSON object."},
     {"text_is_clean", text_is_clean, METH_O,
      "text_is_clean(data) -> bool: no NaN, Infinity, 16-digit run or 3-digit exponent in the text."},
     {"duplicate_key", duplicate_key, METH_O,
@@ -486,5 +613,6 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {
+    init_screen_class();
     return PyModule_Create(&module);
 }

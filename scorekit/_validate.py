@@ -19,11 +19,11 @@ import numpy as np
 from ._errors import Problem
 
 try:  # C helper (scorekit/_speedups.c); None when it was not built
-    from ._speedups import exact_key as _c_exact_key
+    from ._speedups import definition_text as _c_definition_text, exact_key as _c_exact_key
 except ImportError:  # pragma: no cover - a build without a C compiler takes the marshal path
-    _c_exact_key = None
+    _c_definition_text = _c_exact_key = None
 
-__all__ = ["DEFINITION_FIELDS", "Validation", "case_definition_conflicts", "definition_key"]
+__all__ = ["DEFINITION_FIELDS", "Validation", "case_definition_conflicts", "definition_key", "text_definition_key"]
 
 # Inputs and answer keys: what defines a case (and enters the suite hash).
 DEFINITION_FIELDS: tuple[str, ...] = (
@@ -66,6 +66,28 @@ def definition_key(row: dict[str, Any], fields: Sequence[str] | None = None) -> 
         if text is not None:
             return hashlib.sha256(text).digest()[:16]  # SHA-256 runs in hardware on most CPUs: faster than BLAKE2
     return hashlib.blake2b(marshal.dumps([(name, row[name]) for name in fields], 2), digest_size=16).digest()
+
+
+_DEFINITION_NAMES = tuple(name.encode("ascii") for name in DEFINITION_FIELDS)
+
+
+def text_definition_key(raw: bytes) -> bytes | None:
+    """A definition key read from a row's JSON text, without parsing it again.
+
+    Equal text of the definition fields (names and values, in text order)
+    means equal definitions, which is all a key must guarantee; equal
+    definitions written differently (spacing, key order) get different keys,
+    which only costs the exact confirmation in
+    :func:`case_definition_conflicts`. None without the C helper, or when the
+    text has an escaped top-level key (its name is not what the text shows);
+    then :func:`definition_key` serves.
+    """
+    if _c_definition_text is None:
+        return None
+    text = _c_definition_text(raw, _DEFINITION_NAMES)
+    if text is None:
+        return None
+    return hashlib.sha256(b"text\0" + text).digest()[:16]  # its own domain: never equal to another kind of key
 
 
 def definition_json(row: dict[str, Any]) -> list[str]:

@@ -86,6 +86,7 @@ def assert_close(actual, expected, tol: float = 1e-12) -> None:
 # scorekit/_speedups.c is optional: each module that uses it keeps a Python path
 # with the same results. Tests run both; this switches the C paths off.
 _C_HOOKS = (("scorekit._hashing", "_c_canonical"), ("scorekit._hashing", "_c_evidence"), ("scorekit._validate", "_c_exact_key"),
+            ("scorekit._validate", "_c_definition_text"),
             ("scorekit._rows", "_c_duplicate_key"), ("scorekit._rows", "_c_text_is_clean"))
 
 

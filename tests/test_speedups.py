@@ -236,3 +236,59 @@ def test_repeated_calls_leak_nothing():
     finally:
         tracemalloc.stop()
     assert grown < 64 * 1024, grown
+
+
+# --------------------------------------------------------------------------- definition keys from the text
+from scorekit._validate import DEFINITION_FIELDS, text_definition_key  # noqa: E402
+
+DEFINITION_VALUES = st.sampled_from([1, 1.0, True, "1", "i:1", None, [1], [1.0], {"a": 1}, {"a": 1.0}, "x,\"input\":2",
+                                     "}", "]", "\\", {"b": [1, {"c": "]"}]}, [], {}])
+ROW_FIELDS = st.sampled_from(["input", "must_include", "expected_state", "tool_schemas", "cost_budget_usd",
+                              "context", "agent_output", "id", "trial"])
+
+
+@st.composite
+def row_texts(draw):
+    row = draw(st.dictionaries(ROW_FIELDS, DEFINITION_VALUES, max_size=5))
+    separators = draw(st.sampled_from([(",", ":"), (", ", ": "), (" ,", " : ")]))
+    return row, json.dumps(row, separators=separators, ensure_ascii=draw(st.booleans()))
+
+
+@settings(max_examples=800)
+@given(row_texts(), row_texts())
+def test_equal_text_keys_mean_strictly_equal_definitions(first, second):
+    (row_a, text_a), (row_b, text_b) = first, second
+    key_a, key_b = text_definition_key(text_a.encode()), text_definition_key(text_b.encode())
+    assert key_a is not None and key_b is not None
+    definition = lambda row: {k: v for k, v in row.items() if k in DEFINITION_FIELDS}  # noqa: E731
+    if key_a == key_b:
+        assert strictly_equal(definition(row_a), definition(row_b)), (text_a, text_b)
+    if text_a == text_b:
+        assert key_a == key_b
+
+
+def test_text_keys_decline_what_the_text_does_not_show():
+    assert text_definition_key(b'{"inp\\u0075t": "x"}') is None  # an escaped key's name
+    assert text_definition_key(b"[1, 2]") is None
+    assert text_definition_key(b'{"input": "x"}') == text_definition_key(b'{"input" : "x" }')
+    assert text_definition_key(b'{"input": "x"}') != text_definition_key(b'{"input": "y"}')
+    assert text_definition_key(b'{"id": "a", "input": "x"}') == text_definition_key(b'{"id": "b", "input": "x"}')
+
+
+def test_equal_definitions_written_differently_are_no_conflict(tmp_path):
+    import scorekit as sk
+
+    rows = [
+        '{"id": "a", "case_id": "c", "dimension": "task_completion", "must_include": ["x"], "input": "q", '
+        '"agent_output": "x"}',
+        '{"input":"q","must_include":[ "x" ],"id":"b","case_id":"c","dimension":"task_completion","agent_output":"x",'
+        '"trial":1}',
+        '{"id": "d", "case_id": "c", "dimension": "task_completion", "must_include": ["y"], "input": "q", '
+        '"agent_output": "y", "trial": 2}',
+    ]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(rows[:2]) + "\n", encoding="utf-8")
+    assert sk.evaluate(path).validation.invalid == 0
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    problems = sk.evaluate(path).validation.problems
+    assert {p.line for p in problems if "more than one definition" in p.message} == {1, 2, 3}
