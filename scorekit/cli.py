@@ -248,5 +248,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
+# Commands that end holding large structures (100,000 scored rows) and nothing
+# that needs tearing down (no child process, open file or database): the
+# console script leaves at once after flushing its output, instead of spending
+# a tenth of a second freeing memory the system reclaims anyway.
+_FAST_EXIT_COMMANDS = frozenset({"run", "validate"})
+
+
+def console() -> None:
+    """The ``scorekit`` console script (and ``python -m scorekit``): :func:`main`, then exit."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if not argv or argv[0] not in _FAST_EXIT_COMMANDS:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):  # a reader that went away, or a closed stream
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    console()

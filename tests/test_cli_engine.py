@@ -334,3 +334,20 @@ def test_nan_problem_message_names_nan():
     problems = sk.evaluate(str(MALFORMED / "nan_infinity.jsonl"), policy=str(MALFORMED / "release.yml")).validation.problems
     nan = next(p for p in problems if p.line == 2)
     assert "finite" in nan.message or "NaN" in nan.message
+
+
+def test_run_leaves_fast_with_its_output_complete(tmp_path):
+    """The console script skips the interpreter's teardown after `run`: output and files are complete."""
+    import scorekit as sk
+
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "scorekit", "run", "--results", str(sk.example_path()), "--policy",
+                           str(sk.example_path(file="policy.yml")), "--out-dir", str(out), "--gate"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stdout.startswith("decision: FAIL") and "evidence.parquet" in proc.stdout
+    assert json.loads((out / "scorecard.json").read_text(encoding="utf-8"))["decision"] == "FAIL"
+    assert {p.name for p in out.iterdir()} >= {"scorecard.json", "scorecard.md", "scorecard.html", "evidence.parquet"}
+    piped = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m scorekit run --results "
+                            f"{sk.example_path()} --out-dir {tmp_path / 'again'} | head -1"],
+                           capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stdout.startswith("decision:") and "Traceback" not in piped.stderr
