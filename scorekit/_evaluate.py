@@ -245,6 +245,8 @@ def evaluate(
     del src  # the file's lines are no longer needed
     _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch")
     _rehash(data, [*duplicates, *np.flatnonzero(conflict)], strict)
+    if len(data.evidence_digests) != 32 * len(data):  # pragma: no cover - a bug, never the user's data
+        raise AssertionError("evidence digests out of step with the evidence rows")
     hashes = {
         "suite": list_hash(data.suite_digests, sort=True, unique=True),
         "policy": row_digest({"scoring_version": SCORING_VERSION, "policy": pol.hash_payload()}),

@@ -258,15 +258,19 @@ def packed_list_hash(packed: bytes | bytearray | memoryview) -> str:
 
     import numpy as np  # lazy, though pandas has loaded it already
 
-    count = len(packed) // 32
+    size = memoryview(packed).nbytes
+    if size % 32:
+        raise ValueError(f"packed digests must be 32 bytes each; got {size} bytes")
+    count = size // 32
     if count == 0:
         return hashlib.sha256(b"[]").hexdigest()
     rows = np.frombuffer(packed, dtype=np.uint8).reshape(count, 32)
-    words = np.frombuffer(packed, dtype=">u8").reshape(count, 4)
-    first = words[:, 0].astype(np.uint64)  # native byte order sorts several times faster
-    order = np.argsort(first)
-    leading = first[order]
-    if count > 1 and bool((leading[1:] == leading[:-1]).any()):  # equal first 8 bytes: sort on all 32
+    # Big-endian words order like the bytes; compared in native byte order
+    # they sort several times faster.
+    words = np.frombuffer(packed, dtype=">u8").reshape(count, 4).astype(np.uint64)
+    order = np.argsort(words[:, 0])
+    leading = words[order, 0]
+    if count > 1 and bool((leading[1:] == leading[:-1]).any()):  # equal first 8 bytes (repeated rows): all 32
         order = np.lexsort((words[:, 3], words[:, 2], words[:, 1], words[:, 0]))
     body = binascii.hexlify(rows[order].tobytes(), b",", 32).replace(b",", b'","')
     digest = hashlib.sha256(b'["')

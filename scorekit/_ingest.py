@@ -162,8 +162,8 @@ def _ingest_items(
             c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
             c_latency.append(None); c_def.append(None)
             c_json.append(None if raw is not None or value is None else _dumps(value))
-            evidence_digests += evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid",
-                                                    False, strict and dimension is not None)
+            evidence_digests += evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid", False,
+                                                strict and dimension is not None)
             continue
         dimension = row["dimension"]
         measured, defined = _layout(row)
@@ -197,7 +197,7 @@ def _ingest_items(
         c_label.append(label)
         c_control.append(control)
         evidence_digests += evidence_digest(row_id, dimension, case, trial, outcome.status, outcome.reason, label,
-                                                control, strict or label == "labeled")
+                                            control, strict or label == "labeled")
         c_eval.append(row.get("evaluator"))
         c_output.append(row.get("agent_output"))
         cost = row.get("cost_usd")

@@ -376,6 +376,10 @@ static PyObject *duplicate_key(PyObject *module, PyObject *arg) {
                     i++;
                 }
             }
+            if (i >= n) {
+                result = -1;  /* a string that never ends: not valid JSON, let the exact parser speak */
+                break;
+            }
             if (!expect_key) continue;
             expect_key = 0;
             if (escaped) {
@@ -449,7 +453,7 @@ static Py_ssize_t skip_string(const char *s, Py_ssize_t i, Py_ssize_t n, int *es
             i++;
         }
     }
-    return i + 1;
+    return i < n ? i + 1 : n + 1;  /* n + 1: the string never ends (not valid JSON) */
 }
 
 /* For the valid JSON text of one object: "key\0value text\0" for each top-level
@@ -487,7 +491,7 @@ static PyObject *definition_text(PyObject *module, PyObject *const *args, Py_ssi
         int escaped = 0;
         Py_ssize_t key_start = i + 1;
         i = skip_string(s, i, n, &escaped);
-        if (escaped) goto done;
+        if (escaped || i > n) goto done;
         Py_ssize_t key_len = i - 1 - key_start;
         i = skip_space(s, i, n);
         if (i >= n || s[i] != ':') goto done;
@@ -497,6 +501,7 @@ static PyObject *definition_text(PyObject *module, PyObject *const *args, Py_ssi
             char c = s[i];
             if (c == '"') {
                 i = skip_string(s, i, n, &escaped);
+                if (i > n) goto done;
                 continue;
             }
             if (c == '{' || c == '[') {

@@ -261,11 +261,17 @@ def console() -> None:
     code = main(argv)
     if not argv or argv[0] not in _FAST_EXIT_COMMANDS:
         sys.exit(code)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (BrokenPipeError, ValueError):  # a reader that went away, or a closed stream
-            pass
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # a reader that went away (`| head`): not an error of ours
+        pass
+    except (OSError, ValueError) as exc:  # a full disk, a file-size limit, a closed stream
+        print(f"scorekit {argv[0]}: cannot write the output: {exc}", file=sys.stderr)
+        code = EXIT_CANNOT_RUN
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
     os._exit(code)
 
 

@@ -336,18 +336,37 @@ def test_nan_problem_message_names_nan():
     assert "finite" in nan.message or "NaN" in nan.message
 
 
+def _buffered_env() -> dict[str, str]:
+    """The environment without PYTHONUNBUFFERED: output stays in Python's buffer until flushed."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
 def test_run_leaves_fast_with_its_output_complete(tmp_path):
     """The console script skips the interpreter's teardown after `run`: output and files are complete."""
     import scorekit as sk
 
-    out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "scorekit", "run", "--results", str(sk.example_path()), "--policy",
-                           str(sk.example_path(file="policy.yml")), "--out-dir", str(out), "--gate"],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 1 and proc.stdout.startswith("decision: FAIL") and "evidence.parquet" in proc.stdout
+    out, printed = tmp_path / "out", tmp_path / "stdout.txt"
+    with printed.open("w") as stdout:  # a file, not a pipe or a terminal: fully buffered
+        code = subprocess.run([sys.executable, "-m", "scorekit", "run", "--results", str(sk.example_path()),
+                               "--policy", str(sk.example_path(file="policy.yml")), "--out-dir", str(out), "--gate"],
+                              stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120, env=_buffered_env()
+                              ).returncode
+    text = printed.read_text(encoding="utf-8")
+    assert code == 1 and text.startswith("decision: FAIL") and text.rstrip().endswith("evidence.parquet")
     assert json.loads((out / "scorecard.json").read_text(encoding="utf-8"))["decision"] == "FAIL"
     assert {p.name for p in out.iterdir()} >= {"scorecard.json", "scorecard.md", "scorecard.html", "evidence.parquet"}
     piped = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m scorekit run --results "
                             f"{sk.example_path()} --out-dir {tmp_path / 'again'} | head -1"],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=120, env=_buffered_env())
     assert piped.returncode == 0 and piped.stdout.startswith("decision:") and "Traceback" not in piped.stderr
+
+
+def test_output_that_cannot_be_written_is_one_line_and_exit_2(tmp_path):
+    import scorekit as sk
+
+    # A file-size limit of 0 blocks: every write to stdout fails (EFBIG).
+    proc = subprocess.run(["bash", "-c", f"trap '' XFSZ; ulimit -f 0; {sys.executable} -m scorekit validate "
+                           f"{sk.example_path()} > {tmp_path / 'out.txt'}"],
+                          capture_output=True, text=True, timeout=120, env=_buffered_env())
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "cannot write the output" in proc.stderr

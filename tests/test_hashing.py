@@ -100,6 +100,14 @@ def test_packed_digests_sharing_their_first_bytes_sort_on_the_rest():
     assert packed_list_hash(b"".join(digests)) == list_hash([d.hex() for d in digests], sort=True)
 
 
+def test_packed_digests_of_a_wrong_length_are_refused():
+    for size in (5, 40):
+        with pytest.raises(ValueError, match="32 bytes each"):
+            packed_list_hash(b"x" * size)
+    words = memoryview(bytearray(64)).cast("I")  # 16 items, 64 bytes: two digests
+    assert packed_list_hash(words) == list_hash(["00" * 32] * 2, sort=True)
+
+
 def _example_card(rows=None):
     import scorekit as sk
 

@@ -292,3 +292,52 @@ def test_equal_definitions_written_differently_are_no_conflict(tmp_path):
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     problems = sk.evaluate(path).validation.problems
     assert {p.line for p in problems if "more than one definition" in p.message} == {1, 2, 3}
+
+
+@st.composite
+def object_texts(draw):
+    """Object text with whitespace anywhere, near-miss and repeated keys, escapes, and 1.0 written five ways."""
+    space = st.sampled_from(["", " ", "\n", "\t", "\r\n "])
+    text = st.text(alphabet=st.sampled_from(list('a"\\,}]{[: \n\t\x00é\U0001d11e\u2028')), max_size=6)
+    keys = st.sampled_from([*DEFINITION_FIELDS[:6], "inp", "inputs", "id", "input ", "Input", "ïnput"])
+    scalars = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([1.0, -0.0, 0.5]) | text
+    values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(text | keys, c, max_size=3),
+                          max_leaves=8)
+
+    def dump(value):
+        if isinstance(value, dict):
+            members = [draw(space) + json.dumps(k, ensure_ascii=draw(st.booleans())) + draw(space) + ":" + draw(space)
+                       + dump(v) + draw(space) for k, v in value.items()]
+            return "{" + ",".join(members) + draw(space) + "}"
+        if isinstance(value, list):
+            return "[" + draw(space) + ",".join(draw(space) + dump(v) + draw(space) for v in value) + "]"
+        if isinstance(value, float) and value == 1.0:
+            return draw(st.sampled_from(["1.0", "1e0", "1E+0", "10e-1", "1.00"]))
+        return json.dumps(value, ensure_ascii=draw(st.booleans()))
+
+    pairs = draw(st.lists(st.tuples(keys, values), max_size=6))
+    body = ",".join(draw(space) + json.dumps(k, ensure_ascii=draw(st.booleans())) + draw(space) + ":" + draw(space)
+                    + dump(v) + draw(space) for k, v in pairs)
+    return draw(space) + "{" + body + draw(space) + "}" + draw(space)
+
+
+@settings(max_examples=500)
+@given(object_texts())
+def test_definition_text_holds_exactly_the_parsed_definition_fields(text):
+    from scorekit._validate import _DEFINITION_NAMES
+
+    blob = _speedups.definition_text(text.encode("utf-8", "surrogatepass"), _DEFINITION_NAMES)
+    if blob is None:  # an escaped top-level key: declined
+        return
+    parts = blob.split(b"\0")[:-1]
+    found: dict = {}
+    for name, value in zip(parts[::2], parts[1::2]):
+        found[name.decode()] = json.loads(value)  # a repeated key: the last one wins, as in json.loads
+    expected = {k: v for k, v in json.loads(text).items() if k in DEFINITION_FIELDS}
+    assert json.dumps(found, sort_keys=True) == json.dumps(expected, sort_keys=True), text
+
+
+def test_scans_of_text_that_is_not_json_stay_inside_it():
+    for broken in (b'{"input":"abc', b'{"input":"ab\\', b'{"in', b'{"a":{"b":"', b'{"input": [1, "x'):
+        assert _speedups.definition_text(bytearray(broken), ("input".encode(),)) is None
+        assert _speedups.duplicate_key(bytearray(broken)) in (0, -1)
