@@ -64,11 +64,12 @@ def build_findings(
             }
         )
         for (dimension, reason), part in frame.groupby(["dimension", "reason"], sort=True):
-            statuses = set(part["status"])
+            # tolist(): one conversion of the Arrow-backed column, not an element at a time.
+            statuses = set(part["status"].tolist())
             groups[(dimension, reason)] = {
                 # The most severe status of the group, whatever the row order.
                 "status": next(s for s in ("FAIL", "ERROR", "ABSTAIN", "PASS") if s in statuses),
-                "case_ids": sorted(set(part["case_id"])),
+                "case_ids": sorted(set(part["case_id"].tolist())),
                 "rows": int(len(part)),
             }
     for dimension, reason, status, case_ids in extra:

@@ -34,9 +34,13 @@ DIMENSION_KEYS = (
 
 def _clean(value: Any) -> Any:
     """JSON-safe plain Python: NaN/inf → None, NumPy scalars → Python scalars."""
+    if type(value) is str:  # the common leaf, and long lists of them (case ids, problems)
+        return value
     if isinstance(value, dict):
         return {str(k): _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
+        if all(type(v) is str for v in value):
+            return list(value)
         return [_clean(v) for v in value]
     if isinstance(value, np.ndarray):
         return [_clean(v) for v in value.tolist()]
@@ -127,7 +131,7 @@ class Scorecard:
             "comparison": self.comparison,
             "hashes": self.hashes,
             "judges": self.judges,
-            "evaluators": sorted({str(e) for e in self.evidence["evaluator"].dropna()})
+            "evaluators": sorted({str(e) for e in self.evidence["evaluator"].dropna().unique().tolist()})
             if "evaluator" in self.evidence.columns
             else [],
             "confidence": self.policy.get("confidence"),
