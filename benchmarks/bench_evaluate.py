@@ -182,6 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     if not Path("/usr/bin/time").exists():
         print("/usr/bin/time not found (Debian package 'time'); skipping whole-process timing")
         return 0
+    # An installed package carries compiled bytecode; a checkout may not (and
+    # PYTHONDONTWRITEBYTECODE keeps it that way), which would add recompiling
+    # scorekit's modules to every timed process.
+    import compileall
+
+    import scorekit
+
+    compileall.compile_dir(str(Path(scorekit.__file__).parent), quiet=1)
     exe = shutil.which("scorekit") or str(Path(sys.executable).with_name("scorekit"))
     walls, rsss = [], []
     for i in range(args.runs):
