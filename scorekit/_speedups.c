@@ -342,6 +342,29 @@ static PyObject *evidence_canonical(PyObject *module, PyObject *const *args, Py_
 
 /* ------------------------------------------------------------------ duplicate keys */
 
+/* JSON text scanning shared by duplicate_key and definition_text. */
+static int is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static Py_ssize_t skip_space(const char *s, Py_ssize_t i, Py_ssize_t n) {
+    while (i < n && is_space(s[i])) i++;
+    return i;
+}
+
+/* End of the string whose opening quote is at s[i]: the index after its closing
+   quote; *escaped tells whether it holds a backslash. */
+static Py_ssize_t skip_string(const char *s, Py_ssize_t i, Py_ssize_t n, int *escaped) {
+    for (i++; i < n && s[i] != '"'; i++) {
+        if (s[i] == '\\') {
+            *escaped = 1;
+            i++;
+        }
+    }
+    return i < n ? i + 1 : n + 1;  /* n + 1: the string never ends (not valid JSON) */
+}
+
+
 #define MAX_KEYS_PER_OBJECT 64
 
 typedef struct {
@@ -370,16 +393,12 @@ static PyObject *duplicate_key(PyObject *module, PyObject *arg) {
         if (c == '"') {
             Py_ssize_t start = i + 1;
             int escaped = 0;
-            for (i = start; i < n && s[i] != '"'; i++) {
-                if (s[i] == '\\') {
-                    escaped = 1;
-                    i++;
-                }
-            }
-            if (i >= n) {
+            Py_ssize_t end = skip_string(s, i, n, &escaped);
+            if (end > n) {
                 result = -1;  /* a string that never ends: not valid JSON, let the exact parser speak */
                 break;
             }
+            i = end - 1;  /* at the closing quote */
             if (!expect_key) continue;
             expect_key = 0;
             if (escaped) {
@@ -438,23 +457,6 @@ static PyObject *duplicate_key(PyObject *module, PyObject *arg) {
 }
 
 /* ------------------------------------------------------------------ definition text */
-
-static Py_ssize_t skip_space(const char *s, Py_ssize_t i, Py_ssize_t n) {
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n')) i++;
-    return i;
-}
-
-/* End of the string whose opening quote is at s[i]: the index after its closing
-   quote; *escaped tells whether it holds a backslash. */
-static Py_ssize_t skip_string(const char *s, Py_ssize_t i, Py_ssize_t n, int *escaped) {
-    for (i++; i < n && s[i] != '"'; i++) {
-        if (s[i] == '\\') {
-            *escaped = 1;
-            i++;
-        }
-    }
-    return i < n ? i + 1 : n + 1;  /* n + 1: the string never ends (not valid JSON) */
-}
 
 /* For the valid JSON text of one object: "key\0value text\0" for each top-level
    key named in `fields` (a tuple of bytes), in text order; None when the text
@@ -515,9 +517,7 @@ static PyObject *definition_text(PyObject *module, PyObject *const *args, Py_ssi
             i++;
         }
         Py_ssize_t value_end = i;
-        while (value_end > value_start && (s[value_end - 1] == ' ' || s[value_end - 1] == '\t' ||
-                                           s[value_end - 1] == '\r' || s[value_end - 1] == '\n'))
-            value_end--;
+        while (value_end > value_start && is_space(s[value_end - 1])) value_end--;
         for (Py_ssize_t f = 0; f < nfields; f++) {
             PyObject *name = PyTuple_GET_ITEM(fields, f);
             if (PyBytes_GET_SIZE(name) == key_len && memcmp(PyBytes_AS_STRING(name), s + key_start, key_len) == 0) {

@@ -9,7 +9,7 @@ from collections import OrderedDict
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from shared import c_helper_built
+from shared import c_helper_built, python_paths
 
 from scorekit import _hashing, _rows
 from scorekit._jsonstrict import DuplicateKeyError, unique_object
@@ -152,12 +152,8 @@ def test_duplicate_key_never_misses_a_repeat(text):
 def test_the_python_check_never_misses_a_repeat_either(text):
     assume(text.startswith("{"))
     if has_duplicate(text):
-        saved = _rows._c_duplicate_key
-        _rows._c_duplicate_key = None
-        try:
+        with python_paths():
             assert _rows._may_repeat_a_key(text.encode(), json.loads(text)), text
-        finally:
-            _rows._c_duplicate_key = saved
 
 
 def test_duplicate_key_gives_up_rather_than_guess():
@@ -178,12 +174,8 @@ PIECES = st.sampled_from(["0", "7", "9" * 8, "e", "E", "+", "-", ".", "N", "a", 
 @given(st.lists(PIECES, max_size=12).map("".join))
 def test_text_is_clean_in_c_agrees_with_python(text):
     data = text.encode()
-    saved = _rows._c_text_is_clean
-    _rows._c_text_is_clean = None
-    try:
+    with python_paths():
         expected = _rows.text_is_clean(data)
-    finally:
-        _rows._c_text_is_clean = saved
     assert _speedups.text_is_clean(data) is expected
     assert _speedups.text_is_clean(memoryview(b"[" + data + b"]")[1:-1]) is expected
 
