@@ -40,6 +40,7 @@ __all__ = [
     "BUDGET_KEYS",
     "BUILTIN_THRESHOLDS",
     "DETERMINISTIC_DIMENSIONS",
+    "PARTIAL_RULES",
     "PURPOSES",
     "REGRESSION_METHODS",
     "THRESHOLD_BASES",
@@ -75,7 +76,9 @@ BUDGET_KEYS: tuple[str, ...] = ("cost_usd", "latency_ms")
 # Integers beyond ±(2^53−1) do not survive a round trip through JSON tools.
 _MAX_INT = 2**53 - 1
 
-_TOP_KEYS = ("purpose", "confidence", "pass_k", "gate", "judges", "regression", "budgets")
+_TOP_KEYS = ("purpose", "confidence", "pass_k", "gate", "judges", "regression", "budgets", "partial")
+#: The ``partial`` rules (SPEC §7) besides ``{min: x}``.
+PARTIAL_RULES: tuple[str, ...] = ("fail", "abstain")
 _GATE_KEYS = (
     "required_dimensions",
     "thresholds",
@@ -181,6 +184,9 @@ class Policy:
     regression : Regression
     budgets : mapping of str to float
         ``cost_usd`` and/or ``latency_ms``; empty when the policy sets none.
+    partial : "fail", "abstain" or mapping {"min": float}
+        How a row's ``score`` strictly between 0 and 1 counts (SPEC §7): FAIL,
+        ABSTAIN, or PASS at ``score >= min``.
     """
 
     purpose: str = "release"
@@ -190,6 +196,7 @@ class Policy:
     judges: Judges = field(default_factory=Judges)
     regression: Regression = field(default_factory=Regression)
     budgets: Mapping[str, float] = field(default_factory=_frozen_map)
+    partial: str | Mapping[str, float] = "fail"
 
     def __hash__(self) -> int:  # the mappings are read-only views: hash their content
         return hash(json.dumps(self.to_dict(), sort_keys=True))
@@ -210,6 +217,7 @@ class Policy:
             "confidence": self.confidence,
             "gate": self.gate.to_dict(),
             "judges": self.judges.to_dict(),
+            "partial": self.partial if isinstance(self.partial, str) else {"min": self.partial["min"]},
             "pass_k": sorted(self.pass_k),
             "purpose": self.purpose,
             "regression": self.regression.to_dict(),
@@ -483,6 +491,16 @@ def _budgets(value: Any) -> Mapping[str, float]:
     return _frozen_map({key: _nonneg_number(data[key], _join("budgets", key)) for key in data})
 
 
+def _partial(value: Any) -> str | Mapping[str, float]:
+    if isinstance(value, str) and value in PARTIAL_RULES:
+        return value
+    if isinstance(value, Mapping):
+        data = _section(value, "partial", ("min",))
+        if "min" in data:
+            return _frozen_map({"min": _number(data["min"], "partial.min", 0.0, 1.0, open_low=True)})
+    raise _Invalid("partial", f"must be fail, abstain or {{min: <number in (0, 1]>}}; got {_show(value)}")
+
+
 def _build(document: Any) -> Policy:
     """Validate a parsed policy document (``None`` = all defaults) into a Policy."""
     if document is None:
@@ -507,6 +525,8 @@ def _build(document: Any) -> Policy:
         kwargs["regression"] = _regression(data["regression"])
     if "budgets" in data:
         kwargs["budgets"] = _budgets(data["budgets"])
+    if "partial" in data:
+        kwargs["partial"] = _partial(data["partial"])
     return Policy(**kwargs)
 
 

@@ -38,6 +38,7 @@ DEFAULT_DICT = {
         "thresholds": {},
     },
     "judges": {"panel": [], "pass_score": 4},
+    "partial": "fail",
     "pass_k": [1, 2, 4, 8],
     "purpose": "release",
     "regression": {"baseline": None, "max_drop": 0.0, "method": "interval", "required": False},
@@ -175,7 +176,7 @@ def test_policy_is_frozen():
 
 def test_dataclasses_hold_exactly_the_spec_keys():
     names = lambda cls: [f.name for f in dataclasses.fields(cls)]  # noqa: E731
-    assert names(Policy) == ["purpose", "confidence", "pass_k", "gate", "judges", "regression", "budgets"]
+    assert names(Policy) == ["purpose", "confidence", "pass_k", "gate", "judges", "regression", "budgets", "partial"]
     assert names(Gate) == [
         "required_dimensions",
         "thresholds",
@@ -618,7 +619,7 @@ def test_budgets_list_where_mapping_expected():
 # --------------------------------------------------------------------------- unknown keys / shape
 def test_unknown_top_level_key_lists_expected_keys():
     assert error({"purpose": "release", "thresholds": {}}) == (
-        "thresholds: unknown key (expected one of: purpose, confidence, pass_k, gate, judges, regression, budgets)"
+        "thresholds: unknown key (expected one of: purpose, confidence, pass_k, gate, judges, regression, budgets, partial)"
     )
 
 
@@ -708,6 +709,7 @@ EXPECTED_FILE_DICT = {
         "thresholds": {"helpfulness": 0.8},
     },
     "judges": {"panel": ["judge-a", "judge-b", "judge-c"], "pass_score": 3},
+    "partial": "fail",
     "pass_k": [1, 3],
     "purpose": "exploratory",
     "regression": {"baseline": "v1", "max_drop": 0.05, "method": "point", "required": True},
@@ -1180,3 +1182,25 @@ def test_policy_is_hashable_by_content():
     b = load_policy({"gate": {"thresholds": {"pii": 1.0}}, "budgets": {"cost_usd": 1.0}})
     assert hash(a) == hash(b) and len({a, b, load_policy(None)}) == 2
     assert hash(a.gate) == hash(b.gate)
+
+
+# --------------------------------------------------------------------------- partial (SPEC §7)
+@pytest.mark.parametrize("value, expected", [("fail", "fail"), ("abstain", "abstain"), ({"min": 0.7}, {"min": 0.7}),
+                                             ({"min": 1}, {"min": 1.0})])
+def test_partial_rule_is_read(value, expected):
+    assert load_policy({"partial": value}).to_dict()["partial"] == expected
+
+
+@pytest.mark.parametrize("value, message", [
+    ("round", "partial: must be fail, abstain or {min: <number in (0, 1]>}; got 'round'"),
+    ({"min": 0}, "partial.min: must be a finite number in (0, 1]; got 0"),
+    ({"min": 1.5}, "partial.min: must be a finite number in (0, 1]; got 1.5"),
+    ({"max": 0.5}, "partial.max: unknown key (expected one of: min)"),
+    ({}, "partial: must be fail, abstain or {min: <number in (0, 1]>}; got a mapping"),
+])
+def test_partial_rule_rejects_bad_values(value, message):
+    assert error({"partial": value}) == message
+
+
+def test_partial_rule_enters_the_policy_hash():
+    assert load_policy({"partial": "abstain"}).hash_payload() != load_policy(None).hash_payload()
