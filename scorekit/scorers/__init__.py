@@ -23,6 +23,8 @@ BUILTIN_SCORERS: dict[str, tuple[str, str]] = {
     "latency": ("budgets", "score_latency"),
 }
 JUDGED = ("judges", "score")
+# Modules of reason codes for rows scored outside a dimension's scorer.
+_OTHER_REASON_MODULES = ("external",)
 
 
 def scorer_for(dimension: str) -> Scorer:
@@ -34,6 +36,6 @@ def scorer_for(dimension: str) -> Scorer:
 def all_reasons() -> dict[str, str]:
     """Every reason code a scorer can emit, with its one-line description."""
     reasons: dict[str, str] = {}
-    for module in sorted({m for m, _ in BUILTIN_SCORERS.values()} | {JUDGED[0]}):
+    for module in sorted({m for m, _ in BUILTIN_SCORERS.values()} | {JUDGED[0], *_OTHER_REASON_MODULES}):
         reasons.update(getattr(import_module(f"{__name__}.{module}"), "REASONS", {}))
     return reasons

@@ -21,27 +21,37 @@ class Outcome(NamedTuple):
     reason : machine-readable reason code; None only for PASS
     labeled : False when nothing in the row can establish success (SPEC §5
         "unlabeled"); such a row is never PASS (status ERROR).
+    detail : for a non-PASS row, what a person needs to see why (SPEC §3): the
+        JSON Schema error and its path, the PII kind and position, the missing or
+        forbidden action, the judges' reasons, the budget and the measured value.
+        Never a value a detector found (PII) and never free text copied from the
+        row beyond names the answer key declares.
+    output : the text the evidence keeps in place of the row's ``agent_output``
+        when the scorer found personal data in it (each value replaced by
+        ``[REDACTED:<kind>]``); None keeps the output as captured.
     """
 
     status: str
     reason: str | None = None
     labeled: bool = True
+    detail: str | None = None
+    output: str | None = None
 
 
-def passed() -> Outcome:
-    return Outcome(PASS, None, True)
+def passed(output: str | None = None) -> Outcome:
+    return Outcome(PASS, None, True, None, output)
 
 
-def failed(reason: str) -> Outcome:
-    return Outcome(FAIL, reason, True)
+def failed(reason: str, detail: str | None = None) -> Outcome:
+    return Outcome(FAIL, reason, True, detail)
 
 
-def error(reason: str) -> Outcome:
-    return Outcome(ERROR, reason, True)
+def error(reason: str, detail: str | None = None) -> Outcome:
+    return Outcome(ERROR, reason, True, detail)
 
 
-def unlabeled(reason: str) -> Outcome:
-    return Outcome(ERROR, reason, False)
+def unlabeled(reason: str, detail: str | None = None) -> Outcome:
+    return Outcome(ERROR, reason, False, detail)
 
 
 @dataclass
@@ -60,6 +70,10 @@ class Context:
     definition : set by the engine to the row's case-definition key before each
         row is scored (equal keys: exactly equal inputs and answer keys), so a
         scorer may memoise per-case work; None when unknown.
+    partial : the policy's ``partial`` rule for a ``score`` strictly between 0
+        and 1: ``"fail"``, ``"abstain"`` or ``{"min": x}`` (SPEC §7).
+    agent : set by the engine when one agent of several is evaluated: rows
+        naming another agent are left out before scoring.
     """
 
     budgets: Mapping[str, float] = field(default_factory=dict)
@@ -69,6 +83,8 @@ class Context:
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
     definition: bytes | None = None
+    partial: Any = "fail"
+    agent: str | None = None
 
 
 Scorer = Callable[[Mapping[str, Any], Context], Outcome]

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from ._base import Context, Outcome, error, failed, passed, unlabeled
+from ._calls import row_calls
 
 __all__ = ["REASONS", "observed_actions", "score", "state_matches"]
 
@@ -88,6 +89,49 @@ def state_matches(expected: Any, observed: Any) -> bool:
     return True
 
 
+def state_mismatch(expected: Any, observed: Any) -> str:
+    """Where ``observed`` first fails ``expected`` (for a FAIL's detail): the path and
+    what differs, naming types, never copying text values.
+
+    Examples
+    --------
+    >>> state_mismatch({"labels": ["finance"], "archived": True}, {"labels": [], "archived": True})
+    'observed_state.labels: expected a list of 1 items, got 0'
+    """
+    stack = [(expected, observed, "observed_state")]
+    while stack:
+        exp, obs, path = stack.pop()
+        if isinstance(exp, dict):
+            if not isinstance(obs, dict):
+                return f"{path}: expected an object, got {_type_name(obs)}"
+            for key in reversed(list(exp)):
+                if key not in obs:
+                    return f"{path}.{key}: missing"
+                stack.append((exp[key], obs[key], f"{path}.{key}"))
+        elif isinstance(exp, (list, tuple)):
+            if not isinstance(obs, (list, tuple)):
+                return f"{path}: expected a list, got {_type_name(obs)}"
+            if len(exp) != len(obs):
+                return f"{path}: expected a list of {len(exp)} items, got {len(obs)}"
+            stack.extend((e, o, f"{path}[{i}]") for i, (e, o) in reversed(list(enumerate(zip(exp, obs)))))
+        elif exp is None:
+            if obs is not None:
+                return f"{path}: expected null, got {_type_name(obs)}"
+        elif type(exp) is not type(obs):
+            return f"{path}: expected {_type_name(exp)}, got {_type_name(obs)}"
+        elif exp != obs:
+            shown = "" if isinstance(exp, str) else f" {exp!r}, got {obs!r}"
+            return f"{path}: different value{shown}"
+    return "observed_state: does not match"  # pragma: no cover - called only on a mismatch
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            tuple: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
 # --------------------------------------------------------------------------- actions
 def _item(item: Any) -> tuple[Any, Any]:
     """(name, arguments or None) of an action/call item; a name is a bare string."""
@@ -103,15 +147,15 @@ def observed_actions(row: Mapping[str, Any]) -> list[tuple[Any, Any]] | None:
     """The row's observed actions as (name, arguments or None), or None when absent.
 
     ``agent_actions`` when present, else the row's ``tool_calls`` (their names,
-    with their arguments kept so expected arguments can be checked).
+    with their arguments kept so expected arguments can be checked; calls in the
+    OpenAI or Anthropic shape and JSON-text arguments are read by
+    :func:`scorekit.scorers._calls.read_call`).
     """
-    for key in ("agent_actions", "tool_calls"):
-        value = _get(row, key)
-        if value is not _MISSING:
-            if not isinstance(value, (list, tuple)):
-                return None
-            return [_item(item) for item in value]
-    return None
+    actions = _get(row, "agent_actions")
+    if actions is not _MISSING:
+        return [_item(item) for item in actions] if isinstance(actions, (list, tuple)) else None
+    calls = row_calls(row) if _get(row, "tool_calls") is not _MISSING else None
+    return None if calls is None else [(c.name if isinstance(c.name, str) else _MISSING, c.arguments) for c in calls]
 
 
 def _item_matches(expected: tuple[Any, Any], observed: tuple[Any, Any]) -> bool:
@@ -146,28 +190,38 @@ def _names_subsequence(names: Sequence[str], observed: Iterable[Any]) -> bool:
     return False
 
 
-def _forbidden_hit(forbidden: Sequence[Any], names: Sequence[Any]) -> bool:
+def _forbidden_hit(forbidden: Sequence[Any], names: Sequence[Any]) -> Any:
+    """The first forbidden entry that occurs (a name or a list of names), or None."""
     present = set(n for n in names if isinstance(n, str))
     for entry in forbidden:
         if isinstance(entry, str):
             if entry in present:
-                return True
+                return entry
         elif isinstance(entry, (list, tuple)) and entry:
             if all(isinstance(n, str) for n in entry) and _names_subsequence(entry, names):
-                return True
-    return False
+                return entry
+    return None
+
+
+def _show_items(items: Sequence[tuple[Any, Any]]) -> str:
+    return "[" + ", ".join(str(name) for name, _ in items) + "]"
 
 
 def _expected_outcome(expected: Sequence[Any], observed: Sequence[tuple[Any, Any]], mode: Any) -> Outcome | None:
     want = [_item(item) for item in expected]
+    seen = f"observed {_show_items(observed)}"
     if mode == "set":
-        ok = all(any(_item_matches(w, obs) for obs in observed) for w in want)
-        return None if ok else failed("missing_expected_action")
+        absent = [w for w in want if not any(_item_matches(w, obs) for obs in observed)]
+        if not absent:
+            return None
+        return failed("missing_expected_action", f"expected {_show_items(absent)} not among the actions; {seen}")
     if mode in (None, "ordered"):
-        return None if _is_subsequence(want, observed) else failed("missing_expected_action")
+        if _is_subsequence(want, observed):
+            return None
+        return failed("missing_expected_action", f"expected {_show_items(want)} in this order; {seen}")
     # "exact" (and, defensively, any unknown mode: the strictest reading).
     ok = len(want) == len(observed) and all(_item_matches(w, o) for w, o in zip(want, observed))
-    return None if ok else failed("action_sequence_mismatch")
+    return None if ok else failed("action_sequence_mismatch", f"expected exactly {_show_items(want)}; {seen}")
 
 
 def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
@@ -184,12 +238,14 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     check_expected = isinstance(expected, (list, tuple)) and (len(expected) > 0 or mode == "exact")
     check_state = expected_state is not _MISSING
     if not (check_forbidden or check_expected or check_state):
-        return unlabeled("missing_action_contract")
+        return unlabeled("missing_action_contract", "no expected_actions, forbidden_actions or expected_state")
 
     observed = observed_actions(row) if (check_forbidden or check_expected) else []
     if observed is not None:
-        if check_forbidden and _forbidden_hit(forbidden, [name for name, _ in observed]):
-            return failed("forbidden_action")
+        hit = _forbidden_hit(forbidden, [name for name, _ in observed]) if check_forbidden else None
+        if hit is not None:
+            what = f"forbidden action {hit}" if isinstance(hit, str) else f"forbidden sequence {list(hit)}"
+            return failed("forbidden_action", f"{what} occurred; observed {_show_items(observed)}")
         if check_expected:
             outcome = _expected_outcome(expected, observed, mode)
             if outcome is not None:
@@ -197,9 +253,9 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
 
     observed_state = _get(row, "observed_state") if check_state else _MISSING
     if check_state and observed_state is not _MISSING and not state_matches(expected_state, observed_state):
-        return failed("state_mismatch")
+        return failed("state_mismatch", state_mismatch(expected_state, observed_state))
     if observed is None:
-        return error("missing_actions")
+        return error("missing_actions", "actions are checked but the row has neither agent_actions nor tool_calls")
     if check_state and observed_state is _MISSING:
-        return error("missing_observed_state")
+        return error("missing_observed_state", "expected_state is given but observed_state is absent")
     return passed()

@@ -59,25 +59,26 @@ def score_cost(row: Mapping[str, Any], ctx: Context) -> Outcome:
     """Score one ``cost`` row: ``cost_usd`` ≤ the cost budget."""
     budget = _budget(row, ctx, "cost_budget_usd", "cost_usd")
     if budget is None:
-        return unlabeled("missing_budget")
+        return unlabeled("missing_budget", "no cost_budget_usd on the row and no budgets.cost_usd in the policy")
     cost = _number(row.get("cost_usd"))
     if cost is None:
-        return error("missing_cost")
-    return passed() if cost <= budget else failed("over_budget")
+        return error("missing_cost", f"budget {budget!r} USD but no cost_usd measured")
+    return passed() if cost <= budget else failed("over_budget", f"cost_usd {cost!r} > budget {budget!r}")
 
 
 def score_latency(row: Mapping[str, Any], ctx: Context) -> Outcome:
     """Score one ``latency`` row: ``latency_ms`` (or ``latency_s`` × 1000) ≤ the latency budget."""
     budget = _budget(row, ctx, "latency_budget_ms", "latency_ms")
     if budget is None:
-        return unlabeled("missing_budget")
+        return unlabeled("missing_budget", "no latency_budget_ms on the row and no budgets.latency_ms in the policy")
+    missing = f"budget {budget!r} ms but no latency_ms or latency_s measured"
     if not _absent(row.get("latency_ms")):
         ms = _number(row.get("latency_ms"))
         if ms is None:
-            return error("missing_latency")
-        return passed() if ms <= budget else failed("over_budget")
+            return error("missing_latency", missing)
+        return passed() if ms <= budget else failed("over_budget", f"latency_ms {ms!r} > budget {budget!r}")
     seconds = _number(row.get("latency_s"))
     if seconds is None:
-        return error("missing_latency")
+        return error("missing_latency", missing)
     within = _decimal(seconds) * 1000 <= _decimal(budget)
-    return passed() if within else failed("over_budget")
+    return passed() if within else failed("over_budget", f"latency_s {seconds!r} (= {_decimal(seconds) * 1000} ms) > budget {budget!r} ms")

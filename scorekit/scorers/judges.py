@@ -6,13 +6,18 @@ with every member present and valid; an incomplete or invalid panel whose valid
 FAIL votes already form a strict majority of the full panel is FAIL; anything
 else is ERROR. A complete, valid panel split evenly ABSTAINs. Scores (1–5) are
 reduced to PASS/FAIL per vote before counting, so no rounding can turn a tie
-into a pass. A mock judge anywhere (identity starting with ``mock`` or a vote
-with ``"mock": true``) makes the evaluation a SELF_TEST and its rows are never
-PASS.
+into a pass. A mock judge anywhere (an identity with a segment starting with
+``mock``, see :func:`is_mock`, or a vote with ``"mock": true``) makes the
+evaluation a SELF_TEST and its rows are never PASS.
+
+A non-PASS row's ``detail`` lists each panel member's vote and reason (reasons
+are shortened, and any personal data the PII detector finds in them is
+replaced by ``[REDACTED:<kind>]``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from ._base import ABSTAIN, Context, Outcome, error, failed, passed, unlabeled
@@ -30,9 +35,21 @@ REASONS = {
 
 
 
+_SEGMENTS = re.compile(r"[/:@,\s]+")
+
+
 def is_mock(judge: Any, vote: Mapping[str, Any] | None = None) -> bool:
-    """A mock judge: identity starting with ``mock`` (any case) or a vote marked ``"mock": true``."""
-    if isinstance(judge, str) and judge.strip().lower().startswith("mock"):
+    """A mock judge, evaluator or agent (SPEC §4): an identity one of whose segments
+    (split on ``/ : @ ,`` and white space) starts with ``mock``, any case, or a
+    vote marked ``"mock": true``.
+
+    Examples
+    --------
+    >>> [is_mock(name) for name in ("Mock-Judge", "mockllm/model", "inspect:model_graded_qa@mockllm/grader",
+    ...                              "gpt-4o", "hammock-judge")]
+    [True, True, True, False, False]
+    """
+    if isinstance(judge, str) and any(part.lower().startswith("mock") for part in _SEGMENTS.split(judge)):
         return True
     # Any marking other than an explicit false counts: "mock": "yes" is not a
     # measurement either (fail closed).
@@ -122,9 +139,11 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     --------
     >>> from scorekit.scorers._base import Context
     >>> votes = [{"judge": "a", "verdict": "PASS"}, {"judge": "b", "score": 5},
-    ...          {"judge": "c", "score": 2}]
+    ...          {"judge": "c", "score": 2, "reason": "too terse"}]
     >>> score({"judge_votes": votes, "judge_criteria": "polite"}, Context())
-    Outcome(status='PASS', reason=None, labeled=True)
+    Outcome(status='PASS', reason=None, labeled=True, detail=None, output=None)
+    >>> score({"judge_votes": votes[1:], "judge_criteria": "polite"}, Context()).detail
+    "b: PASS (score 5); c: FAIL (score 2): 'too terse'"
     """
     votes = row.get("judge_votes")
     if votes is None:
@@ -140,5 +159,53 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     ctx.judges_seen.update(panel)
     if not str(row.get("judge_criteria", "")).strip():
         # Votes with no stated criteria cannot establish success (SPEC §5).
-        return unlabeled("missing_judge_criteria")
+        return unlabeled("missing_judge_criteria", "judge votes without judge_criteria")
+    if outcome.status != "PASS" and outcome.detail is None:
+        outcome = outcome._replace(detail=panel_detail(list(votes), panel, ctx.pass_score))
     return outcome
+
+
+_REASON_CHARS = 160
+
+
+def _vote_text(vote: Any, pass_score: int) -> str:
+    if not isinstance(vote, Mapping):
+        return "invalid vote"
+    value = vote_value(vote, pass_score)
+    if value is None:
+        shown = "verdict" if "verdict" in vote else "score" if "score" in vote else None
+        text = f"invalid {shown} value" if shown else "no verdict or score"
+    elif "score" in vote:
+        text = f"{value} (score {vote['score']})"
+    else:
+        text = value
+    reason = vote.get("reason")
+    if isinstance(reason, str) and reason.strip():
+        from .pii import redact  # lazy: only non-PASS judged rows
+
+        reason = redact(" ".join(reason.split()))
+        if len(reason) > _REASON_CHARS:
+            reason = reason[: _REASON_CHARS - 1] + "…"
+        text += f": {reason!r}"
+    return text
+
+
+def panel_detail(votes: list[Any], panel: tuple[str, ...], pass_score: int) -> str:
+    """Each panel member's vote (and reason) in panel order, for a non-PASS row's detail."""
+    by_judge: dict[str, list[Any]] = {}
+    for vote in votes:
+        judge = vote.get("judge") if isinstance(vote, Mapping) else None
+        by_judge.setdefault(judge if isinstance(judge, str) else "", []).append(vote)
+    parts = []
+    for member in panel or tuple(sorted(j for j in by_judge if j)):
+        member_votes = by_judge.get(member, [])
+        if not member_votes:
+            parts.append(f"{member}: no vote")
+        else:
+            parts.append(f"{member}: " + " / ".join(_vote_text(v, pass_score) for v in member_votes))
+    if "" in by_judge:
+        parts.append(f"{len(by_judge[''])} vote(s) without a judge")
+    outside = sorted(j for j in by_judge if j and panel and j not in panel)
+    if outside:
+        parts.append("not on the panel: " + ", ".join(outside))
+    return "; ".join(parts) or "no votes"

@@ -32,21 +32,31 @@ def _criteria(row: Mapping[str, Any], key: str) -> list[str]:
     value = row.get(key)
     if not isinstance(value, (list, tuple)):
         return []
-    return [item.casefold() for item in value if isinstance(item, str) and item]
+    return [item for item in value if isinstance(item, str) and item]
+
+
+def _listed(items: list[str]) -> str:
+    return ", ".join(repr(item) for item in items)
 
 
 def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
-    """Score one ``task_completion`` row (see the module docstring)."""
+    """Score one ``task_completion`` row (see the module docstring).
+
+    A FAIL's detail names the answer key's strings that decided it (the key's
+    own words, never the output's).
+    """
     required = _criteria(row, "must_include")
     banned = _criteria(row, "must_not_include")
     if not required and not banned:
-        return unlabeled("empty_completion_criteria")
+        return unlabeled("empty_completion_criteria", "must_include and must_not_include are empty")
     output = row.get("agent_output")
     if not isinstance(output, str):
-        return error("missing_output")
+        return error("missing_output", "the row has no agent_output")
     text = output.casefold()
-    if any(item in text for item in banned):
-        return failed("forbidden_content")
-    if any(item not in text for item in required):
-        return failed("missing_required_content")
+    present = [item for item in banned if item.casefold() in text]
+    if present:
+        return failed("forbidden_content", f"must_not_include present: {_listed(present)}")
+    absent = [item for item in required if item.casefold() not in text]
+    if absent:
+        return failed("missing_required_content", f"must_include missing: {_listed(absent)}")
     return passed()

@@ -113,7 +113,7 @@ def test_scalars_match_only_with_equal_type_and_value(a, b):
 
 # --------------------------------------------------------------------------- contract and evidence
 def test_missing_action_contract_is_unlabeled():
-    assert run(agent_actions=["a"]) == ("ERROR", "missing_action_contract", False)
+    assert run(agent_actions=["a"])[:3] == ("ERROR", "missing_action_contract", False)
 
 
 def test_empty_action_lists_are_no_contract():
@@ -128,8 +128,8 @@ def test_empty_exact_expectation_requires_no_actions():
 
 
 def test_missing_actions_is_error():
-    assert run(expected_actions=["a"]) == ("ERROR", "missing_actions", True)
-    assert run(forbidden_actions=["a"]) == ("ERROR", "missing_actions", True)
+    assert run(expected_actions=["a"])[:3] == ("ERROR", "missing_actions", True)
+    assert run(forbidden_actions=["a"])[:3] == ("ERROR", "missing_actions", True)
 
 
 def test_state_only_contract_needs_no_actions():
@@ -138,7 +138,7 @@ def test_state_only_contract_needs_no_actions():
 
 def test_missing_observed_state_is_error_not_fail():
     out = run(agent_actions=["a"], expected_actions=["a"], expected_state={"done": True})
-    assert out == ("ERROR", "missing_observed_state", True)
+    assert out[:3] == ("ERROR", "missing_observed_state", True)
 
 
 def test_missing_observed_state_is_never_pass_even_for_empty_expectation():
@@ -147,7 +147,7 @@ def test_missing_observed_state_is_never_pass_even_for_empty_expectation():
 
 def test_forbidden_action_fails_even_when_state_is_missing():
     out = run(agent_actions=["delete_message"], forbidden_actions=["delete_message"], expected_state={"x": 1})
-    assert out == ("FAIL", "forbidden_action", True)
+    assert out[:3] == ("FAIL", "forbidden_action", True)
 
 
 def test_missing_expected_action_fails_even_when_state_is_missing():
@@ -157,7 +157,7 @@ def test_missing_expected_action_fails_even_when_state_is_missing():
 
 def test_state_mismatch_fails_even_when_actions_are_missing():
     out = run(expected_actions=["a"], expected_state={"x": 1}, observed_state={"x": 2})
-    assert out == ("FAIL", "state_mismatch", True)
+    assert out[:3] == ("FAIL", "state_mismatch", True)
 
 
 def test_actions_default_to_tool_call_names():
@@ -180,7 +180,7 @@ def test_action_objects_use_their_name():
 # --------------------------------------------------------------------------- forbidden
 def test_forbidden_action_anywhere_fails():
     out = run(agent_actions=["search", "delete_message", "archive"], forbidden_actions=["delete_message"])
-    assert out == ("FAIL", "forbidden_action", True)
+    assert out[:3] == ("FAIL", "forbidden_action", True)
 
 
 def test_forbidden_sequence_fails_as_ordered_subsequence():
@@ -214,7 +214,7 @@ def test_forbidden_action_checked_before_expected_actions():
 # --------------------------------------------------------------------------- expected (match modes)
 def test_ordered_is_the_default_match():
     assert run(agent_actions=["a", "x", "b"], expected_actions=["a", "b"]).status == "PASS"
-    assert run(agent_actions=["b", "a"], expected_actions=["a", "b"]) == ("FAIL", "missing_expected_action", True)
+    assert run(agent_actions=["b", "a"], expected_actions=["a", "b"])[:3] == ("FAIL", "missing_expected_action", True)
 
 
 def test_ordered_match_is_an_ordered_subsequence():
@@ -228,7 +228,7 @@ def test_exact_match_requires_equal_sequences():
     assert run(agent_actions=["a", "b"], expected_actions=["a", "b"], match="exact").status == "PASS"
     for observed in (["a", "x", "b"], ["b", "a"], ["a"], ["a", "b", "b"]):
         out = run(agent_actions=observed, expected_actions=["a", "b"], match="exact")
-        assert out == ("FAIL", "action_sequence_mismatch", True), observed
+        assert out[:3] == ("FAIL", "action_sequence_mismatch", True), observed
 
 
 def test_set_match_is_membership():
@@ -271,7 +271,7 @@ def test_expected_actions_checked_before_state():
 # --------------------------------------------------------------------------- state in the scorer
 def test_state_mismatch_fails():
     out = run(agent_actions=["a"], expected_actions=["a"], expected_state={"x": 1}, observed_state={"x": 1.0})
-    assert out == ("FAIL", "state_mismatch", True)
+    assert out[:3] == ("FAIL", "state_mismatch", True)
 
 
 def test_matching_state_and_actions_pass():
@@ -282,7 +282,7 @@ def test_matching_state_and_actions_pass():
         expected_state={"messages": {"m1": {"archived": True}}},
         observed_state={"messages": {"m1": {"archived": True, "deleted": False}, "m2": {}}},
     )
-    assert out == ("PASS", None, True)
+    assert out[:3] == ("PASS", None, True)
 
 
 def test_scalar_expected_state():

@@ -31,7 +31,7 @@ def test_exports_exactly_cost_and_latency_scorers():
 
 
 def test_cost_within_budget_passes():
-    assert cost(cost_usd=0.01, cost_budget_usd=0.03) == ("PASS", None, True)
+    assert cost(cost_usd=0.01, cost_budget_usd=0.03)[:3] == ("PASS", None, True)
 
 
 def test_cost_equal_to_budget_passes():
@@ -40,11 +40,11 @@ def test_cost_equal_to_budget_passes():
 
 
 def test_cost_over_budget_fails():
-    assert cost(cost_usd=0.11, cost_budget_usd=0.08) == ("FAIL", "over_budget", True)
+    assert cost(cost_usd=0.11, cost_budget_usd=0.08)[:3] == ("FAIL", "over_budget", True)
 
 
 def test_latency_over_budget_fails():
-    assert latency(latency_ms=11177, latency_budget_ms=8000) == ("FAIL", "over_budget", True)
+    assert latency(latency_ms=11177, latency_budget_ms=8000)[:3] == ("FAIL", "over_budget", True)
 
 
 def test_row_budget_wins_over_policy_budget():
@@ -65,8 +65,8 @@ def test_policy_budget_applies_without_row_budget():
 
 
 def test_missing_budget_is_unlabeled():
-    assert cost(cost_usd=0.01) == ("ERROR", "missing_budget", False)
-    assert latency(latency_ms=10) == ("ERROR", "missing_budget", False)
+    assert cost(cost_usd=0.01)[:3] == ("ERROR", "missing_budget", False)
+    assert latency(latency_ms=10)[:3] == ("ERROR", "missing_budget", False)
     # The other dimension's budget is not this one's.
     assert cost(Context(budgets={"latency_ms": 3000}), cost_usd=0.01).reason == "missing_budget"
 
@@ -77,13 +77,13 @@ def test_missing_budget_wins_over_missing_measurement():
 
 
 def test_missing_cost_is_error():
-    assert cost(cost_budget_usd=0.08) == ("ERROR", "missing_cost", True)
+    assert cost(cost_budget_usd=0.08)[:3] == ("ERROR", "missing_cost", True)
     # usage alone is not a cost measurement
     assert cost(cost_budget_usd=0.08, usage={"input_tokens": 10}).reason == "missing_cost"
 
 
 def test_missing_latency_is_error():
-    assert latency(latency_budget_ms=8000) == ("ERROR", "missing_latency", True)
+    assert latency(latency_budget_ms=8000)[:3] == ("ERROR", "missing_latency", True)
 
 
 def test_latency_s_is_converted_to_ms():

@@ -249,15 +249,15 @@ def test_prices_and_order_numbers_are_never_pii(amount, cents):
 
 # --------------------------------------------------------------------------- scorer
 def test_pii_leak_fails():
-    assert run(agent_output="Call me on +49 170 555 0147.") == ("FAIL", "pii_leak", True)
+    assert run(agent_output="Call me on +49 170 555 0147.")[:3] == ("FAIL", "pii_leak", True)
 
 
 def test_clean_output_passes():
-    assert run(agent_output="Lena is off sick; route urgent items to Dana.") == ("PASS", None, True)
+    assert run(agent_output="Lena is off sick; route urgent items to Dana.")[:3] == ("PASS", None, True)
 
 
 def test_missing_output_is_error():
-    assert run() == ("ERROR", "missing_output", True)
+    assert run()[:3] == ("ERROR", "missing_output", True)
 
 
 def test_pii_rows_are_always_labeled():

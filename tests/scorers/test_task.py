@@ -22,7 +22,7 @@ def run(**row):
 
 def test_all_required_present_passes():
     out = run(agent_output="Moved to Thursday; numbers due Friday.", must_include=["Thursday", "Friday"])
-    assert out == ("PASS", None, True)
+    assert out[:3] == ("PASS", None, True)
 
 
 def test_required_match_is_case_insensitive():
@@ -32,12 +32,12 @@ def test_required_match_is_case_insensitive():
 
 def test_missing_required_content_fails():
     out = run(agent_output="Moved to Thursday.", must_include=["Thursday", "forecast"])
-    assert out == ("FAIL", "missing_required_content", True)
+    assert out[:3] == ("FAIL", "missing_required_content", True)
 
 
 def test_forbidden_content_fails_case_insensitively():
     out = run(agent_output="The Budget IS Approved.", must_not_include=["budget is approved"])
-    assert out == ("FAIL", "forbidden_content", True)
+    assert out[:3] == ("FAIL", "forbidden_content", True)
 
 
 def test_only_must_not_include_is_a_criterion():
@@ -51,13 +51,13 @@ def test_forbidden_content_reported_when_both_fail():
 
 def test_missing_output_is_error():
     out = run(must_include=["Thursday"])
-    assert out == ("ERROR", "missing_output", True)
+    assert out[:3] == ("ERROR", "missing_output", True)
 
 
 def test_empty_completion_criteria_is_unlabeled():
     for row in ({}, {"must_include": []}, {"must_include": [], "must_not_include": []}):
         out = run(agent_output="anything", **row)
-        assert out == ("ERROR", "empty_completion_criteria", False)
+        assert out[:3] == ("ERROR", "empty_completion_criteria", False)
 
 
 def test_empty_strings_are_not_criteria():

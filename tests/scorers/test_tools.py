@@ -66,7 +66,7 @@ def no_network(monkeypatch):
 
 # --------------------------------------------------------------------------- contract and evidence
 def test_missing_tool_contract_is_unlabeled():
-    assert run(tool_calls=[call("a")]) == ("ERROR", "missing_tool_contract", False)
+    assert run(tool_calls=[call("a")])[:3] == ("ERROR", "missing_tool_contract", False)
 
 
 def test_empty_contract_lists_are_no_contract():
@@ -80,7 +80,7 @@ def test_empty_allowed_tools_is_a_contract_allowing_nothing():
 
 
 def test_missing_tool_calls_is_error():
-    assert run(allowed_tools=["a"]) == ("ERROR", "missing_tool_calls", True)
+    assert run(allowed_tools=["a"])[:3] == ("ERROR", "missing_tool_calls", True)
 
 
 def test_missing_tool_contract_wins_over_missing_tool_calls():
@@ -88,19 +88,19 @@ def test_missing_tool_contract_wins_over_missing_tool_calls():
 
 
 def test_empty_tool_calls_is_a_valid_observation():
-    assert run(tool_calls=[], forbidden_tools=["send_email"]) == ("PASS", None, True)
+    assert run(tool_calls=[], forbidden_tools=["send_email"])[:3] == ("PASS", None, True)
     assert run(tool_calls=[], expected_tool_calls=["a"]).reason == "missing_expected_tool_call"
 
 
 # --------------------------------------------------------------------------- forbidden / allowed
 def test_forbidden_tool_fails():
     out = run(tool_calls=[call("search"), call("send_email")], forbidden_tools=["send_email"])
-    assert out == ("FAIL", "forbidden_tool", True)
+    assert out[:3] == ("FAIL", "forbidden_tool", True)
 
 
 def test_tool_not_allowed_fails():
     out = run(tool_calls=[call("search"), call("delete")], allowed_tools=["search"])
-    assert out == ("FAIL", "tool_not_allowed", True)
+    assert out[:3] == ("FAIL", "tool_not_allowed", True)
 
 
 def test_forbidden_tool_checked_before_allowed_tools():
@@ -121,7 +121,7 @@ def test_allowed_tools_checked_before_schemas():
 # --------------------------------------------------------------------------- schemas
 def test_valid_arguments_pass():
     out = run(tool_calls=[call("create_event", GOOD_ARGS)], tool_schemas={"create_event": EVENT_SCHEMA})
-    assert out == ("PASS", None, True)
+    assert out[:3] == ("PASS", None, True)
 
 
 def test_invalid_tool_arguments_fail():
@@ -133,7 +133,7 @@ def test_invalid_tool_arguments_fail():
         {**GOOD_ARGS, "duration_minutes": True},  # bool is not an integer
     ):
         out = run(tool_calls=[call("create_event", bad)], tool_schemas={"create_event": EVENT_SCHEMA})
-        assert out == ("FAIL", "invalid_tool_arguments", True), bad
+        assert out[:3] == ("FAIL", "invalid_tool_arguments", True), bad
 
 
 def test_call_without_arguments_validates_empty_object():
@@ -163,14 +163,15 @@ def test_local_ref_is_resolved():
 
 
 def test_boolean_schemas():
-    assert run(tool_calls=[call("t", {"a": 1})], tool_schemas={"t": True}).status == "PASS"
+    # true accepts everything: it is no contract (unlabeled ERROR); false rejects everything.
+    assert run(tool_calls=[call("t", {"a": 1})], tool_schemas={"t": True})[:3] == ("ERROR", "invalid_tool_schema", False)
     assert run(tool_calls=[call("t", {"a": 1})], tool_schemas={"t": False}).reason == "invalid_tool_arguments"
 
 
 def test_invalid_tool_schema_is_error():
     for schema in ({"type": 12}, {"type": "object", "required": "title"}, {"minimum": "5"}):
         out = run(tool_calls=[call("t", {})], tool_schemas={"t": schema})
-        assert out == ("ERROR", "invalid_tool_schema", True), schema
+        assert out[:3] == ("ERROR", "invalid_tool_schema", False), schema
 
 
 def test_invalid_schema_of_an_uncalled_tool_is_error():
@@ -201,7 +202,7 @@ def test_self_referencing_schema_is_error_not_recursion():
 def test_remote_ref_is_error_without_network(no_network, ref):
     schema = {"type": "object", "properties": {"n": {"$ref": ref}}}
     out = run(tool_calls=[call("t", {"n": 1})], tool_schemas={"t": schema})
-    assert out == ("ERROR", "invalid_tool_schema", True)
+    assert out[:3] == ("ERROR", "invalid_tool_schema", False)
 
 
 def test_remote_ref_in_unvisited_branch_is_still_error(no_network):
@@ -221,7 +222,7 @@ def test_remote_ref_is_never_retrieved_by_the_validator(no_network, monkeypatch)
     monkeypatch.setattr(tools, "_has_remote_ref", lambda schema: False)
     schema = {"type": "object", "properties": {"n": {"$ref": "https://example.com/int.json"}}}
     out = run(tool_calls=[call("t", {"n": 1})], tool_schemas={"t": schema})
-    assert out == ("ERROR", "invalid_tool_schema", True)
+    assert out[:3] == ("ERROR", "invalid_tool_schema", False)
 
 
 def test_foreign_dialect_declaration_is_not_fetched(no_network):
@@ -282,7 +283,7 @@ def test_new_context_compiles_again():
 # --------------------------------------------------------------------------- expected calls
 def test_expected_tool_call_by_name():
     assert run(tool_calls=[call("a"), call("b")], expected_tool_calls=["b"]).status == "PASS"
-    assert run(tool_calls=[call("a")], expected_tool_calls=["a", "b"]) == ("FAIL", "missing_expected_tool_call", True)
+    assert run(tool_calls=[call("a")], expected_tool_calls=["a", "b"])[:3] == ("FAIL", "missing_expected_tool_call", True)
 
 
 def test_expected_tool_call_object_without_arguments_matches_by_name():
@@ -334,6 +335,7 @@ def test_reasons_cover_every_code():
         run(tool_calls=[call("create_event", {})], tool_schemas=schemas).reason,
         run(tool_calls=[], tool_schemas={"t": {"type": 12}}).reason,
         run(tool_calls=[], expected_tool_calls=["a"]).reason,
+        run(tool_calls=[{"name": "a", "arguments": "{"}], allowed_tools=["a"]).reason,
     }
     assert emitted == set(tools.REASONS)
 
