@@ -180,6 +180,7 @@ def decide(
     validation_complete: bool,
     failed_controls: Sequence[str] = (),
     mock_judges: bool,
+    mock_agent: bool = False,
     partial: bool,
     comparison_status: str,
 ) -> tuple[str, str, list[str]]:
@@ -189,8 +190,13 @@ def decide(
     """
     why: list[str] = []
     in_scope = dimensions[dimensions["in_scope"].astype(bool).to_numpy()]
-    if policy.purpose == "self_test" or mock_judges:
-        why.append("self_test purpose" if policy.purpose == "self_test" else "a mock judge took part")
+    if policy.purpose == "self_test" or mock_judges or mock_agent:
+        if policy.purpose == "self_test":
+            why.append("self_test purpose")
+        if mock_judges:
+            why.append("a mock judge took part")
+        if mock_agent:
+            why.append("the agent is a mock")
         return "SELF_TEST", "SELF_TEST", why
     if policy.purpose == "exploratory" or partial:
         why.append("exploratory purpose" if policy.purpose == "exploratory" else "partial scan (limit)")

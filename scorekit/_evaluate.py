@@ -16,7 +16,7 @@ import pandas as pd
 
 from ._counts import STATUS_DTYPE, count_cases
 from ._decide import decide, dimension_table
-from ._errors import Problem
+from ._errors import InputError, Problem
 from ._findings import build_findings
 from .scorers.judges import is_mock
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
@@ -78,6 +78,7 @@ def _evidence(data: Ingested, identity: dict[str, Any]) -> pd.DataFrame:
             **identity,
             "status": _categorical(cols["status"], STATUS_DTYPE),
             "reason": _str_array(cols["reason"]),
+            "detail": _str_array(cols["detail"]),
             "label": _categorical(cols["label"], _LABELS),
             "control": np.asarray(cols["control"], dtype=bool),
             "line": np.asarray(cols["line"], dtype=np.int64),
@@ -85,6 +86,7 @@ def _evidence(data: Ingested, identity: dict[str, Any]) -> pd.DataFrame:
             "agent_output": _str_array(cols["agent_output"]),
             "cost_usd": np.array([np.nan if v is None else v for v in cols["cost_usd"]], dtype=np.float64),
             "latency_ms": np.array([np.nan if v is None else v for v in cols["latency_ms"]], dtype=np.float64),
+            "run": _str_array(cols["run"]),
         }
     )
 
@@ -100,8 +102,13 @@ def _rehash(data: Ingested, positions: Any, strict: bool) -> None:
         )
 
 
-def _mark_invalid(cols: dict[str, list[Any]], positions: Any, reason: str) -> None:
+def _mark_invalid(cols: dict[str, list[Any]], positions: Any, reason: str, problems: Sequence[Problem]) -> None:
+    """Rows at ``positions`` become invalid with ``reason``; their detail is their
+    problem (the first one of ``problems`` on the row's line)."""
+    message = {p.line: f"{p.field}: {p.message}" for p in reversed(problems)}
     for pos in positions:
+        if cols["label"][pos] != "invalid":
+            cols["detail"][pos] = message.get(cols["line"][pos])
         cols["status"][pos] = "ERROR"
         cols["reason"][pos] = reason
         cols["label"][pos] = "invalid"
@@ -179,6 +186,7 @@ def evaluate(
     *,
     agent_name: str | None = None,
     agent_version: str | None = None,
+    agent: str | None = None,
     limit: int | None = None,
     history: str | os.PathLike[str] | None = None,
     label: str | None = None,
@@ -194,6 +202,11 @@ def evaluate(
         Policy file (YAML/JSON), mapping, or None for the defaults (SPEC §7).
     agent_name, agent_version : str, optional
         Identity of the agent measured (recorded; used by history).
+        ``agent_name`` defaults to ``agent``, else to the one agent the rows name.
+    agent : str, optional
+        Evaluate only the rows whose ``agent`` field is this (SPEC §2). One
+        evaluation measures one agent: rows naming two or more agents without
+        ``agent`` are an :class:`~scorekit.InputError` naming them.
     limit : int, optional
         Score only the first ``limit`` rows: a partial scan, decided TRIAGE.
     history : str or os.PathLike, optional
@@ -213,7 +226,8 @@ def evaluate(
     Raises
     ------
     InputError
-        Only when ``rows`` cannot be read as rows at all.
+        When ``rows`` cannot be read as rows at all, name several agents and
+        ``agent`` is not given, or hold no row of ``agent``.
     PolicyError
         When the policy is malformed.
 
@@ -227,23 +241,30 @@ def evaluate(
     pol: Policy = load_policy(policy)
     limit = _check_limit(limit)
     src = open_source(rows)
+    if agent is not None and (not isinstance(agent, str) or not agent.strip()):
+        raise ValueError(f"agent must be a non-empty string or None; got {agent!r}")
     ctx_args = {
         "budgets": dict(pol.budgets),
         "judge_panel": tuple(pol.judges.panel),
         "pass_score": pol.judges.pass_score,
+        "partial": pol.partial if isinstance(pol.partial, str) else dict(pol.partial),
+        "agent": agent,
     }
     strict = pol.strict
     data = ingest(src, ctx_args, limit=limit, strict=strict)
+    measured_agent = _one_agent(data.agents, agent, data.source)
+    if agent_name is None:
+        agent_name = measured_agent
     cols = data.columns
     identity = _identity(cols)
     duplicates, duplicate_problems = _duplicates(cols, data.source, identity)
-    _mark_invalid(cols, duplicates, "invalid_row")
+    _mark_invalid(cols, duplicates, "invalid_row", duplicate_problems)
     conflict, conflict_problems = case_definition_conflicts(
         cols["case_id"], cols["dimension"], cols["definition"], cols["line"], cols["id"], data.source,
         _row_of(cols, src.lines),
     )
     del src  # the file's lines are no longer needed
-    _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch")
+    _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)
     _rehash(data, [*duplicates, *np.flatnonzero(conflict)], strict)
     if len(data.evidence_digests) != 32 * len(data):  # pragma: no cover - a bug, never the user's data
         raise AssertionError("evidence digests out of step with the evidence rows")
@@ -259,15 +280,15 @@ def evaluate(
     # lower coverage and can never pass). An exploratory scan drops them.
     has_dimension = evidence["dimension"].notna().to_numpy()
     if strict:
-        evidence.insert(8, "included", has_dimension)
+        evidence.insert(9, "included", has_dimension)
     else:
-        evidence.insert(8, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
+        evidence.insert(9, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
 
     # Validation summary: every problem, in source order.
-    unlabeled = evidence.loc[evidence["label"] == "unlabeled", ["line", "id", "dimension", "reason"]]
+    unlabeled = evidence.loc[evidence["label"] == "unlabeled", ["line", "id", "dimension", "reason", "detail"]]
     unlabeled_problems = [
-        _unlabeled_problem(data.source, line, rid, dim, reason)
-        for line, rid, dim, reason in unlabeled.itertuples(index=False, name=None)
+        _unlabeled_problem(data.source, line, rid, dim, reason, detail)
+        for line, rid, dim, reason, detail in unlabeled.itertuples(index=False, name=None)
     ]
     problems = sorted(
         data.problems + duplicate_problems + conflict_problems + unlabeled_problems, key=lambda p: (p.line, p.field)
@@ -311,6 +332,7 @@ def evaluate(
         validation_complete=validation.complete,
         failed_controls=sorted(failed_controls),
         mock_judges=bool(data.mock_judges) or any(is_mock(j) for j in pol.judges.panel),
+        mock_agent=is_mock(measured_agent) or is_mock(agent_name),
         partial=limit is not None,
         comparison_status=comparison_status,
     )
@@ -370,6 +392,26 @@ def evaluate(
     return card
 
 
+def _agent_list(agents: Any) -> str:
+    return ", ".join("(rows without agent)" if a is None else repr(a) for a in sorted(agents, key=lambda a: (a is None, a or "")))
+
+
+def _one_agent(agents: dict[str | None, int], selected: str | None, source: str) -> str | None:
+    """The agent the evaluated rows measure (SPEC §2: one evaluation, one agent)."""
+    named = [a for a in agents if a is not None]
+    if selected is not None:
+        if selected not in agents:
+            found = f"; the rows name {_agent_list(agents)}" if named else "; no row names an agent"
+            raise InputError(f"{source}: no row of agent {selected!r}{found}")
+        return selected
+    if len(agents) > 1:
+        raise InputError(
+            f"{source}: rows of {len(agents)} agents ({_agent_list(agents)}); one evaluation measures one agent: "
+            "choose one with --agent NAME (evaluate(..., agent=NAME))"
+        )
+    return named[0] if named else None
+
+
 # The field a user would add to make an unlabeled row labeled.
 _UNLABELED_FIELD = {
     "empty_completion_criteria": "must_include",
@@ -378,12 +420,15 @@ _UNLABELED_FIELD = {
     "missing_injection_check": "canary",
     "missing_judge_criteria": "judge_criteria",
     "missing_judge_votes": "judge_votes",
+    "invalid_tool_schema": "tool_schemas",
 }
 
 
-def _unlabeled_problem(source: str, line: int, row_id: str, dimension: str, reason: str) -> Problem:
+def _unlabeled_problem(source: str, line: int, row_id: str, dimension: str, reason: str, detail: Any) -> Problem:
     field = _UNLABELED_FIELD.get(reason)
     if reason == "missing_budget":
         field = "cost_budget_usd" if dimension == "cost" else "latency_budget_ms"
     message = f"unlabeled ({reason}): nothing in this row can establish success"
+    if isinstance(detail, str) and detail:
+        message += f" ({detail})"
     return Problem(source, int(line), field or "row", message, row_id)

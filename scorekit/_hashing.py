@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 # Bump when scoring rules change: a baseline scored by other rules is not comparable.
-SCORING_VERSION = "scorekit-scoring/1"
+SCORING_VERSION = "scorekit-scoring/2"
 
 # The captured measurements of a row (SPEC §10 results hash).
 MEASURED_FIELDS: tuple[str, ...] = (
@@ -63,6 +63,8 @@ MEASURED_FIELDS: tuple[str, ...] = (
     "latency_s",
     "judge_votes",
     "status",
+    "score",
+    "run",
 )
 
 _BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")

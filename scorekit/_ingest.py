@@ -20,6 +20,7 @@ from ._rows import Source, _check_row, _jsonl_records
 from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._validate import DEFINITION_FIELDS, definition_key, text_definition_key
 from .scorers import Context, Outcome, scorer_for
+from .scorers.external import from_score, prescored
 from .scorers.judges import is_mock
 
 __all__ = ["Ingested", "ingest"]
@@ -30,8 +31,8 @@ PARALLEL_MIN_ROWS = 20_000
 # its own scoring time, before it stops it and scores them itself.
 CHILD_GRACE_SECONDS = 30.0
 COLUMNS = (
-    "line", "id", "dimension", "case_id", "trial", "status", "reason", "label", "control", "evaluator",
-    "agent_output", "cost_usd", "latency_ms", "definition", "row_json",
+    "line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "evaluator",
+    "agent_output", "cost_usd", "latency_ms", "run", "definition", "row_json",
 )
 _CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
 _MEASURED = frozenset(MEASURED_FIELDS)
@@ -64,6 +65,9 @@ class Ingested:
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
     suite_digests: set[str] = field(default_factory=set)  # one per distinct case definition
+    # Every agent the valid rows name (None: a row naming none), with its row
+    # count, including rows left out because another agent was selected.
+    agents: dict[str | None, int] = field(default_factory=dict)
     # Row digests packed as 32 raw bytes each (no string per row; one buffer to
     # send between processes): one per valid row; one per row, in row order.
     result_digests: bytearray = field(default_factory=bytearray)
@@ -76,18 +80,13 @@ class Ingested:
         self.mock_judges |= other.mock_judges
         self.judges_seen |= other.judges_seen
         self.suite_digests |= other.suite_digests
+        for agent, count in other.agents.items():
+            self.agents[agent] = self.agents.get(agent, 0) + count
         self.result_digests += other.result_digests
         self.evidence_digests += other.evidence_digests
 
     def __len__(self) -> int:
         return len(self.columns["line"])
-
-
-def _prescored(row: dict[str, Any]) -> Outcome:
-    status = row["status"]
-    if status == "PASS":
-        return Outcome("PASS", None, True)
-    return Outcome(status, row.get("reason") or f"prescored_{status.lower()}", True)
 
 
 def _printable(text: str) -> str:
@@ -119,7 +118,7 @@ def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
     if mocks:
         ctx.mock_judges.update(mocks)
         if outcome.status == "PASS":
-            return Outcome("ERROR", "mock_judge", outcome.labeled)
+            return Outcome("ERROR", "mock_judge", outcome.labeled, "mock judge or evaluator " + ", ".join(sorted(mocks)))
     return outcome
 
 
@@ -130,6 +129,9 @@ def _dumps(value: Any) -> str:
 def _ingest_items(
     items: Iterable[tuple[int, Any, Any, bool, bytes | None]], source: str, ctx: Context, strict: bool = True
 ) -> Ingested:
+    """Check and score ``items``. With ``ctx.agent`` set, rows naming another
+    agent (or none) are counted in ``agents`` and left out, as are invalid rows
+    that visibly name another agent."""
     out = Ingested(source=source)
     evidence_digests = out.evidence_digests
     suite_seen: set[tuple[Any, Any, bytes]] = set()
@@ -137,10 +139,14 @@ def _ingest_items(
     cols = out.columns
     c_line, c_id, c_dim, c_case, c_trial = cols["line"], cols["id"], cols["dimension"], cols["case_id"], cols["trial"]
     c_status, c_reason, c_label, c_control = cols["status"], cols["reason"], cols["label"], cols["control"]
+    c_detail = cols["detail"]
     c_eval, c_output, c_cost, c_latency = cols["evaluator"], cols["agent_output"], cols["cost_usd"], cols["latency_ms"]
     c_def, c_json = cols["definition"], cols["row_json"]
     scorers: dict[str, Any] = {}
     problems = out.problems
+    agents = out.agents
+    agent = ctx.agent
+    c_run = cols["run"]
     for line, value, error, deep, raw in items:
         row = None
         if error is None:
@@ -148,6 +154,13 @@ def _ingest_items(
         else:
             row_problems = error if isinstance(error, list) else [("row", error)]
         ident = value if isinstance(value, dict) else {}
+        if row is not None:
+            named = row.get("agent")
+            agents[named] = agents.get(named, 0) + 1
+            if agent is not None and named != agent:
+                continue
+        elif agent is not None and isinstance(ident.get("agent"), str) and ident["agent"] != agent:
+            continue  # an unreadable row of another agent is that evaluation's problem
         if row is None:
             # An invalid row may carry text that is not valid Unicode (a lone
             # surrogate): keep its identity printable and storable.
@@ -159,8 +172,9 @@ def _ingest_items(
                 case = f"<line {line}>"  # an unreadable row is still its own case in the evidence
             c_line.append(line); c_id.append(row_id); c_dim.append(dimension); c_case.append(case)
             c_trial.append(None); c_status.append("ERROR"); c_reason.append("invalid_row"); c_label.append("invalid")
+            c_detail.append("; ".join(f"{name}: {message}" for name, message in row_problems[:3]))
             c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
-            c_latency.append(None); c_def.append(None)
+            c_latency.append(None); c_def.append(None); c_run.append(None)
             c_json.append(None if raw is not None or value is None else _dumps(value))
             evidence_digests += evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid", False,
                                                 strict and dimension is not None)
@@ -169,7 +183,9 @@ def _ingest_items(
         measured, defined = _layout(row)
         key = (text_definition_key(raw) if raw is not None else None) or definition_key(row, defined)
         if "status" in row:
-            outcome = _prescored(row)
+            outcome = prescored(row)
+        elif "score" in row:
+            outcome = from_score(row, ctx)
         else:
             ctx.definition = key
             scorer = scorers.get(dimension)
@@ -177,7 +193,7 @@ def _ingest_items(
                 scorer = scorers[dimension] = scorer_for(dimension)
             outcome = scorer(row, ctx)
             if not outcome.labeled and outcome.status == "PASS":  # fail closed
-                outcome = Outcome("ERROR", outcome.reason or "unlabeled", False)
+                outcome = Outcome("ERROR", outcome.reason or "unlabeled", False, outcome.detail)
         if "judge_votes" in row or "evaluator" in row:
             outcome = _mock_check(row, outcome, ctx)
         tags = row.get("tags")
@@ -194,18 +210,22 @@ def _ingest_items(
         c_trial.append(trial)
         c_status.append(outcome.status)
         c_reason.append(outcome.reason)
+        c_detail.append(outcome.detail)
         c_label.append(label)
         c_control.append(control)
         evidence_digests += evidence_digest(row_id, dimension, case, trial, outcome.status, outcome.reason, label,
                                             control, strict or label == "labeled")
         c_eval.append(row.get("evaluator"))
-        c_output.append(row.get("agent_output"))
+        # A scorer that found personal data gives the output to keep instead (redacted).
+        c_output.append(row.get("agent_output") if outcome.output is None else outcome.output)
         cost = row.get("cost_usd")
         c_cost.append(float(cost) if cost is not None else None)
         latency = row.get("latency_ms")
         if latency is None and row.get("latency_s") is not None:
             latency = row["latency_s"] * 1000.0
         c_latency.append(float(latency) if latency is not None else None)
+        run = row.get("run")
+        c_run.append(run if run is None or type(run) is str else str(run))
         c_def.append(key)
         if (case, dimension, key) not in suite_seen:
             suite_seen.add((case, dimension, key))

@@ -31,6 +31,7 @@ import pandas as pd
 from ._counts import STATUS_DTYPE, STATUSES
 from ._errors import InputError, Problem
 from ._jsonstrict import DuplicateKeyError, unique_object
+from .scorers._calls import call_shape_problem
 
 try:  # the C helper (scorekit/_speedups.c); None when it was not built
     from ._speedups import duplicate_key as _c_duplicate_key, text_is_clean as _c_text_is_clean
@@ -70,6 +71,22 @@ def _is_nonneg_number(v: Any) -> str | None:
     return None if v >= 0 else f"must be >= 0, got {v!r}"
 
 
+def _is_unit_score(v: Any) -> str | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return f"expected a number in [0, 1], got {_kind(v)}"
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"{v!r} is not a finite number (NaN/Infinity are not valid JSON)"
+    return None if 0 <= v <= 1 else f"must be in [0, 1], got {v!r}"
+
+
+def _is_run(v: Any) -> str | None:
+    if isinstance(v, str):
+        return None if v.strip() else "must not be empty"
+    if isinstance(v, bool) or not isinstance(v, int):
+        return f"expected an integer or a string, got {_kind(v)}"
+    return None if v >= 0 else f"must be >= 0, got {v}"
+
+
 def _is_bool(v: Any) -> str | None:
     return None if isinstance(v, bool) else f"expected true or false, got {_kind(v)}"
 
@@ -102,15 +119,16 @@ def _is_number_or_object(v: Any) -> str | None:
 
 
 def _is_tool_calls(v: Any) -> str | None:
+    """A list of calls in a shape real logs use (see :mod:`scorekit.scorers._calls`);
+    arguments whose JSON text does not parse are the agent's mistake, not the row's."""
     if not isinstance(v, list):
         return f"expected a list of {{name, arguments}} objects, got {_kind(v)}"
     for i, call in enumerate(v):
         if not isinstance(call, dict):
             return f"item {i}: expected an object, got {_kind(call)}"
-        if not isinstance(call.get("name"), str):
-            return f"item {i}: 'name' must be a string"
-        if "arguments" in call and not isinstance(call["arguments"], dict):
-            return f"item {i}: 'arguments' must be an object, got {_kind(call['arguments'])}"
+        problem = call_shape_problem(call)
+        if problem:
+            return f"item {i}: {problem}"
     return None
 
 
@@ -173,7 +191,10 @@ FIELDS: dict[str, Callable[[Any], str | None]] = {
     "case_id": _is_nonempty_str,
     "trial": _is_count,
     "status": _is_status,
+    "score": _is_unit_score,
     "evaluator": _is_nonempty_str,
+    "agent": _is_nonempty_str,
+    "run": _is_run,
     "tags": _is_str_list,
     "reason": _is_str,
     "input": _any,
@@ -202,10 +223,11 @@ FIELDS: dict[str, Callable[[Any], str | None]] = {
     "cost_budget_usd": _is_nonneg_number,
     "latency_budget_ms": _is_nonneg_number,
     "judge_criteria": _is_str,
+    "pii_allowed": _is_str_list,
 }
 ALIASES = {"trial_id": "trial"}
-_FLOAT_FIELDS = ("cost_usd", "latency_ms", "latency_s", "cost_budget_usd", "latency_budget_ms")
-_STR_FIELDS = ("id", "dimension", "case_id", "evaluator", "reason", "agent_output", "canary", "judge_criteria")
+_FLOAT_FIELDS = ("cost_usd", "latency_ms", "latency_s", "cost_budget_usd", "latency_budget_ms", "score")
+_STR_FIELDS = ("id", "dimension", "case_id", "evaluator", "reason", "agent_output", "canary", "judge_criteria", "agent")
 # Fields that are JSON text in a CSV cell (everything structured).
 _CSV_JSON_FIELDS = frozenset(
     name for name, check in FIELDS.items() if check not in (_is_str, _is_nonempty_str, _is_status, _is_match)
@@ -737,8 +759,11 @@ def _check_row(value: Any, deep: bool = True) -> tuple[dict[str, Any] | None, li
     if deep:
         for path, message in _bad_numbers(row, ""):
             problems.append((path.lstrip("."), message))
-    if "status" in row and "evaluator" not in row and "status" not in {p[0] for p in problems}:
-        problems.append(("evaluator", "a pre-scored status needs the evaluator that produced it"))
+    if "evaluator" not in row:
+        if "status" in row and "status" not in {p[0] for p in problems}:
+            problems.append(("evaluator", "a pre-scored status needs the evaluator that produced it"))
+        elif "score" in row and "status" not in row and "score" not in {p[0] for p in problems}:
+            problems.append(("evaluator", "a score needs the evaluator that produced it"))
     if not problems:
         return row, problems
     # One message per field, in field order, so reports stay short and deterministic.

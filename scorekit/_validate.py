@@ -44,6 +44,7 @@ DEFINITION_FIELDS: tuple[str, ...] = (
     "cost_budget_usd",
     "latency_budget_ms",
     "judge_criteria",
+    "pii_allowed",
 )
 
 

@@ -99,6 +99,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         policy=args.policy,
         agent_name=args.agent_name,
         agent_version=args.agent_version,
+        agent=args.agent,
         limit=args.limit,
         history=args.history,
         label=args.label,
@@ -151,7 +152,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from ._policy import load_policy
 
     policy = load_policy(args.policy)
-    card = evaluate(args.results, policy=policy)
+    card = evaluate(args.results, policy=policy, agent=args.agent)
     v = card.validation
     strict = args.strict or policy.strict
     print(f"{args.results}: {v.labeled} labeled, {v.unlabeled} unlabeled, {v.invalid} invalid"
@@ -194,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--gate", action="store_true", help="exit 1 unless the decision is PASS")
     run.add_argument("--agent-name", metavar="N")
     run.add_argument("--agent-version", metavar="V")
+    run.add_argument("--agent", metavar="NAME",
+                     help="evaluate only the rows whose agent field is NAME (rows of several agents need it)")
     run.add_argument("--limit", type=_positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)")
     run.add_argument("--history", nargs="?", const="reports/history.sqlite", default=None, metavar="DB",
                      help="compare with and record into this SQLite history (default DB: reports/history.sqlite)")
@@ -209,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("results", metavar="F")
     validate.add_argument("--policy", metavar="P")
     validate.add_argument("--strict", action="store_true", help="unlabeled rows also fail (always on under purpose: release)")
+    validate.add_argument("--agent", metavar="NAME", help="validate only the rows whose agent field is NAME")
     validate.set_defaults(handler=_cmd_validate)
 
     _cli_evidence.add_parsers(sub)  # keygen, sign, verify, attest (SPEC §11) and run --sign

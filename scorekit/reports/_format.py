@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 __all__ = [
     "DECISION_MEANING",
+    "DETAIL_LIMIT",
     "LIST_LIMIT",
     "UNDEFINED",
     "atomic_write",
@@ -57,6 +58,8 @@ T = TypeVar("T")
 UNDEFINED = "—"
 #: Longest list a report prints before "… and N more".
 LIST_LIMIT = 50
+# Case details shown under one finding in the HTML and Markdown reports.
+DETAIL_LIMIT = 20
 
 #: What each decision means (seed document, "Scorecard and release scope").
 DECISION_MEANING = {

@@ -22,6 +22,7 @@ from ._format import (
     DECISION_MEANING,
     confidence_label,
     REGRESSION_COLUMNS,
+    DETAIL_LIMIT,
     LIST_LIMIT,
     UNDEFINED,
     atomic_write,
@@ -125,6 +126,18 @@ def _id_list(items: list[Any], *, limit: int = LIST_LIMIT, where: str = "evidenc
     if omitted:
         text += f' <span class="more">{h(more_text(omitted, where))}</span>'
     return text
+
+
+def _case_details(finding: dict[str, Any]) -> str:
+    """Each listed case of a finding with what its rows show (its ``detail``)."""
+    details = finding.get("details") or []
+    if not details:
+        return ""
+    shown, omitted = truncate(details, DETAIL_LIMIT)
+    items = "".join(f"<li><code>{h(d.get('case_id'))}</code>: {h(d.get('detail'))}</li>" for d in shown)
+    more = len(finding.get("case_ids") or []) - len({d.get("case_id") for d in details})
+    tail = f'<li class="more">{h(more_text(omitted + max(more, 0), "evidence.parquet (column detail)"))}</li>' if omitted or more > 0 else ""
+    return f'<ul class="case-details">{items}{tail}</ul>'
 
 
 def _verdict(value: Any) -> str:
@@ -436,7 +449,9 @@ def render_html(data: dict[str, Any], *, evidence_rows: int | None = None) -> st
                 f"<li><strong><code>{_hx(f.get('dimension'))}</code> / <code>{_hx(f.get('reason'))}</code></strong>"
                 f" ({_hx(f.get('severity'))})"
                 + (f"<br>Review: {h(f['review'])}" if f.get("review") else "")
-                + f"<br>Suggested fix: {_hx(f.get('suggested_fix'))}</li>"
+                + f"<br>Suggested fix: {_hx(f.get('suggested_fix'))}"
+                + _case_details(f)
+                + "</li>"
             )
         add("</ol>")
     else:

@@ -89,7 +89,7 @@ COMPACTED_STRING_LISTS = (
     ("findings", "*", "case_ids"),
     ("judges",),
 )
-COMPACTED_RECORD_LISTS = (("validation", "problems"), ("controls",))
+COMPACTED_RECORD_LISTS = (("validation", "problems"), ("controls",), ("findings", "*", "details"))
 _COMPACT_FROM = 16
 
 

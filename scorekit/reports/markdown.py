@@ -15,6 +15,7 @@ from ._format import (
     DECISION_MEANING,
     confidence_label,
     REGRESSION_COLUMNS,
+    DETAIL_LIMIT,
     LIST_LIMIT,
     UNDEFINED,
     atomic_write,
@@ -191,6 +192,15 @@ def render_markdown(data: dict[str, Any], *, evidence_rows: int | None = None) -
             if f.get("review"):
                 add(f"    - Review: {md_escape(f['review'])}")
             add(f"    - Suggested fix: {_e(f.get('suggested_fix'))}")
+            details = f.get("details") or []
+            if details:
+                add("    - Cases:")
+                shown, omitted = truncate(details, DETAIL_LIMIT)
+                for d in shown:
+                    add(f"        - {md_escape(d.get('case_id'))}: {md_escape(d.get('detail'))}")
+                more = len(f.get("case_ids") or []) - len({d.get("case_id") for d in details})
+                if omitted or more > 0:
+                    add("        - " + more_text(omitted + max(more, 0), "evidence.parquet (column detail)"))
     else:
         add("No findings.")
     add("")
