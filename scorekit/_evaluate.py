@@ -24,7 +24,7 @@ from ._policy import Policy, load_policy
 from ._ingest import Ingested, ingest
 from ._rows import open_source
 from ._scorecard import Scorecard
-from ._validate import Validation, case_definition_conflicts
+from ._validate import Validation, case_definition_conflicts, duplicate_identities
 
 __all__ = ["evaluate"]
 
@@ -113,57 +113,6 @@ def _mark_invalid(cols: dict[str, list[Any]], positions: Any, reason: str, probl
         cols["reason"][pos] = reason
         cols["label"][pos] = "invalid"
         cols["definition"][pos] = None
-
-
-def _any_identity_twice(cols: dict[str, list[Any]], identity: dict[str, Any]) -> bool:
-    """True when an id, or a (case_id, dimension, trial) of a valid row, occurs twice."""
-    ids = cols["id"]
-    n_none = ids.count(None)
-    if len(set(ids)) - (1 if n_none else 0) != len(ids) - n_none:
-        return True
-    # Rows invalid at ingest have no trial; the others all have a dimension.
-    trials = pd.DataFrame({name: identity[name] for name in ("case_id", "dimension", "trial")})
-    trials = trials[trials["trial"].notna().to_numpy() & trials["dimension"].notna().to_numpy()]
-    return bool(trials.duplicated().any())
-
-
-def _duplicates(
-    cols: dict[str, list[Any]], source: str, identity: dict[str, Any]
-) -> tuple[list[int], list[Problem]]:
-    """Rows sharing an id, or a (case_id, dimension, trial), are all invalid.
-
-    Which of two rows claiming one identity is right cannot be known, so none
-    counts (and the result cannot depend on which came first).
-    """
-    if not _any_identity_twice(cols, identity):  # the usual case, checked at C speed
-        return [], []
-    by_id: dict[str, list[int]] = {}
-    by_trial: dict[tuple[Any, Any, int], list[int]] = {}
-    for pos, (rid, case, dim, trial) in enumerate(zip(cols["id"], cols["case_id"], cols["dimension"], cols["trial"])):
-        if rid is not None:
-            by_id.setdefault(rid, []).append(pos)
-        if trial is not None and dim is not None and cols["label"][pos] != "invalid":
-            by_trial.setdefault((case, dim, trial), []).append(pos)
-    marked: dict[int, Problem] = {}
-    lines = cols["line"]
-    for rid, positions in by_id.items():
-        if len(positions) > 1:
-            where = ", ".join(str(lines[p]) for p in positions)
-            for pos in positions:
-                marked.setdefault(pos, Problem(source, int(lines[pos]), "id", f"duplicate id {rid!r} (lines {where})", rid))
-    for (case, dim, trial), positions in by_trial.items():
-        if len(positions) > 1:
-            where = ", ".join(str(lines[p]) for p in positions)
-            for pos in positions:
-                marked.setdefault(pos, Problem(
-                    source, int(lines[pos]), "trial",
-                    f"trial {trial} of case {case!r} on dimension {dim!r} appears more than once (lines {where})",
-                    cols["id"][pos],
-                ))
-    positions = sorted(marked)
-    # Rows already invalid keep their own problems; only newly invalid rows get one.
-    problems = [marked[p] for p in positions if cols["label"][p] != "invalid"]
-    return positions, problems
 
 
 def _row_of(cols: dict[str, list[Any]], lines: Sequence[bytes] | None) -> Any:
@@ -257,7 +206,10 @@ def evaluate(
         agent_name = measured_agent
     cols = data.columns
     identity = _identity(cols)
-    duplicates, duplicate_problems = _duplicates(cols, data.source, identity)
+    duplicates, duplicate_problems = duplicate_identities(
+        cols["id"], cols["case_id"], cols["dimension"], cols["trial"], [label != "invalid" for label in cols["label"]],
+        cols["line"], data.source, frame=identity,
+    )
     _mark_invalid(cols, duplicates, "invalid_row", duplicate_problems)
     conflict, conflict_problems = case_definition_conflicts(
         cols["case_id"], cols["dimension"], cols["definition"], cols["line"], cols["id"], data.source,

@@ -813,31 +813,41 @@ def _str_with_na(series: pd.Series) -> pd.Series:
 
 
 def _normalise(records: Iterator[tuple[int, Any, Any, bool, str | None]], source: str) -> RowTable:
+    # Every row once, in source order: (line, identity, normalised row or None, its problems).
+    entries: list[tuple[int, dict[str, Any], dict[str, Any] | None, list[Problem]]] = []
+    for line, value, error, deep, _raw in records:
+        row_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
+        if error is not None:
+            field_errors = error if isinstance(error, list) else [("row", error)]
+            row = None
+        else:
+            row, field_errors = _check_row(value, deep)
+        found = [Problem(source, line, name, message, row_id) for name, message in field_errors] if row is None else []
+        entries.append((line, _identity(value, line), row, found))
+    # The rules across rows live in _validate, as evaluate() applies them.
+    from ._validate import duplicate_identities
+
+    valid = [row is not None for _, _, row, _ in entries]
+    marked, duplicate_problems = duplicate_identities(
+        [row["id"] if row is not None else ident.get("id") for _, ident, row, _ in entries],
+        [row.get("case_id", row["id"]) if row is not None else ident.get("case_id") for _, ident, row, _ in entries],
+        [row["dimension"] if row is not None else ident.get("dimension") for _, ident, row, _ in entries],
+        [row.get("trial") if row is not None else None for _, _, row, _ in entries],
+        valid,
+        [line for line, _, _, _ in entries],
+        source,
+    )
+    by_position = dict(zip((p for p in marked if valid[p]), duplicate_problems))
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []
     invalid: list[dict[str, Any]] = []
-    first_line_of_id: dict[str, int] = {}
-    for line, value, error, deep, _raw in records:
-        if error is not None:
-            row_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
-            field_errors = error if isinstance(error, list) else [("row", error)]
-            problems.extend(Problem(source, line, name, message, row_id) for name, message in field_errors)
-            invalid.append(_identity(value, line))
-            continue
-        row, row_problems = _check_row(value, deep)
-        row_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
-        if row is not None:
-            if row_id in first_line_of_id:
-                row_problems = [("id", f"duplicate id {row_id!r} (first seen on line {first_line_of_id[row_id]})")]
-                row = None
-            else:
-                first_line_of_id[row_id] = line
-        elif row_id is not None and row_id not in first_line_of_id:
-            first_line_of_id[row_id] = line
+    for pos, (line, ident, row, found) in enumerate(entries):
+        if pos in by_position:
+            found, row = [by_position[pos]], None
         if row is None:
-            problems.extend(Problem(source, line, name, message, row_id) for name, message in row_problems)
-            invalid.append(_identity(value, line))
+            problems.extend(found)
+            invalid.append(ident)
             continue
         rows.append(row)
         lines.append(line)

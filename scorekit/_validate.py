@@ -1,9 +1,12 @@
 """Validation before scoring (SPEC §5): labeled, unlabeled or invalid.
 
 The reader (:mod:`scorekit._rows`) already rejects rows that cannot be
-normalised. This module adds the rule that needs all rows at once — one case
-cannot have two definitions — and assembles the validation summary the
-Scorecard reports.
+normalised one at a time. This module holds every rule that needs all rows at
+once, and both :func:`scorekit.read_rows` and :func:`scorekit.evaluate` call
+it: one identity per row (:func:`duplicate_identities`: an id, or a trial of a
+case on a dimension, claimed twice makes *every* claimant invalid) and one
+definition per case (:func:`case_definition_conflicts`). It also assembles the
+validation summary the Scorecard reports.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import hashlib
 import json
 import marshal
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -23,7 +26,14 @@ try:  # C helper (scorekit/_speedups.c); None when it was not built
 except ImportError:  # pragma: no cover - a build without a C compiler takes the marshal path
     _c_definition_text = _c_exact_key = None
 
-__all__ = ["DEFINITION_FIELDS", "Validation", "case_definition_conflicts", "definition_key", "text_definition_key"]
+__all__ = [
+    "DEFINITION_FIELDS",
+    "Validation",
+    "case_definition_conflicts",
+    "definition_key",
+    "duplicate_identities",
+    "text_definition_key",
+]
 
 # Inputs and answer keys: what defines a case (and enters the suite hash).
 DEFINITION_FIELDS: tuple[str, ...] = (
@@ -89,6 +99,71 @@ def text_definition_key(raw: bytes) -> bytes | None:
     if text is None:
         return None
     return hashlib.sha256(b"text\0" + text).digest()[:16]  # its own domain: never equal to another kind of key
+
+
+def _any_identity_twice(
+    ids: Sequence[Any], cases: Sequence[Any], dimensions: Sequence[Any], trials: Sequence[Any],
+    valid: Sequence[bool], frame: Mapping[str, Any] | None,
+) -> bool:
+    """True when an id, or a (case_id, dimension, trial) of a valid row, occurs twice
+    (checked at C speed; ``frame`` may hold the columns as arrays already)."""
+    import pandas as pd
+
+    n_none = sum(1 for i in ids if i is None)
+    if len(set(ids)) - (1 if n_none else 0) != len(ids) - n_none:
+        return True
+    if frame is None:
+        frame = {"case_id": list(cases), "dimension": list(dimensions), "trial": pd.array(list(trials), dtype="Int64")}
+    keys = pd.DataFrame({name: frame[name] for name in ("case_id", "dimension", "trial")})
+    keys = keys[np.asarray(valid, dtype=bool) & keys["trial"].notna().to_numpy()]
+    return bool(keys.duplicated().any())
+
+
+def duplicate_identities(
+    ids: Sequence[Any],
+    cases: Sequence[Any],
+    dimensions: Sequence[Any],
+    trials: Sequence[Any],
+    valid: Sequence[bool],
+    lines: Sequence[int],
+    source: str,
+    *,
+    frame: Mapping[str, Any] | None = None,
+) -> tuple[list[int], list[Problem]]:
+    """Rows sharing an id, or a (case_id, dimension, trial) among valid rows: all invalid.
+
+    Which of two rows claiming one identity is right cannot be known, so none
+    counts, and the result cannot depend on which came first. Rows that are
+    already invalid (``valid`` false) still claim their id. Returns the sorted
+    positions to mark invalid and one problem per newly invalid row (rows
+    already invalid keep their own problems).
+    """
+    if not _any_identity_twice(ids, cases, dimensions, trials, valid, frame):
+        return [], []
+    by_id: dict[str, list[int]] = {}
+    by_trial: dict[tuple[Any, Any, int], list[int]] = {}
+    for pos, (rid, case, dim, trial) in enumerate(zip(ids, cases, dimensions, trials)):
+        if rid is not None:
+            by_id.setdefault(rid, []).append(pos)
+        if trial is not None and dim is not None and valid[pos]:
+            by_trial.setdefault((case, dim, trial), []).append(pos)
+    marked: dict[int, Problem] = {}
+    for rid, positions in by_id.items():
+        if len(positions) > 1:
+            where = ", ".join(str(lines[p]) for p in positions)
+            for pos in positions:
+                marked.setdefault(pos, Problem(source, int(lines[pos]), "id", f"duplicate id {rid!r} (lines {where})", rid))
+    for (case, dim, trial), positions in by_trial.items():
+        if len(positions) > 1:
+            where = ", ".join(str(lines[p]) for p in positions)
+            for pos in positions:
+                marked.setdefault(pos, Problem(
+                    source, int(lines[pos]), "trial",
+                    f"trial {trial} of case {case!r} on dimension {dim!r} appears more than once (lines {where})",
+                    ids[pos],
+                ))
+    positions = sorted(marked)
+    return positions, [marked[p] for p in positions if valid[p]]
 
 
 def definition_json(row: dict[str, Any]) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import scorekit
+
 import csv
 import io
 import json
@@ -25,7 +27,7 @@ CORPUS: dict[str, tuple[list[tuple[int, str]], list[str]]] = {
         [(2, "id"), (3, "dimension"), (4, "id"), (5, "id"), (7, "id"), (7, "dimension")],
         ["ok1", "ok2"],
     ),
-    "duplicate_id.jsonl": ([(3, "id"), (5, "id"), (6, "id")], ["r1", "r2", "r3"]),
+    "duplicate_id.jsonl": ([(1, "id"), (2, "id"), (3, "id"), (5, "id"), (6, "id")], ["r3"]),
     "unknown_status.jsonl": ([(2, "status"), (3, "status"), (4, "status")], ["ok1", "ok2"]),
     "unknown_match.jsonl": ([(2, "match"), (3, "match")], ["ok1", "ok2"]),
     "nan.jsonl": ([(2, "cost_usd"), (3, "observed_state.count"), (4, "input[1]")], ["ok1", "ok2"]),
@@ -148,24 +150,57 @@ def test_a_row_with_several_problems_reports_each_field():
     assert sorted((p.line, p.field) for p in problems) == [(1, "dimension"), (1, "id"), (1, "tags"), (1, "trial")]
 
 
-def test_duplicate_id_is_reported_with_line_and_first_line():
+def test_duplicate_id_is_reported_with_every_line():
     problems = _problems(ROWS_DATA / "duplicate_id.jsonl")
-    assert [p.row_id for p in problems] == ["r1", "r2", "r1"]
-    assert "duplicate id 'r1'" in problems[0].message and "line 1" in problems[0].message
-    assert "line 2" in problems[1].message
-    assert "line 1" in problems[2].message
+    assert [p.row_id for p in problems] == ["r1", "r2", "r1", "r2", "r1"]
+    assert "duplicate id 'r1' (lines 1, 3, 6)" in problems[0].message
+    assert "duplicate id 'r2' (lines 2, 5)" in problems[1].message
 
 
-def test_duplicate_id_keeps_the_first_row():
+def test_duplicate_id_makes_every_claimant_invalid():
+    # Which of two rows claiming one id is right cannot be known: none counts
+    # (the same rule evaluate() applies; before issue 11 the first one won here).
     table = read_row_table(ROWS_DATA / "duplicate_id.jsonl")
-    assert table.frame.set_index("id").loc["r1", "dimension"] == "pii"
-    assert table.lines.tolist() == [1, 2, 4]
+    assert table.frame["id"].tolist() == ["r3"]
+    assert table.lines.tolist() == [4]
 
 
 def test_id_of_an_invalid_row_is_still_reserved():
     table = read_row_table([{"id": "a", "dimension": "pii", "trial": -1}, {"id": "a", "dimension": "pii"}])
     assert [(p.line, p.field) for p in table.problems] == [(1, "trial"), (2, "id")]
     assert table.frame.empty
+
+
+def test_repeated_trial_makes_both_rows_invalid():
+    rows = [{"id": "a", "dimension": "pii", "case_id": "c", "trial": 0, "agent_output": "x"},
+            {"id": "b", "dimension": "pii", "case_id": "c", "trial": 0, "agent_output": "y"},
+            {"id": "c", "dimension": "pii", "case_id": "c", "trial": 1, "agent_output": "z"}]
+    table = read_row_table(rows)
+    assert [(p.line, p.field) for p in table.problems] == [(1, "trial"), (2, "trial")]
+    assert table.frame["id"].tolist() == ["c"]
+
+
+DUPLICATE_CORPUS = [
+    {"id": "r1", "dimension": "pii", "agent_output": "a"},
+    {"id": "r2", "dimension": "pii", "agent_output": "a"},
+    {"id": "r1", "dimension": "cost", "cost_usd": 1, "cost_budget_usd": 2},
+    {"id": "t0", "dimension": "pii", "case_id": "k", "trial": 0, "agent_output": "a"},
+    {"id": "t1", "dimension": "pii", "case_id": "k", "trial": 0, "agent_output": "b"},
+    {"id": "t2", "dimension": "pii", "case_id": "k", "trial": 1, "agent_output": "b"},
+    {"id": "bad", "dimension": "pii", "trial": -1},
+    {"id": "bad", "dimension": "pii", "agent_output": "a"},
+]
+
+
+def test_read_rows_and_evaluate_agree_on_duplicate_ids_and_repeated_trials():
+    # One rule (scorekit._validate.duplicate_identities), applied by both readers.
+    table = read_row_table(DUPLICATE_CORPUS)
+    card = scorekit.evaluate(DUPLICATE_CORPUS, policy={"purpose": "exploratory"})
+    invalid_lines = sorted(card.evidence.loc[card.evidence["label"] == "invalid", "line"].tolist())
+    assert sorted(i["line"] for i in table.invalid) == invalid_lines == [1, 3, 4, 5, 7, 8]
+    assert [(p.line, p.field, p.message) for p in table.problems] == [
+        (p.line, p.field, p.message) for p in card.validation.problems
+    ]
 
 
 def test_unknown_status_message_names_the_value_and_the_allowed_statuses():
