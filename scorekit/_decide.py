@@ -15,7 +15,7 @@ Everything is vectorised over dimensions and cases.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,10 +24,16 @@ from . import _stats
 from ._counts import ABSTAIN, ERROR, FAIL, PASS, CaseCounts
 from ._policy import Policy
 
-__all__ = ["DECISIONS", "VERDICTS", "decide", "dimension_table"]
+__all__ = ["COMPARISON_STATUSES", "DECISIONS", "VERDICTS", "apply_comparison", "decide", "dimension_table"]
 
 DECISIONS = ("PASS", "FAIL", "INCOMPLETE", "TRIAGE", "SELF_TEST")
 VERDICTS = ("PASS", "FAIL", "INCOMPLETE", "NOT_IN_SCOPE")
+COMPARISON_STATUSES: tuple[str, ...] = (
+    "not_requested", "missing", "incompatible", "unusable", "regressed", "passed",
+)
+#: The reasons the comparison step adds start with this.
+COMPARISON_REASON_PREFIX = "required regression comparison"
+
 
 
 def _measure(passes: np.ndarray, n: np.ndarray, basis: str, confidence: float) -> np.ndarray:
@@ -182,11 +188,14 @@ def decide(
     mock_judges: bool,
     mock_agent: bool = False,
     partial: bool,
-    comparison_status: str,
+    comparison_status: Mapping[str, Any] | str = "not_requested",
 ) -> tuple[str, str, list[str]]:
     """The scorecard decision, the measured decision (before the comparison step) and why.
 
-    Order (SPEC §8): SELF_TEST, TRIAGE, FAIL, INCOMPLETE, PASS.
+    Order (SPEC §8): SELF_TEST, TRIAGE, FAIL, INCOMPLETE, PASS, then the
+    comparison step (:func:`apply_comparison`) with ``comparison_status`` (a
+    status or the comparison :func:`scorekit.history.compare` returned) under
+    the policy's ``regression.required``. All of SPEC §8 lives here.
     """
     why: list[str] = []
     in_scope = dimensions[dimensions["in_scope"].astype(bool).to_numpy()]
@@ -222,11 +231,52 @@ def decide(
             why.append("evaluator control failed on: " + ", ".join(stray_controls))
     else:
         measured = "PASS"
-    decision = measured
-    if comparison_status == "regressed":
-        decision = "FAIL"
-        why.append("required regression comparison regressed")
-    elif comparison_status in ("missing", "incompatible", "unusable") and decision == "PASS":
-        decision = "INCOMPLETE"
-        why.append(f"required regression comparison {comparison_status}")
-    return decision, measured, why
+    decision, reasons = apply_comparison(measured, measured, comparison_status, bool(policy.regression.required))
+    return decision, measured, why + reasons
+
+
+def apply_comparison(
+    decision: str, measured_decision: str, comparison: Mapping[str, Any] | str, required: bool | None = None
+) -> tuple[str, list[str]]:
+    """The comparison step of the scorecard decision (SPEC §8).
+
+    Parameters
+    ----------
+    decision : str
+        The decision *before* the comparison step (the measured decision
+        :func:`decide` returns).
+    measured_decision : str
+        The measured decision; SELF_TEST and TRIAGE are never changed.
+    comparison : dict or str
+        The result of :func:`scorekit.history.compare`, or its status.
+    required : bool, optional
+        Whether the policy requires the comparison; defaults to
+        ``comparison["required"]``.
+
+    Returns
+    -------
+    decision, reasons
+        A required comparison that regressed → FAIL; one that is missing,
+        incompatible or unusable (or was never run) → INCOMPLETE unless already
+        FAIL; ``passed`` or a comparison that is not required → unchanged. The
+        reasons to append to ``decision_reasons`` (empty when nothing applies).
+    """
+    if isinstance(comparison, str):
+        status, detail = comparison, None
+        comparison = {"status": status}
+    else:
+        status, detail = comparison.get("status"), comparison.get("detail")
+    if status not in COMPARISON_STATUSES:
+        raise ValueError(f"comparison status must be one of {', '.join(COMPARISON_STATUSES)}; got {status!r}")
+    if required is None:
+        required = bool(comparison.get("required", False))
+    if decision in ("SELF_TEST", "TRIAGE") or measured_decision in ("SELF_TEST", "TRIAGE"):
+        return decision, []
+    if not required or status == "passed":
+        return decision, []
+    suffix = f": {detail}" if detail else ""
+    if status == "regressed":
+        return "FAIL", [f"{COMPARISON_REASON_PREFIX} regressed{suffix}"]
+    if status == "not_requested":
+        status = "missing"  # required but never run: fail closed
+    return (decision if decision == "FAIL" else "INCOMPLETE"), [f"{COMPARISON_REASON_PREFIX} {status}{suffix}"]

@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from . import _hashing
+from ._decide import COMPARISON_REASON_PREFIX as _REASON_PREFIX, COMPARISON_STATUSES, apply_comparison
 from ._errors import HistoryError
 from ._policy import REGRESSION_METHODS, Regression
 from ._regression import regressions as _regressions
@@ -83,13 +84,10 @@ DEFAULT_PATH = Path("reports") / "history.sqlite"
 #: Schema of the database this scorekit writes (``meta.schema_version``).
 SCHEMA_VERSION = 1
 APPLICATION = "scorekit-history"
-COMPARISON_STATUSES: tuple[str, ...] = (
-    "not_requested", "missing", "incompatible", "unusable", "regressed", "passed",
-)
+# The comparison statuses and the comparison step of the decision live in _decide (SPEC §8).
 _BLOCKING = ("missing", "incompatible", "unusable")
 _BUSY_TIMEOUT_S = 60.0
 _SQLITE_HEADER = b"SQLite format 3\x00"
-_REASON_PREFIX = "required regression comparison"
 
 _SCHEMA = (
     """CREATE TABLE meta (
@@ -575,53 +573,6 @@ def compare(
 
 
 # --------------------------------------------------------------------------- decision step
-def apply_comparison(
-    decision: str, measured_decision: str, comparison: Mapping[str, Any] | str, required: bool | None = None
-) -> tuple[str, list[str]]:
-    """The comparison step of the scorecard decision (SPEC §8).
-
-    Parameters
-    ----------
-    decision : str
-        The decision *before* the comparison step (what ``decide()`` returns with
-        ``comparison_status="not_requested"``; equal to ``measured_decision``).
-    measured_decision : str
-        The measured decision; SELF_TEST and TRIAGE are never changed.
-    comparison : dict or str
-        The result of :func:`compare`, or its status.
-    required : bool, optional
-        Whether the policy requires the comparison; defaults to
-        ``comparison["required"]``.
-
-    Returns
-    -------
-    decision, reasons
-        A required comparison that regressed → FAIL; one that is missing,
-        incompatible or unusable (or was never run) → INCOMPLETE unless already
-        FAIL; ``passed`` or a comparison that is not required → unchanged. The
-        reasons to append to ``decision_reasons`` (empty when nothing applies).
-    """
-    if isinstance(comparison, str):
-        status, detail = comparison, None
-        comparison = {"status": status}
-    else:
-        status, detail = comparison.get("status"), comparison.get("detail")
-    if status not in COMPARISON_STATUSES:
-        raise ValueError(f"comparison status must be one of {', '.join(COMPARISON_STATUSES)}; got {status!r}")
-    if required is None:
-        required = bool(comparison.get("required", False))
-    if decision in ("SELF_TEST", "TRIAGE") or measured_decision in ("SELF_TEST", "TRIAGE"):
-        return decision, []
-    if not required or status == "passed":
-        return decision, []
-    suffix = f": {detail}" if detail else ""
-    if status == "regressed":
-        return "FAIL", [f"{_REASON_PREFIX} regressed{suffix}"]
-    if status == "not_requested":
-        status = "missing"  # required but never run: fail closed
-    return (decision if decision == "FAIL" else "INCOMPLETE"), [f"{_REASON_PREFIX} {status}{suffix}"]
-
-
 def with_comparison(card: Any, comparison: Mapping[str, Any]) -> Any:
     """A copy of ``card`` with ``comparison`` and the decision it implies.
 

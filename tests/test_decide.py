@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import scorekit as sk
@@ -247,7 +249,9 @@ def _decide(card, pol, **kw):
 @pytest.mark.parametrize(
     "status, expected",
     [
-        ("not_requested", "PASS"),
+        # Required but never run: missing (fail closed), as the live step in
+        # history always decided; the dead copy in decide() said PASS.
+        ("not_requested", "INCOMPLETE"),
         ("regressed", "FAIL"),
         ("missing", "INCOMPLETE"),
         ("incompatible", "INCOMPLETE"),
@@ -317,3 +321,20 @@ def test_pass_to_error_on_the_only_case_with_k_trials_leaves_pass_k_undefined_ne
     assert before.decision == "FAIL"
     assert after.decision == "INCOMPLETE"
     assert not after.overall_pass
+
+
+def test_the_comparison_step_has_one_home():
+    # SPEC §8's comparison step lives in _decide alone; history uses it.
+    import scorekit.history as history
+    from scorekit import _decide
+
+    assert history.apply_comparison is _decide.apply_comparison
+    assert history.COMPARISON_STATUSES is _decide.COMPARISON_STATUSES
+    assert "def apply_comparison" not in Path(history.__file__).read_text(encoding="utf-8")
+
+
+def test_a_comparison_that_is_not_required_changes_nothing():
+    pol = load_policy(policy(0.5))
+    card = sk.evaluate(rows_for(5), policy=pol)
+    for status in ("regressed", "missing", "incompatible", "unusable", "not_requested"):
+        assert _decide(card, pol, comparison_status=status)[0] == "PASS"
