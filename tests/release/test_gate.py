@@ -259,7 +259,7 @@ def test_performance_rows_are_reported_never_gated(write_card, tmp_path):
 @pytest.mark.parametrize(
     ("field", "baseline", "candidate"),
     [
-        ("recipe.config.ctx_size", {"ctx_size": 8192}, {"ctx_size": 16384}),
+        ("ctx_size", {"ctx_size": 8192}, {"ctx_size": 16384}),
         ("recipe.config.model", {"model": "Gemma-4-E4B-it-GGUF"}, {"model": "Qwen3-4B-GGUF"}),
         ("recipe.dataset.reference", {}, {"dataset_reference": "tests/fixtures/email/vendor_249.json"}),
         ("recipe.dataset.size", {}, {"dataset_size": 249}),
@@ -284,7 +284,31 @@ def test_basis_field_absent_on_both_sides_is_equal_and_on_one_side_a_difference(
     cand, base = pair({"value": 0.8467}, {"value": 0.8467, "ctx_size": 16384})
     result = gate(cand, baseline_file=base)
     assert result.outcome == "basis-mismatch"
-    assert "recipe.config.ctx_size: candidate 16384, baseline (absent)" in _errors(result)[0]
+    assert "ctx_size: candidate 16384, baseline (absent)" in _errors(result)[0]
+
+
+def test_ctx_size_change_in_recipe_environment_is_a_basis_mismatch(pair):
+    # The source project writes ctx_size in recipe.environment: a change there must not pass unseen.
+    cand, base = pair({"value": 0.8467, "ctx_size": 32768, "ctx_size_at": "environment"},
+                      {"value": 0.8467, "ctx_size": 16384, "ctx_size_at": "environment"})
+    result = gate(cand, baseline_file=base)
+    assert (result.exit_code, result.outcome) == (1, "basis-mismatch")
+    (error,) = _errors(result)
+    assert "ctx_size: candidate 16384, baseline 32768" in error
+
+
+def test_ctx_size_recorded_in_config_on_one_side_and_environment_on_the_other_is_the_same_basis(pair):
+    cand, base = pair({"value": 0.8467, "ctx_size": 16384, "ctx_size_at": "config"},
+                      {"value": 0.8467, "ctx_size": 16384, "ctx_size_at": "environment"})
+    assert gate(cand, baseline_file=base).outcome == "equal"
+
+
+def test_candidate_whose_ctx_sizes_disagree_is_invalid(tmp_path, write_card):
+    card = write_card(tmp_path, ctx_size=8192, set={"recipe.environment": {"ctx_size": 16384}})
+    result = gate(card)
+    assert (result.exit_code, result.outcome) == (1, "invalid-candidate")
+    assert any("recipe.environment.ctx_size: 16384 disagrees with recipe.config.ctx_size 8192" in line
+               for line in result.lines)
 
 
 def test_rebaseline_with_a_reason_accepts_a_basis_difference_as_a_warning(pair):

@@ -122,10 +122,10 @@ def test_basis_difference_is_exit_1_unless_rebaseline_with_a_reason(run_cli, wri
     base = write_card(tmp_path, filename="prev/SCORECARD.md", version="0.2.3", ctx_size=8192)
     card = write_card(tmp_path, version="0.2.4", ctx_size=16384)
     code, out, err = run_cli("gate", "--scorecard", card, "--baseline-file", base)
-    assert code == 1 and "recipe.config.ctx_size: candidate 16384, baseline 8192" in out
+    assert code == 1 and "ctx_size: candidate 16384, baseline 8192" in out
     code, out, err = run_cli("gate", "--scorecard", card, "--baseline-file", base,
                              "--rebaseline", "--reason", "ctx window pinned to 16384 (#1892)")
-    assert code == 0 and "::warning::Rebaseline: recipe.config.ctx_size" in out
+    assert code == 0 and "::warning::Rebaseline: ctx_size: candidate 16384, baseline 8192" in out
     assert "ctx window pinned to 16384 (#1892)" in out
 
 
