@@ -590,7 +590,8 @@ def validate_scorecard(doc_or_front_matter: ScorecardDocument | Mapping) -> list
     ``test_cases_run`` ≤ ``recipe.dataset.size``; ``aggregate.value``
     recomputes from ``aggregate.components`` to 2 dp and the components agree
     with ``results.metrics`` (weight-0 metrics may be omitted from the
-    components); an ``acceptance_variance`` block, when present, has a finite
+    components); an ``acceptance_variance`` block, when present and not null
+    (null, as written for a single run, is the same as absent), has a finite
     ``mean`` and a finite, non-negative (or null) ``stdev`` per metric;
     ``ctx_size``, in ``recipe.environment`` and/or ``recipe.config``, is a
     positive integer and the two agree; the optional ``environment``,
@@ -625,7 +626,8 @@ def validate_scorecard(doc_or_front_matter: ScorecardDocument | Mapping) -> list
     size = c.positive_int(dataset, "recipe.dataset.size")
     c.text(recipe, "recipe.methodology")
     config = c.section("recipe.config") if recipe is not None else None
-    if config is not None and "acceptance_variance" in config:
+    # null is what the source project's adapter writes for a single run: the same as absent.
+    if config is not None and config.get("acceptance_variance") is not None:
         _check_variance(c, config["acceptance_variance"])
     if recipe is not None and "environment" in recipe and recipe["environment"] is not None:
         _check_environment(c, recipe["environment"])

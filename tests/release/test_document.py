@@ -235,6 +235,17 @@ def test_null_baseline_stdev_means_not_recorded():
     assert variance_stdev(front) is None
 
 
+def test_null_acceptance_variance_is_the_same_as_absent(tmp_path):
+    # The source project's adapter writes acceptance_variance: null on a single run.
+    front = card_payload(config_extra={"acceptance_variance": None}).to_front_matter()
+    assert front["recipe"]["config"]["acceptance_variance"] is None
+    assert validate_scorecard(front) == []
+    assert variance_stdev(front) is None
+    path = tmp_path / "SCORECARD.md"
+    path.write_text(card_text(config_extra={"acceptance_variance": None}), encoding="utf-8")
+    assert load_scorecard(path).config["acceptance_variance"] is None
+
+
 def test_zero_baseline_stdev_is_valid():
     front = _valid_front()
     front["recipe"]["config"]["acceptance_variance"]["within_one_bucket_accuracy"]["stdev"] = 0.0

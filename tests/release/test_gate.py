@@ -311,6 +311,14 @@ def test_candidate_whose_ctx_sizes_disagree_is_invalid(tmp_path, write_card):
                for line in result.lines)
 
 
+def test_null_acceptance_variance_baseline_uses_the_strict_comparison(pair):
+    cand, base = pair({"value": 0.8467, "config_extra": {"acceptance_variance": None}}, {"value": 0.8466})
+    result = gate(cand, baseline_file=base)
+    assert (result.exit_code, result.outcome, result.band_floor) == (1, "regression", 84.67)
+    cand, base = pair({"value": 0.8467, "config_extra": {"acceptance_variance": None}}, {"value": 0.8467})
+    assert (gate(cand, baseline_file=base).exit_code, gate(cand, baseline_file=base).outcome) == (0, "equal")
+
+
 def test_rebaseline_with_a_reason_accepts_a_basis_difference_as_a_warning(pair):
     cand, base = pair({"value": 0.8467, "dataset_size": 220}, {"value": 0.8500, "dataset_size": 249})
     result = gate(cand, baseline_file=base, rebaseline_reason="vendor-derived 249-email corpus (#2094)")
