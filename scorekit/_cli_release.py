@@ -63,6 +63,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         variance_metric=args.variance_metric,
         rebaseline_reason=reason,
         thresholds=args.thresholds,
+        require_ctx_match=args.require_ctx_match,
     )
     print(result.report())
     if not result.passed:
@@ -206,9 +207,9 @@ def add_parsers(sub: Any) -> None:
     gate = sub.add_parser(
         "gate",
         help="release gate for SCORECARD.md: presence, bars, basis, regression (exit 0 pass, 1 blocked)",
-        description="Exit 1 for a missing or invalid candidate or baseline, a bar or floor not met, a mistyped "
-                    "--baseline-ref, a basis difference (without --rebaseline) or a regression beyond the noise "
-                    "band; exit 0 for a first adoption (no baseline, or no file at an existing ref), an equal, "
+        description="Exit 1 for a missing or invalid candidate or baseline, a candidate that records no "
+                    "ctx_size under --require-ctx-match, a bar or floor not met, a mistyped --baseline-ref, a basis "
+                    "difference (without --rebaseline) or a regression beyond the noise band; exit 0 for a first adoption (no baseline, or no file at an existing ref), an equal, "
                     "improved or within-band score, or an allowed regression. Prints GitHub Actions annotations.",
     )
     gate.add_argument("--scorecard", required=True, metavar="PATH", help="the candidate SCORECARD.md")
@@ -231,7 +232,9 @@ def add_parsers(sub: Any) -> None:
                       help="let a regression pass with a ::warning:: naming both versions and scores")
     gate.add_argument("--thresholds", metavar="FILE",
                       help="thresholds manifest (JSON/YAML: acceptance_target, urgent_recall_floor, "
-                           "acceptance_enforce); explicit flags override it")
+                           "acceptance_enforce, require_ctx_match); explicit flags override it")
+    gate.add_argument("--require-ctx-match", action="store_true",
+                      help="fail a candidate that records no ctx_size (recipe.environment or recipe.config)")
     _add_rebaseline(gate, "a basis difference (ctx_size, model, dataset reference/size, limit)")
     gate.set_defaults(handler=_cmd_gate, subparser=gate)
 

@@ -389,6 +389,38 @@ def test_acceptance_enforce_defaults_to_true(tmp_path, write_card):
     assert gate(write_card(tmp_path), thresholds=manifest).exit_code == 1
 
 
+# --------------------------------------------------------------------------- require_ctx_match
+def test_require_ctx_match_fails_a_candidate_without_ctx_size(tmp_path, write_card):
+    card = write_card(tmp_path)  # records no ctx_size anywhere
+    result = gate(card, require_ctx_match=True)
+    assert (result.exit_code, result.outcome) == (1, "ctx-size-missing")
+    assert "records no ctx_size" in _errors(result)[0] and "--require-ctx-match" in _errors(result)[0]
+    assert gate(card).exit_code == 0  # not required: a first adoption
+
+
+@pytest.mark.parametrize("where", ["environment", "config"])
+def test_require_ctx_match_passes_a_candidate_with_ctx_size_in_either_place(tmp_path, write_card, where):
+    card = write_card(tmp_path, ctx_size=16384, ctx_size_at=where)
+    result = gate(card, require_ctx_match=True)
+    assert (result.exit_code, result.outcome) == (0, "first-adoption")
+    assert "ctx_size: 16384 recorded (--require-ctx-match)" in result.messages
+
+
+def test_require_ctx_match_true_in_the_manifest_fails_a_candidate_without_ctx_size(tmp_path, write_card):
+    card = write_card(tmp_path)
+    # Enforced whatever acceptance_enforce says: the source project keys it off require_ctx_match alone.
+    for enforce in (True, False):
+        manifest = _manifest(tmp_path, {"require_ctx_match": True, "acceptance_enforce": enforce})
+        assert load_thresholds(manifest)["require_ctx_match"] is True
+        result = gate(card, thresholds=manifest)
+        assert (result.exit_code, result.outcome) == (1, "ctx-size-missing")
+        assert "require_ctx_match" in _errors(result)[0]
+    off = _manifest(tmp_path, {"require_ctx_match": False}, "off.json")
+    assert gate(card, thresholds=off).exit_code == 0
+    stamped = write_card(tmp_path / "stamped", ctx_size=16384, ctx_size_at="environment")
+    assert gate(stamped, thresholds=manifest).exit_code == 0
+
+
 def test_explicit_bars_override_the_manifest_and_are_always_enforced(tmp_path, write_card):
     card = write_card(tmp_path)
     manifest = _manifest(tmp_path, {"acceptance_target": 0.85, "urgent_recall_floor": 0.9,
@@ -434,7 +466,7 @@ def test_thresholds_mapping_is_checked_like_the_file(write_card, tmp_path):
         ({"acceptance_target": True}, "acceptance_target"),
         ({"urgent_recall_floor": 1.5}, "urgent_recall_floor"),
         ({"acceptance_enforce": "yes please"}, "acceptance_enforce"),
-        ({"require_ctx_match": True}, "require_ctx_match"),
+        ({"require_ctx_match": "yes"}, "require_ctx_match"),
         ([0.8], "mapping"),
     ],
 )

@@ -118,6 +118,15 @@ def test_min_metric_and_thresholds_reach_the_library(run_cli, write_card, tmp_pa
     assert code == 1 and out.count("::error::") == 1 and out.count("::warning::") == 0
 
 
+def test_require_ctx_match_flag_exits_1_for_a_candidate_without_ctx_size(run_cli, write_card, tmp_path):
+    card = write_card(tmp_path)
+    code, out, err = run_cli("gate", "--scorecard", card, "--require-ctx-match")
+    assert code == 1 and "::error::Candidate scorecard records no ctx_size" in out
+    assert err.count("\n") == 1 and "records no ctx_size" in err
+    stamped = write_card(tmp_path / "stamped", ctx_size=16384, ctx_size_at="environment")
+    assert run_cli("gate", "--scorecard", stamped, "--require-ctx-match")[0] == 0
+
+
 def test_basis_difference_is_exit_1_unless_rebaseline_with_a_reason(run_cli, write_card, tmp_path):
     base = write_card(tmp_path, filename="prev/SCORECARD.md", version="0.2.3", ctx_size=8192)
     card = write_card(tmp_path, version="0.2.4", ctx_size=16384)
