@@ -64,6 +64,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         rebaseline_reason=reason,
         thresholds=args.thresholds,
         require_ctx_match=args.require_ctx_match,
+        expected_version=args.expected_version,
     )
     print(result.report())
     if not result.passed:
@@ -207,9 +208,10 @@ def add_parsers(sub: Any) -> None:
     gate = sub.add_parser(
         "gate",
         help="release gate for SCORECARD.md: presence, bars, basis, regression (exit 0 pass, 1 blocked)",
-        description="Exit 1 for a missing or invalid candidate or baseline, a candidate that records no "
-                    "ctx_size under --require-ctx-match, a bar or floor not met, a mistyped --baseline-ref, a basis "
-                    "difference (without --rebaseline) or a regression beyond the noise band; exit 0 for a first adoption (no baseline, or no file at an existing ref), an equal, "
+        description="Exit 1 for a missing or invalid candidate or baseline, a candidate that is not for "
+                    "--expected-version or records no ctx_size under --require-ctx-match, a bar or floor not met, "
+                    "a mistyped --baseline-ref, a basis difference (without --rebaseline) or a regression beyond "
+                    "the noise band; exit 0 for a first adoption (no baseline, or no file at an existing ref), an equal, "
                     "improved or within-band score, or an allowed regression. Prints GitHub Actions annotations.",
     )
     gate.add_argument("--scorecard", required=True, metavar="PATH", help="the candidate SCORECARD.md")
@@ -235,6 +237,9 @@ def add_parsers(sub: Any) -> None:
                            "acceptance_enforce, require_ctx_match); explicit flags override it")
     gate.add_argument("--require-ctx-match", action="store_true",
                       help="fail a candidate that records no ctx_size (recipe.environment or recipe.config)")
+    gate.add_argument("--expected-version", type=_semver, metavar="X.Y.Z",
+                      help="fail unless the candidate's agent.version is X.Y.Z; warn when its results were "
+                           "measured on another release")
     _add_rebaseline(gate, "a basis difference (ctx_size, model, dataset reference/size, limit)")
     gate.set_defaults(handler=_cmd_gate, subparser=gate)
 

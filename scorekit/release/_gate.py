@@ -10,8 +10,9 @@ raise.
 
 Order of the checks, as in the document:
 
-1. presence and validity of the candidate; a recorded ``ctx_size`` when
-   ``require_ctx_match``;
+1. presence and validity of the candidate; its ``agent.version`` against
+   ``expected_version`` (and which release its results were measured on);
+   a recorded ``ctx_size`` when ``require_ctx_match``;
 2. the absolute bar (``min_aggregate``) and metric floors (``min_metrics``) —
    on every path, first adoption included;
 3. baseline resolution: ``baseline_file`` (must exist) or ``baseline_ref``
@@ -41,6 +42,7 @@ from .._files import decode_utf8, read_input_bytes
 from ._document import (
     ABSENT,
     BASIS_FIELDS,
+    SEMVER,
     ScorecardDocument,
     ScorecardFileError,
     ScorecardInvalidError,
@@ -71,6 +73,7 @@ WITHIN_BAND = "within-band"
 IMPROVED = "improved"
 REGRESSION_ALLOWED = "regression-allowed"
 INVALID_CANDIDATE = "invalid-candidate"
+VERSION_MISMATCH = "version-mismatch"
 CTX_SIZE_MISSING = "ctx-size-missing"
 BAR_NOT_MET = "bar-not-met"
 INVALID_BASELINE = "invalid-baseline"
@@ -90,8 +93,9 @@ class GateResult:
     outcome : str
         ``first-adoption``, ``equal``, ``within-band``, ``improved`` or
         ``regression-allowed`` when passed; otherwise the first failure:
-        ``invalid-candidate``, ``ctx-size-missing``, ``bar-not-met``,
-        ``invalid-baseline``, ``basis-mismatch`` or ``regression``.
+        ``invalid-candidate``, ``version-mismatch``, ``ctx-size-missing``,
+        ``bar-not-met``, ``invalid-baseline``, ``basis-mismatch`` or
+        ``regression``.
     failures : tuple of str
         Every failure kind found, in the order checked (empty when passed).
     lines : tuple of str
@@ -398,7 +402,7 @@ def _doc_from_text(text: str, source: str) -> ScorecardDocument:
 # --------------------------------------------------------------------------- the gate
 def _check_arguments(
     baseline_file: Any, baseline_ref: Any, min_aggregate: Any, min_metrics: Any, regression_k: Any,
-    rebaseline_reason: Any,
+    rebaseline_reason: Any, expected_version: Any,
 ) -> None:
     if baseline_file is not None and baseline_ref is not None:
         raise ValueError("baseline_file and baseline_ref are mutually exclusive; got both")
@@ -413,6 +417,8 @@ def _check_arguments(
         raise ValueError(f"regression_k must be a finite number >= 0; got {regression_k!r}")
     if rebaseline_reason is not None and (not isinstance(rebaseline_reason, str) or not rebaseline_reason.strip()):
         raise ValueError(f"rebaseline_reason must be a non-empty string; got {rebaseline_reason!r}")
+    if expected_version is not None and (not isinstance(expected_version, str) or not SEMVER.match(expected_version)):
+        raise ValueError(f"expected_version must be a semver string MAJOR.MINOR.PATCH; got {expected_version!r}")
 
 
 def gate(
@@ -428,6 +434,7 @@ def gate(
     rebaseline_reason: str | None = None,
     thresholds: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     require_ctx_match: bool = False,
+    expected_version: str | None = None,
 ) -> GateResult:
     """Gate a candidate ``SCORECARD.md`` (SPEC §13; the document's exit-code table).
 
@@ -469,6 +476,11 @@ def gate(
     require_ctx_match : bool, default False
         Fail a candidate that records no ``ctx_size`` (in ``recipe.environment``
         or ``recipe.config``), on every path, first adoption included.
+    expected_version : str, optional
+        The release being gated (``X.Y.Z``): fail unless the candidate's
+        ``agent.version`` is exactly this. When the card's ``measured_version``
+        or ``inherited_from`` says its results were measured on another release
+        (a carried-forward card), a ``::warning::`` names that release.
 
     Returns
     -------
@@ -488,7 +500,8 @@ def gate(
     >>> result.exit_code, result.outcome  # doctest: +SKIP
     (0, 'equal')
     """
-    _check_arguments(baseline_file, baseline_ref, min_aggregate, min_metrics, regression_k, rebaseline_reason)
+    _check_arguments(baseline_file, baseline_ref, min_aggregate, min_metrics, regression_k, rebaseline_reason,
+                     expected_version)
     if not isinstance(require_ctx_match, bool):
         raise ValueError(f"require_ctx_match must be True or False; got {require_ctx_match!r}")
 
@@ -510,6 +523,10 @@ def gate(
     cand_version, cand_score = candidate.version, float(candidate.aggregate_value)
     report.info(f"candidate: {candidate.agent_name} v{cand_version}  aggregate {_score(cand_score)}  ({candidate_path})")
     fields: dict[str, Any] = {"candidate_version": cand_version, "candidate_score": cand_score}
+
+    # 1a. The release the card is for, and the release its results were measured on.
+    if expected_version is not None:
+        _check_version(report, candidate, expected_version)
 
     # 1b. A recorded context size, when required (on every path).
     manifest_ctx = manifest is not None and manifest.get("require_ctx_match", False)
@@ -601,6 +618,23 @@ def gate(
             report.fail(REGRESSION, f"Scorecard regression: {pair} (below {floor:g}; "
                                     "investigate, or use --allow-regression if intentional)")
     return report.result(passed_outcome, **fields)
+
+
+def _check_version(report: _Report, candidate: ScorecardDocument, expected: str) -> None:
+    """``agent.version`` must be ``expected``; say when the results were measured on another release."""
+    version = candidate.version
+    if version == expected:
+        report.info(f"version: agent.version {version} is the expected release")
+    else:
+        report.fail(VERSION_MISMATCH, f"Candidate scorecard is for v{version}, not the expected release v{expected} "
+                                      "(agent.version; regenerate or carry the card forward for this release)")
+    measured, inherited = candidate.measured_version, candidate.inherited_from
+    if measured is not None and measured != version:
+        report.warning(f"Scorecard v{version} publishes results measured on v{measured} (measured_version"
+                       + (f"; carried forward from v{inherited}" if inherited else "") + "), not on this release")
+    elif measured is None and inherited is not None and inherited != version:
+        report.warning(f"Scorecard v{version} publishes results carried forward from v{inherited} (inherited_from: "
+                       f"measured on v{inherited} or an earlier release), not measured on this release")
 
 
 def _check_bars(

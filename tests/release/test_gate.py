@@ -389,6 +389,41 @@ def test_acceptance_enforce_defaults_to_true(tmp_path, write_card):
     assert gate(write_card(tmp_path), thresholds=manifest).exit_code == 1
 
 
+# --------------------------------------------------------------------------- expected_version
+def test_expected_version_passes_only_the_card_of_that_release(tmp_path, write_card):
+    card = write_card(tmp_path, version="0.2.4")
+    passed = gate(card, expected_version="0.2.4")
+    assert (passed.exit_code, passed.outcome) == (0, "first-adoption")
+    assert "version: agent.version 0.2.4 is the expected release" in passed.messages and not _warnings(passed)
+    stale = gate(card, expected_version="0.2.5")
+    assert (stale.exit_code, stale.outcome) == (1, "version-mismatch")
+    assert "is for v0.2.4, not the expected release v0.2.5" in _errors(stale)[0]
+    assert gate(card, expected_version="0.2.4-rc.1").outcome == "version-mismatch"  # exact, not "close enough"
+
+
+def test_expected_version_names_the_release_a_carried_forward_card_was_measured_on(tmp_path, write_card):
+    card = write_card(tmp_path, version="0.2.5", inherited_from="0.2.4", measured_version="0.2.3")
+    result = gate(card, expected_version="0.2.5")
+    assert (result.exit_code, result.outcome) == (0, "first-adoption")
+    (warning,) = _warnings(result)
+    assert "v0.2.5 publishes results measured on v0.2.3" in warning and "carried forward from v0.2.4" in warning
+
+
+def test_expected_version_names_the_source_of_a_card_carried_without_measured_version(tmp_path, write_card):
+    # The source project's carry-forward records inherited_from only.
+    card = write_card(tmp_path, version="0.2.4", inherited_from="0.2.3")
+    result = gate(card, expected_version="0.2.4")
+    assert result.exit_code == 0
+    (warning,) = _warnings(result)
+    assert "carried forward from v0.2.3" in warning and "measured on v0.2.3 or an earlier release" in warning
+
+
+@pytest.mark.parametrize("bad", ["v0.2.4", "0.2", "", 24])
+def test_expected_version_that_is_not_semver_is_a_bad_argument(tmp_path, write_card, bad):
+    with pytest.raises(ValueError, match="expected_version"):
+        gate(write_card(tmp_path), expected_version=bad)
+
+
 # --------------------------------------------------------------------------- require_ctx_match
 def test_require_ctx_match_fails_a_candidate_without_ctx_size(tmp_path, write_card):
     card = write_card(tmp_path)  # records no ctx_size anywhere

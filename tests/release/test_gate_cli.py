@@ -118,6 +118,17 @@ def test_min_metric_and_thresholds_reach_the_library(run_cli, write_card, tmp_pa
     assert code == 1 and out.count("::error::") == 1 and out.count("::warning::") == 0
 
 
+def test_expected_version_flag_exits_1_for_another_release_and_names_where_results_were_measured(
+        run_cli, write_card, tmp_path):
+    card = write_card(tmp_path, version="0.2.4", inherited_from="0.2.3", measured_version="0.2.3")
+    code, out, err = run_cli("gate", "--scorecard", card, "--expected-version", "0.2.4")
+    assert code == 0 and "::warning::Scorecard v0.2.4 publishes results measured on v0.2.3" in out
+    code, out, err = run_cli("gate", "--scorecard", card, "--expected-version", "0.2.5")
+    assert code == 1 and "not the expected release v0.2.5" in err and err.count("\n") == 1
+    code, out, err = run_cli("gate", "--scorecard", card, "--expected-version", "v0.2.4")
+    assert code == 2 and "--expected-version" in err  # a tag name is not X.Y.Z: a usage error
+
+
 def test_require_ctx_match_flag_exits_1_for_a_candidate_without_ctx_size(run_cli, write_card, tmp_path):
     card = write_card(tmp_path)
     code, out, err = run_cli("gate", "--scorecard", card, "--require-ctx-match")
