@@ -277,8 +277,10 @@ def add_parsers(sub: Any) -> None:
     lint = sub.add_parser(
         "release-lint",
         help="check the scorecard storage convention in an agent's doc root",
-        description="SCORECARD.md present and valid; README.md links ./SCORECARD.md and any aggregate it quotes "
-                    "equals the card's; package.json (if any) lists SCORECARD.md in files; no scorecards/ folder.",
+        description="SCORECARD.md present and valid; README.md links ./SCORECARD.md or the file's URL pinned to "
+                    "the release's tag (v1.4.0 or 1.4.0, optionally after a prefix such as agent-pkg-email-; no "
+                    "URL of it pinned to a branch or another tag) and any aggregate it quotes equals the card's; "
+                    "package.json (if any) lists SCORECARD.md in files; no scorecards/ folder.",
     )
     lint.add_argument("--doc-root", required=True, metavar="DIR", help="folder of the agent's canonical README")
     lint.set_defaults(handler=_cmd_release_lint, subparser=lint)
