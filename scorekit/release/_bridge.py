@@ -41,6 +41,12 @@ def _weight(weights: Mapping[str, Any], name: str) -> float:
     return float(weight)
 
 
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
 def to_release_payload(
     card: Scorecard,
     *,
@@ -54,6 +60,7 @@ def to_release_payload(
     secondaries: bool = True,
     config: Mapping[str, Any] | None = None,
     limit: int | None = None,
+    n_runs: int = 1,
     environment: Mapping[str, Any] | None = None,
     aggregate_name: str = DEFAULT_AGGREGATE_NAME,
     generated_at: str | None = None,
@@ -85,9 +92,16 @@ def to_release_payload(
         ``<dim>_pass_hat_<k>`` (pass^k) as weight-0 metrics.
     config : mapping, optional
         Extra harness config merged over the defaults (decision, purpose,
-        confidence, hashes, scorekit version, ``limit``).
+        confidence, hashes, scorekit version, ``limit``, ``n_runs``).
     limit : int, optional
-        The ``--limit`` the results were captured with (the gate compares it).
+        The ``--limit`` the results were captured with (the gate and
+        ``refresh-check`` compare it). Default: the number of cases run, so a
+        card from a whole evaluation records the limit that reproduces it and
+        passes ``refresh-check --limit <that number>`` as a full run.
+    n_runs : int, default 1
+        Repeated runs of the suite the results average over
+        (``recipe.config.n_runs``; ``refresh-check`` wants at least as many
+        experiments for a full run). One evaluation is one run.
     environment : mapping, optional
         ``recipe.environment`` (``hardware`` must be a class descriptor, never a hostname).
     require_pass : bool, default True
@@ -102,7 +116,8 @@ def to_release_payload(
         A decision other than PASS (unless ``require_pass=False``), a partial
         scan without ``limit`` and ``dataset_size``, a non-semver version, a
         missing agent name, a dimension with an undefined rate (named), bad
-        weights, or a payload that would not validate.
+        weights, a ``limit`` or ``n_runs`` that is not a positive integer, or a
+        payload that would not validate.
 
     Examples
     --------
@@ -116,6 +131,9 @@ def to_release_payload(
     """
     from .._version import __version__
 
+    if limit is not None:
+        limit = _positive_int("limit", limit)
+    n_runs = _positive_int("n_runs", n_runs)
     data = card.to_dict()
     if require_pass and data.get("decision") != "PASS":
         reasons = "; ".join(getattr(card, "decision_reasons", None) or []) or "see the scorecard"
@@ -188,8 +206,10 @@ def to_release_payload(
         "suite_hash": hashes.get("suite"),
         "results_hash": hashes.get("results"),
     }
-    if limit is not None:
-        harness["limit"] = limit
+    # Recorded always: the gate compares limit between releases, and refresh-check
+    # decides full or subset from it and n_runs against the committed card.
+    harness["limit"] = cases_run if limit is None else limit
+    harness["n_runs"] = n_runs
     harness.update(dict(config or {}))
 
     dim_names = ", ".join(d["name"] for d in dimensions)
