@@ -196,3 +196,42 @@ def test_n_runs_is_recorded_and_refresh_check_wants_as_many_experiments(card, tm
 def test_limit_and_n_runs_must_be_positive_integers(card, option, value):
     with pytest.raises(ValueError, match=f"{option} must be a positive integer"):
         to_release_payload(card, **{option: value})
+
+
+# --------------------------------------------------------------------------- recipe.environment.hardware
+def test_bridge_fills_hardware_with_the_cpu_model_never_the_hostname(card, tmp_path, monkeypatch):
+    import socket
+
+    from scorekit.release import hardware_class
+
+    payload = to_release_payload(card, hardware="auto", environment={"model": "Gemma-4-E4B-it-GGUF"})
+    assert payload.environment == {"model": "Gemma-4-E4B-it-GGUF", "hardware": hardware_class()}
+    assert payload.environment["hardware"].lower() != socket.gethostname().lower()
+    doc = load_scorecard(write_scorecard(payload, tmp_path / "SCORECARD.md"))
+    assert doc.front_matter["recipe"]["environment"]["hardware"] == hardware_class()
+    explicit = to_release_payload(card, hardware="NVIDIA GeForce RTX 4090")
+    assert explicit.environment == {"hardware": "NVIDIA GeForce RTX 4090"}
+    assert to_release_payload(card).environment is None  # nothing asked for: no environment block
+
+
+def test_hostname_as_hardware_is_refused(card, monkeypatch):
+    monkeypatch.setattr("socket.gethostname", lambda: "build-box-17.corp.example")
+    monkeypatch.setattr("platform.node", lambda: "build-box-17.corp.example")
+    for environment, hardware in [({"hardware": "build-box-17.corp.example"}, None), ({"hardware": "BUILD-BOX-17"}, None),
+                                  (None, "build-box-17")]:
+        with pytest.raises(ValueError, match="hostname"):
+            to_release_payload(card, environment=environment, hardware=hardware)
+    # Even when the machine's own description is its name, "auto" does not write it.
+    monkeypatch.setattr("scorekit.release._bridge.hardware_class", lambda: "build-box-17")
+    with pytest.raises(ValueError, match="hostname"):
+        to_release_payload(card, hardware="auto")
+
+
+@pytest.mark.parametrize(("environment", "hardware", "match"), [
+    ({"hardware": "AMD Ryzen AI MAX+ (Strix Halo)"}, "NVIDIA GeForce RTX 4090", "disagree"),
+    (None, "", "class descriptor"),
+    (["hardware"], None, "environment must be a mapping"),
+])
+def test_bad_hardware_or_environment_is_refused(card, environment, hardware, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        to_release_payload(card, environment=environment, hardware=hardware)
