@@ -295,3 +295,41 @@ def test_directory_at_baseline_ref_is_not_a_first_adoption(run_cli, repo, write_
     moved.write_text(card.read_text(encoding="utf-8"), encoding="utf-8")
     code, out, _ = run_cli("gate", "--scorecard", moved, "--baseline-ref", "v0.2.3")
     assert code == 1 and "is a tree at that ref" in out
+
+
+# --------------------------------------------------------------------------- help
+RELEASE_COMMANDS = ("gate", "carry-forward", "refresh-check", "release-lint")
+
+
+def _release_subparsers():
+    import argparse
+
+    parser = cli.build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    helps = {choice.dest: choice.help for choice in sub._choices_actions}
+    return {name: (sub.choices[name], helps.get(name)) for name in RELEASE_COMMANDS}
+
+
+def test_every_release_command_and_option_has_a_one_line_help():
+    for name, (parser, summary) in _release_subparsers().items():
+        assert summary and "\n" not in summary, name
+        options = [a for a in parser._actions if a.option_strings and "-h" not in a.option_strings]
+        assert options, name
+        for action in options:
+            assert action.help and action.help.strip() and "\n" not in action.help, (name, action.option_strings)
+
+
+@pytest.mark.parametrize("command", RELEASE_COMMANDS)
+def test_release_command_help_lists_every_option_and_exits_0(run_cli, command):
+    parser, _ = _release_subparsers()[command]
+    code, out, _ = run_cli(command, "--help")
+    assert code == 0
+    for action in parser._actions:
+        for flag in action.option_strings:
+            assert flag in out, flag
+
+
+def test_gate_help_documents_the_compatibility_flags(run_cli):
+    code, out, _ = run_cli("gate", "--help")
+    assert code == 0
+    assert "--require-ctx-match" in out and "--expected-version X.Y.Z" in out and "require_ctx_match" in out
