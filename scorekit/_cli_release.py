@@ -63,6 +63,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         variance_metric=args.variance_metric,
         rebaseline_reason=reason,
         thresholds=args.thresholds,
+        require_ctx_match=args.require_ctx_match,
+        expected_version=args.expected_version,
     )
     print(result.report())
     if not result.passed:
@@ -206,9 +208,10 @@ def add_parsers(sub: Any) -> None:
     gate = sub.add_parser(
         "gate",
         help="release gate for SCORECARD.md: presence, bars, basis, regression (exit 0 pass, 1 blocked)",
-        description="Exit 1 for a missing or invalid candidate or baseline, a bar or floor not met, a mistyped "
-                    "--baseline-ref, a basis difference (without --rebaseline) or a regression beyond the noise "
-                    "band; exit 0 for a first adoption (no baseline, or no file at an existing ref), an equal, "
+        description="Exit 1 for a missing or invalid candidate or baseline, a candidate that is not for "
+                    "--expected-version or records no ctx_size under --require-ctx-match, a bar or floor not met, "
+                    "a mistyped --baseline-ref, a basis difference (without --rebaseline) or a regression beyond "
+                    "the noise band; exit 0 for a first adoption (no baseline, or no file at an existing ref), an equal, "
                     "improved or within-band score, or an allowed regression. Prints GitHub Actions annotations.",
     )
     gate.add_argument("--scorecard", required=True, metavar="PATH", help="the candidate SCORECARD.md")
@@ -231,7 +234,12 @@ def add_parsers(sub: Any) -> None:
                       help="let a regression pass with a ::warning:: naming both versions and scores")
     gate.add_argument("--thresholds", metavar="FILE",
                       help="thresholds manifest (JSON/YAML: acceptance_target, urgent_recall_floor, "
-                           "acceptance_enforce); explicit flags override it")
+                           "acceptance_enforce, require_ctx_match); explicit flags override it")
+    gate.add_argument("--require-ctx-match", action="store_true",
+                      help="fail a candidate that records no ctx_size (recipe.environment or recipe.config)")
+    gate.add_argument("--expected-version", type=_semver, metavar="X.Y.Z",
+                      help="fail unless the candidate's agent.version is X.Y.Z; warn when its results were "
+                           "measured on another release")
     _add_rebaseline(gate, "a basis difference (ctx_size, model, dataset reference/size, limit)")
     gate.set_defaults(handler=_cmd_gate, subparser=gate)
 
@@ -269,8 +277,10 @@ def add_parsers(sub: Any) -> None:
     lint = sub.add_parser(
         "release-lint",
         help="check the scorecard storage convention in an agent's doc root",
-        description="SCORECARD.md present and valid; README.md links ./SCORECARD.md and any aggregate it quotes "
-                    "equals the card's; package.json (if any) lists SCORECARD.md in files; no scorecards/ folder.",
+        description="SCORECARD.md present and valid; README.md links ./SCORECARD.md or the file's URL pinned to "
+                    "the release's tag (v1.4.0 or 1.4.0, optionally after a prefix such as agent-pkg-email-; no "
+                    "URL of it pinned to a branch or another tag) and any aggregate it quotes equals the card's; "
+                    "package.json (if any) lists SCORECARD.md in files; no scorecards/ folder.",
     )
     lint.add_argument("--doc-root", required=True, metavar="DIR", help="folder of the agent's canonical README")
     lint.set_defaults(handler=_cmd_release_lint, subparser=lint)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._document import SEMVER, validate_scorecard
-from ._payload import DEFAULT_AGGREGATE_NAME, Metric, ResultPayload
+from ._payload import DEFAULT_AGGREGATE_NAME, Metric, ResultPayload, hardware_class
 
 if TYPE_CHECKING:
     from .._scorecard import Scorecard
@@ -41,6 +41,49 @@ def _weight(weights: Mapping[str, Any], name: str) -> float:
     return float(weight)
 
 
+def _hostnames() -> set[str]:
+    """This machine's names (lower case): a hardware field must never be one of them."""
+    import platform
+    import socket
+
+    names = set()
+    for name in (socket.gethostname(), platform.node()):
+        name = (name or "").strip().lower()
+        if name:
+            names |= {name, name.split(".", 1)[0]}
+    return names
+
+
+def _environment(environment: Mapping[str, Any] | None, hardware: str | None) -> dict[str, Any] | None:
+    """``recipe.environment`` as scorekit fills it: ``hardware`` a class descriptor, never a hostname."""
+    if environment is None and hardware is None:
+        return None
+    if environment is not None and not isinstance(environment, Mapping):
+        raise TypeError(f"environment must be a mapping; got {type(environment).__name__}")
+    filled = dict(environment or {})
+    if hardware is not None:
+        if not isinstance(hardware, str) or not hardware.strip():
+            raise ValueError(f"hardware must be a class descriptor (CPU or GPU model) or 'auto'; got {hardware!r}")
+        value = hardware_class() if hardware == "auto" else hardware.strip()
+        if filled.get("hardware") not in (None, value):
+            raise ValueError(f"hardware {value!r} and environment['hardware'] {filled['hardware']!r} disagree; "
+                             "give one")
+        filled["hardware"] = value
+    named = filled.get("hardware")
+    if isinstance(named, str) and named.strip().lower() in _hostnames():
+        raise ValueError(
+            f"environment hardware {named!r} is this machine's hostname: record a hardware class descriptor "
+            "(the CPU or GPU model, e.g. 'AMD Ryzen AI MAX+ (Strix Halo)'; hardware='auto' reads the CPU model)"
+        )
+    return filled
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
 def to_release_payload(
     card: Scorecard,
     *,
@@ -54,7 +97,9 @@ def to_release_payload(
     secondaries: bool = True,
     config: Mapping[str, Any] | None = None,
     limit: int | None = None,
+    n_runs: int = 1,
     environment: Mapping[str, Any] | None = None,
+    hardware: str | None = None,
     aggregate_name: str = DEFAULT_AGGREGATE_NAME,
     generated_at: str | None = None,
     require_pass: bool = True,
@@ -85,11 +130,25 @@ def to_release_payload(
         ``<dim>_pass_hat_<k>`` (pass^k) as weight-0 metrics.
     config : mapping, optional
         Extra harness config merged over the defaults (decision, purpose,
-        confidence, hashes, scorekit version, ``limit``).
+        confidence, hashes, scorekit version, ``limit``, ``n_runs``).
     limit : int, optional
-        The ``--limit`` the results were captured with (the gate compares it).
+        The ``--limit`` the results were captured with (the gate and
+        ``refresh-check`` compare it). Default: the number of cases run, so a
+        card from a whole evaluation records the limit that reproduces it and
+        passes ``refresh-check --limit <that number>`` as a full run.
+    n_runs : int, default 1
+        Repeated runs of the suite the results average over
+        (``recipe.config.n_runs``; ``refresh-check`` wants at least as many
+        experiments for a full run). One evaluation is one run.
     environment : mapping, optional
-        ``recipe.environment`` (``hardware`` must be a class descriptor, never a hostname).
+        ``recipe.environment``: what produced the numbers (``model``,
+        ``ctx_size``, ``hardware``, ...).
+    hardware : str, optional
+        ``recipe.environment.hardware``, a class descriptor (CPU or GPU
+        model); ``"auto"`` records this machine's CPU model
+        (:func:`scorekit.release.hardware_class`) — only right when this
+        machine ran the agent. A hardware value that is this machine's
+        hostname is refused, given here or in ``environment``.
     require_pass : bool, default True
         Fail closed: an evaluation whose decision is not PASS (FAIL,
         INCOMPLETE, TRIAGE, SELF_TEST) is refused, since a release gate reads
@@ -102,7 +161,8 @@ def to_release_payload(
         A decision other than PASS (unless ``require_pass=False``), a partial
         scan without ``limit`` and ``dataset_size``, a non-semver version, a
         missing agent name, a dimension with an undefined rate (named), bad
-        weights, or a payload that would not validate.
+        weights, a ``limit`` or ``n_runs`` that is not a positive integer, a
+        hostname as hardware, or a payload that would not validate.
 
     Examples
     --------
@@ -116,6 +176,10 @@ def to_release_payload(
     """
     from .._version import __version__
 
+    if limit is not None:
+        limit = _positive_int("limit", limit)
+    n_runs = _positive_int("n_runs", n_runs)
+    filled_environment = _environment(environment, hardware)
     data = card.to_dict()
     if require_pass and data.get("decision") != "PASS":
         reasons = "; ".join(getattr(card, "decision_reasons", None) or []) or "see the scorecard"
@@ -188,8 +252,10 @@ def to_release_payload(
         "suite_hash": hashes.get("suite"),
         "results_hash": hashes.get("results"),
     }
-    if limit is not None:
-        harness["limit"] = limit
+    # Recorded always: the gate compares limit between releases, and refresh-check
+    # decides full or subset from it and n_runs against the committed card.
+    harness["limit"] = cases_run if limit is None else limit
+    harness["n_runs"] = n_runs
     harness.update(dict(config or {}))
 
     dim_names = ", ".join(d["name"] for d in dimensions)
@@ -210,7 +276,7 @@ def to_release_payload(
         aggregate_name=aggregate_name,
         generated_at=generated_at,
         reproduction_command=reproduction_command,
-        environment=dict(environment) if environment is not None else None,
+        environment=filled_environment,
     )
     problems = validate_scorecard(payload.to_front_matter())
     if problems:

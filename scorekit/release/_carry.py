@@ -14,7 +14,10 @@ def carry_forward(prev_scorecard_path: str | os.PathLike[str], new_version: str)
     """A payload for patch release ``new_version`` with the prior card's results, verbatim.
 
     Only a patch bump may carry results forward: same ``major.minor`` and a
-    greater ``patch``. ``inherited_from`` is the prior card's ``agent.version``
+    greater ``patch``, between release versions: a prerelease (``1.2.3-rc.1``)
+    or build-tagged (``1.2.3+build.5``) version, as the prior card's or as the
+    target, is refused (a prerelease's results are not a release's to inherit,
+    and a prerelease must be measured). ``inherited_from`` is the prior card's ``agent.version``
     (read from its front matter, never the file name); ``measured_version`` is
     the release whose evaluation produced the results: the prior card's own
     ``measured_version`` when it was itself carried forward, else its
@@ -33,7 +36,8 @@ def carry_forward(prev_scorecard_path: str | os.PathLike[str], new_version: str)
     ------
     ValueError
         A minor or major bump ("re-run" the evaluation), the same or a lower
-        version, or a ``new_version`` that is not semver.
+        version, a ``new_version`` that is not semver, or a prerelease / build
+        version on either side.
     ScorecardFileError, ScorecardInvalidError
         (ValueErrors) the prior card cannot be read or is invalid.
 
@@ -45,8 +49,10 @@ def carry_forward(prev_scorecard_path: str | os.PathLike[str], new_version: str)
     """
     if not isinstance(new_version, str) or SEMVER.match(new_version) is None:
         raise ValueError(f"new_version must be a semver string MAJOR.MINOR.PATCH (e.g. 0.2.5); got {new_version!r}")
+    _refuse_prerelease(new_version, "new_version")
     doc = load_scorecard(prev_scorecard_path)
     prior = doc.version
+    _refuse_prerelease(prior, "the prior card's agent.version")
     old, new = semver_core(prior), semver_core(new_version)
     if new[:2] != old[:2]:
         if new[:2] > old[:2]:
@@ -74,3 +80,12 @@ def carry_forward(prev_scorecard_path: str | os.PathLike[str], new_version: str)
         measured_version=previous.measured_version or previous.inherited_from or prior,
         generated_at=_now(),
     )
+
+
+def _refuse_prerelease(version: str, what: str) -> None:
+    match = SEMVER.match(version)
+    if match is not None and (match["prerelease"] is not None or match["build"] is not None):
+        raise ValueError(
+            f"{what} {version} is a prerelease or build version: only a release MAJOR.MINOR.PATCH carries results "
+            "forward to a patch release; re-run the evaluation"
+        )

@@ -29,6 +29,8 @@ __all__ = [
     "ABSENT",
     "AGGREGATE_FORMULA",
     "BASIS_FIELDS",
+    "CTX_SIZE",
+    "CTX_SIZE_PATHS",
     "REQUIRED_FIELDS",
     "SEMVER",
     "ScorecardDocument",
@@ -36,6 +38,7 @@ __all__ = [
     "ScorecardInvalidError",
     "basis_mismatches",
     "basis_of",
+    "ctx_size_of",
     "load_scorecard",
     "parse_scorecard",
     "parse_scorecard_text",
@@ -587,10 +590,12 @@ def validate_scorecard(doc_or_front_matter: ScorecardDocument | Mapping) -> list
     ``test_cases_run`` ≤ ``recipe.dataset.size``; ``aggregate.value``
     recomputes from ``aggregate.components`` to 2 dp and the components agree
     with ``results.metrics`` (weight-0 metrics may be omitted from the
-    components); an ``acceptance_variance`` block, when present, has a finite
-    ``mean`` and a finite, non-negative (or null) ``stdev`` per metric; the
-    optional ``environment``, ``breakdown`` and ``performance`` blocks are
-    well-formed.
+    components); an ``acceptance_variance`` block, when present and not null
+    (null, as written for a single run, is the same as absent), has a finite
+    ``mean`` and a finite, non-negative (or null) ``stdev`` per metric;
+    ``ctx_size``, in ``recipe.environment`` and/or ``recipe.config``, is a
+    positive integer and the two agree; the optional ``environment``,
+    ``breakdown`` and ``performance`` blocks are well-formed.
 
     Examples
     --------
@@ -621,10 +626,13 @@ def validate_scorecard(doc_or_front_matter: ScorecardDocument | Mapping) -> list
     size = c.positive_int(dataset, "recipe.dataset.size")
     c.text(recipe, "recipe.methodology")
     config = c.section("recipe.config") if recipe is not None else None
-    if config is not None and "acceptance_variance" in config:
+    # null is what the source project's adapter writes for a single run: the same as absent.
+    if config is not None and config.get("acceptance_variance") is not None:
         _check_variance(c, config["acceptance_variance"])
     if recipe is not None and "environment" in recipe and recipe["environment"] is not None:
         _check_environment(c, recipe["environment"])
+    if recipe is not None:
+        _check_ctx_size(c, front)
 
     # results
     results = c.section("results")
@@ -739,6 +747,22 @@ def _check_environment(c: _Checker, env: Any) -> None:
         c.add(f"{path}.temperature", f"must be a finite number >= 0; got {temperature!r}")
 
 
+def _check_ctx_size(c: _Checker, front: Mapping) -> None:
+    """``ctx_size`` where recorded is a positive integer, and its two places agree."""
+    recorded = []
+    for path in CTX_SIZE_PATHS:
+        value = _get(front, path)
+        if value is None:
+            continue  # absent, null, or under a section that is not a mapping (reported elsewhere)
+        if not _is_int(value) or value < 1:
+            c.add(path, f"must be a positive integer (the context size in tokens) or null; got {value!r}")
+            return
+        recorded.append((path, int(value)))
+    if len(recorded) == 2 and recorded[0][1] != recorded[1][1]:
+        (first, a), (second, b) = recorded
+        c.add(first, f"{a} disagrees with {second} {b}: a card is measured under one context size")
+
+
 def _check_breakdown(c: _Checker, block: Any) -> None:
     path = "results.breakdown"
     if not isinstance(block, Mapping):
@@ -795,11 +819,20 @@ def _check_performance(c: _Checker, block: Any) -> None:
 
 
 # --------------------------------------------------------------------------- basis
+#: The basis field of the context size: read by :func:`ctx_size_of` from either of
+#: :data:`CTX_SIZE_PATHS`, not from one dotted path.
+CTX_SIZE = "ctx_size"
+
+#: Where a card records its context size: ``recipe.environment.ctx_size`` (where the
+#: source project's adapter writes it) or ``recipe.config.ctx_size``. A card that
+#: records both with different values is invalid.
+CTX_SIZE_PATHS: tuple[str, ...] = ("recipe.environment.ctx_size", "recipe.config.ctx_size")
+
 #: What changes the thing measured (SPEC §13: ``ctx_size``, ``model``, dataset
 #: reference and size), plus ``limit``: the seed warns that aggregates are
 #: comparable only at a consistent ``--limit``.
 BASIS_FIELDS: tuple[str, ...] = (
-    "recipe.config.ctx_size",
+    CTX_SIZE,
     "recipe.config.model",
     "recipe.dataset.reference",
     "recipe.dataset.size",
@@ -815,15 +848,44 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 
+def ctx_size_of(front_matter: Mapping[str, Any]) -> Any:
+    """The context size a card was measured under, or :data:`ABSENT` when it records none.
+
+    Read from ``recipe.environment.ctx_size``, else ``recipe.config.ctx_size``;
+    a null in either place is "not recorded". (:func:`validate_scorecard`
+    refuses a card whose two places disagree.)
+
+    Examples
+    --------
+    >>> ctx_size_of({"recipe": {"environment": {"ctx_size": 16384}, "config": {}}})
+    16384
+    >>> ctx_size_of({"recipe": {"environment": {"ctx_size": None}, "config": {"ctx_size": 8192}}})
+    8192
+    >>> ctx_size_of({"recipe": {"config": {}}})
+    (absent)
+    """
+    for path in CTX_SIZE_PATHS:
+        value = _get(front_matter, path)
+        if value is not None:
+            return value
+    return ABSENT
+
+
 def basis_of(front_matter: Mapping[str, Any], *, fields: Sequence[str] = BASIS_FIELDS) -> dict[str, Any]:
     """``{field: value}`` of a card's basis; :data:`ABSENT` for a field it does not record.
+
+    Fields are dotted front-matter paths, except :data:`CTX_SIZE` (``"ctx_size"``),
+    read by :func:`ctx_size_of` from ``recipe.environment`` or ``recipe.config``.
 
     Examples
     --------
     >>> basis_of({"recipe": {"config": {"model": "m1"}}}, fields=["recipe.config.model", "recipe.config.limit"])
     {'recipe.config.model': 'm1', 'recipe.config.limit': (absent)}
+    >>> basis_of({"recipe": {"environment": {"ctx_size": 16384}}}, fields=["ctx_size"])
+    {'ctx_size': 16384}
     """
-    return {field: _get(front_matter, field, ABSENT) for field in fields}
+    return {field: ctx_size_of(front_matter) if field == CTX_SIZE else _get(front_matter, field, ABSENT)
+            for field in fields}
 
 
 def basis_mismatches(candidate: Mapping[str, Any], reference: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:

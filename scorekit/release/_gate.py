@@ -10,7 +10,9 @@ raise.
 
 Order of the checks, as in the document:
 
-1. presence and validity of the candidate;
+1. presence and validity of the candidate; its ``agent.version`` against
+   ``expected_version`` (and which release its results were measured on);
+   a recorded ``ctx_size`` when ``require_ctx_match``;
 2. the absolute bar (``min_aggregate``) and metric floors (``min_metrics``) —
    on every path, first adoption included;
 3. baseline resolution: ``baseline_file`` (must exist) or ``baseline_ref``
@@ -38,13 +40,16 @@ from typing import Any, Mapping
 from .._errors import PolicyError
 from .._files import decode_utf8, read_input_bytes
 from ._document import (
+    ABSENT,
     BASIS_FIELDS,
+    SEMVER,
     ScorecardDocument,
     ScorecardFileError,
     ScorecardInvalidError,
     _kind,
     basis_mismatches,
     basis_of,
+    ctx_size_of,
     load_scorecard,
     parse_scorecard_text,
     validate_scorecard,
@@ -68,6 +73,8 @@ WITHIN_BAND = "within-band"
 IMPROVED = "improved"
 REGRESSION_ALLOWED = "regression-allowed"
 INVALID_CANDIDATE = "invalid-candidate"
+VERSION_MISMATCH = "version-mismatch"
+CTX_SIZE_MISSING = "ctx-size-missing"
 BAR_NOT_MET = "bar-not-met"
 INVALID_BASELINE = "invalid-baseline"
 BASIS_MISMATCH = "basis-mismatch"
@@ -86,8 +93,9 @@ class GateResult:
     outcome : str
         ``first-adoption``, ``equal``, ``within-band``, ``improved`` or
         ``regression-allowed`` when passed; otherwise the first failure:
-        ``invalid-candidate``, ``bar-not-met``, ``invalid-baseline``,
-        ``basis-mismatch`` or ``regression``.
+        ``invalid-candidate``, ``version-mismatch``, ``ctx-size-missing``,
+        ``bar-not-met``, ``invalid-baseline``, ``basis-mismatch`` or
+        ``regression``.
     failures : tuple of str
         Every failure kind found, in the order checked (empty when passed).
     lines : tuple of str
@@ -168,7 +176,7 @@ def _escape_annotation(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- thresholds manifest
-_THRESHOLD_KEYS = ("acceptance_target", "urgent_recall_floor", "acceptance_enforce")
+_THRESHOLD_KEYS = ("acceptance_target", "urgent_recall_floor", "acceptance_enforce", "require_ctx_match")
 # The source project keeps its per-run FP/FN harness settings in the same file;
 # they configure another check, so they are accepted and ignored here.
 _FOREIGN_KEYS = ("fp_max", "fn_max", "axis", "enforce")
@@ -184,11 +192,12 @@ def load_thresholds(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[
     are comments. ``acceptance_target`` is read on the [0, 1] scale when it is
     at most 1 (``0.80`` is the 80 % bar, as in the source project's manifest)
     and on the aggregate's 0–100 scale when above 1 (``80``); 1 itself means
-    100. The per-run harness keys the source project keeps in the same file
-    (``fp_max``, ``fn_max``, ``axis``, ``enforce``) are ignored, and
-    ``require_ctx_match: false`` is accepted (``true`` is not supported: the
-    gate compares ``ctx_size`` as part of the basis instead). Any other key is
-    an error — a misspelt ``acceptance_enforce`` must not switch enforcement off.
+    100. ``require_ctx_match`` (bool, default ``false``): when ``true`` a
+    candidate that records no ``ctx_size`` fails, whatever
+    ``acceptance_enforce`` says (as ``--require-ctx-match``). The per-run
+    harness keys the source project keeps in the same file (``fp_max``,
+    ``fn_max``, ``axis``, ``enforce``) are ignored. Any other key is an error —
+    a misspelt ``acceptance_enforce`` must not switch enforcement off.
 
     Parameters
     ----------
@@ -200,8 +209,8 @@ def load_thresholds(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[
     -------
     dict
         ``{"min_aggregate": float | None (0–100 scale), "min_metrics":
-        {"urgent_recall": float} or {}, "enforce": bool, "source": str,
-        "acceptance_target": the value as written}``.
+        {"urgent_recall": float} or {}, "enforce": bool, "require_ctx_match":
+        bool, "source": str, "acceptance_target": the value as written}``.
 
     Raises
     ------
@@ -216,8 +225,8 @@ def load_thresholds(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[
     >>> _ = p.write_text(json.dumps({"acceptance_target": 0.8, "urgent_recall_floor": 0.9,
     ...                              "acceptance_enforce": True, "_comment": "data, not code"}))
     >>> t = load_thresholds(p)
-    >>> t["min_aggregate"], t["min_metrics"], t["enforce"]
-    (80.0, {'urgent_recall': 0.9}, True)
+    >>> t["min_aggregate"], t["min_metrics"], t["enforce"], t["require_ctx_match"]
+    (80.0, {'urgent_recall': 0.9}, True, False)
     """
     if isinstance(source, Mapping):
         return _normalise_thresholds(source, "<thresholds>")
@@ -242,13 +251,6 @@ def _normalise_thresholds(data: Any, name: str) -> dict[str, Any]:
             raise PolicyError(f"{name}: keys must be strings; got {key!r}")
         if key.startswith("_") or key in _THRESHOLD_KEYS or key in _FOREIGN_KEYS:
             continue
-        if key == "require_ctx_match":
-            if data[key] is False:
-                continue
-            raise PolicyError(
-                f"{name}: require_ctx_match: only false is supported; got {data[key]!r} "
-                "(the gate compares recipe.config.ctx_size with the baseline's as part of the basis)"
-            )
         raise PolicyError(
             f"{name}: unknown key {key!r}; expected {', '.join(_THRESHOLD_KEYS)} "
             "(keys starting with '_' are comments)"
@@ -273,10 +275,14 @@ def _normalise_thresholds(data: Any, name: str) -> dict[str, Any]:
     enforce = data.get("acceptance_enforce", True)
     if not isinstance(enforce, bool):
         raise PolicyError(f"{name}: acceptance_enforce: must be true or false; got {enforce!r}")
+    require_ctx = data.get("require_ctx_match", False)
+    if not isinstance(require_ctx, bool):
+        raise PolicyError(f"{name}: require_ctx_match: must be true or false; got {require_ctx!r}")
     return {
         "min_aggregate": min_aggregate,
         "min_metrics": min_metrics,
         "enforce": enforce,
+        "require_ctx_match": require_ctx,
         "source": name,
         "acceptance_target": target,
     }
@@ -396,7 +402,7 @@ def _doc_from_text(text: str, source: str) -> ScorecardDocument:
 # --------------------------------------------------------------------------- the gate
 def _check_arguments(
     baseline_file: Any, baseline_ref: Any, min_aggregate: Any, min_metrics: Any, regression_k: Any,
-    rebaseline_reason: Any,
+    rebaseline_reason: Any, expected_version: Any,
 ) -> None:
     if baseline_file is not None and baseline_ref is not None:
         raise ValueError("baseline_file and baseline_ref are mutually exclusive; got both")
@@ -411,6 +417,8 @@ def _check_arguments(
         raise ValueError(f"regression_k must be a finite number >= 0; got {regression_k!r}")
     if rebaseline_reason is not None and (not isinstance(rebaseline_reason, str) or not rebaseline_reason.strip()):
         raise ValueError(f"rebaseline_reason must be a non-empty string; got {rebaseline_reason!r}")
+    if expected_version is not None and (not isinstance(expected_version, str) or not SEMVER.match(expected_version)):
+        raise ValueError(f"expected_version must be a semver string MAJOR.MINOR.PATCH; got {expected_version!r}")
 
 
 def gate(
@@ -425,6 +433,8 @@ def gate(
     variance_metric: str | None = None,
     rebaseline_reason: str | None = None,
     thresholds: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    require_ctx_match: bool = False,
+    expected_version: str | None = None,
 ) -> GateResult:
     """Gate a candidate ``SCORECARD.md`` (SPEC §13; the document's exit-code table).
 
@@ -461,7 +471,16 @@ def gate(
         :func:`load_thresholds`).
         Explicit ``min_aggregate`` / ``min_metrics`` entries override it and are
         always enforced; manifest bars are enforced only when its
-        ``acceptance_enforce`` is true.
+        ``acceptance_enforce`` is true. Its ``require_ctx_match: true`` is
+        ``require_ctx_match=True``.
+    require_ctx_match : bool, default False
+        Fail a candidate that records no ``ctx_size`` (in ``recipe.environment``
+        or ``recipe.config``), on every path, first adoption included.
+    expected_version : str, optional
+        The release being gated (``X.Y.Z``): fail unless the candidate's
+        ``agent.version`` is exactly this. When the card's ``measured_version``
+        or ``inherited_from`` says its results were measured on another release
+        (a carried-forward card), a ``::warning::`` names that release.
 
     Returns
     -------
@@ -481,7 +500,10 @@ def gate(
     >>> result.exit_code, result.outcome  # doctest: +SKIP
     (0, 'equal')
     """
-    _check_arguments(baseline_file, baseline_ref, min_aggregate, min_metrics, regression_k, rebaseline_reason)
+    _check_arguments(baseline_file, baseline_ref, min_aggregate, min_metrics, regression_k, rebaseline_reason,
+                     expected_version)
+    if not isinstance(require_ctx_match, bool):
+        raise ValueError(f"require_ctx_match must be True or False; got {require_ctx_match!r}")
 
     manifest = None if thresholds is None else load_thresholds(thresholds)
     report = _Report()
@@ -501,6 +523,22 @@ def gate(
     cand_version, cand_score = candidate.version, float(candidate.aggregate_value)
     report.info(f"candidate: {candidate.agent_name} v{cand_version}  aggregate {_score(cand_score)}  ({candidate_path})")
     fields: dict[str, Any] = {"candidate_version": cand_version, "candidate_score": cand_score}
+
+    # 1a. The release the card is for, and the release its results were measured on.
+    if expected_version is not None:
+        _check_version(report, candidate, expected_version)
+
+    # 1b. A recorded context size, when required (on every path).
+    manifest_ctx = manifest is not None and manifest.get("require_ctx_match", False)
+    if require_ctx_match or manifest_ctx:
+        origin = "--require-ctx-match" if require_ctx_match else f"thresholds {manifest['source']}: require_ctx_match"
+        ctx_size = ctx_size_of(candidate.front_matter)
+        if ctx_size is ABSENT:
+            report.fail(CTX_SIZE_MISSING, f"Candidate scorecard records no ctx_size (recipe.environment.ctx_size "
+                                          f"or recipe.config.ctx_size), required by {origin}: state the context "
+                                          "window the results were measured under")
+        else:
+            report.info(f"ctx_size: {ctx_size} recorded ({origin})")
 
     # 2. Bars and floors, on every path.
     _check_bars(report, candidate, min_aggregate, min_metrics, manifest)
@@ -580,6 +618,23 @@ def gate(
             report.fail(REGRESSION, f"Scorecard regression: {pair} (below {floor:g}; "
                                     "investigate, or use --allow-regression if intentional)")
     return report.result(passed_outcome, **fields)
+
+
+def _check_version(report: _Report, candidate: ScorecardDocument, expected: str) -> None:
+    """``agent.version`` must be ``expected``; say when the results were measured on another release."""
+    version = candidate.version
+    if version == expected:
+        report.info(f"version: agent.version {version} is the expected release")
+    else:
+        report.fail(VERSION_MISMATCH, f"Candidate scorecard is for v{version}, not the expected release v{expected} "
+                                      "(agent.version; regenerate or carry the card forward for this release)")
+    measured, inherited = candidate.measured_version, candidate.inherited_from
+    if measured is not None and measured != version:
+        report.warning(f"Scorecard v{version} publishes results measured on v{measured} (measured_version"
+                       + (f"; carried forward from v{inherited}" if inherited else "") + "), not on this release")
+    elif measured is None and inherited is not None and inherited != version:
+        report.warning(f"Scorecard v{version} publishes results carried forward from v{inherited} (inherited_from: "
+                       f"measured on v{inherited} or an earlier release), not measured on this release")
 
 
 def _check_bars(

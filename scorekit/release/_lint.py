@@ -2,7 +2,9 @@
 
 ``<doc-root>/`` holds the agent's canonical ``README.md`` and a single
 ``SCORECARD.md`` updated in place; the README links it as ``./SCORECARD.md``
-(which resolves both in-repo and in the published npm package); a
+(which resolves both in-repo and in the published npm package) or by an
+absolute URL pinned to the release's tag (which shows the released card
+wherever the README is read); a
 ``package.json``, when the doc root is an npm package, lists ``SCORECARD.md``
 in ``files``; there is no ``scorecards/`` folder.
 """
@@ -17,13 +19,23 @@ from typing import Any
 
 from ._document import ScorecardFileError, ScorecardInvalidError, load_scorecard
 
-__all__ = ["README_AGGREGATE_PATTERN", "README_LINK_PATTERN", "lint_doc_root"]
+__all__ = ["README_AGGREGATE_PATTERN", "README_LINK_PATTERN", "README_URL_PATTERN", "lint_doc_root", "pinned_ref",
+           "tag_names_version"]
 
 # ``./SCORECARD.md`` as a whole path: a Markdown link target ``(./SCORECARD.md)``,
 # ``(./SCORECARD.md#reproduction)``, a reference definition, an HTML href or a bare
 # mention. Not ``../SCORECARD.md``, ``docs/./SCORECARD.md`` or ``./SCORECARD.mdx``.
 README_LINK_PATTERN = re.compile(r"(?<![\w./\\-])\./SCORECARD\.md(?![\w-])(?!\.\w)")
 _BARE_NAME = re.compile(r"(?<![\w./\\-])SCORECARD\.md(?![\w-])(?!\.\w)")
+
+# An absolute http(s) URL whose path ends in /SCORECARD.md (a fragment or query may follow).
+README_URL_PATTERN = re.compile(
+    r"https?://[^\s<>()\[\]\"'`]+?/SCORECARD\.md(?=$|[\s#?<>()\[\]\"'`*]|[.,;:!](?:\s|$))", re.MULTILINE
+)
+# Path segments after which a forge names the ref: GitHub and GitLab (``/-/blob/``)
+# ``blob``/``tree``/``raw``, Bitbucket ``src``; Gitea ``src/tag|branch|commit/<ref>``.
+_REF_MARKERS = ("blob", "tree", "raw", "src")
+_RAW_HOSTS = ("raw.githubusercontent.com",)
 
 # An aggregate the README quotes: the word "aggregate" (any case), optionally
 # "score", then separators (spaces, ':', '=', '-', '|', Markdown emphasis or code
@@ -40,15 +52,80 @@ README_AGGREGATE_PATTERN = re.compile(
 _PACKAGE_FILES_ENTRIES = ("SCORECARD.md", "./SCORECARD.md", "/SCORECARD.md")
 
 
+def pinned_ref(url: str) -> str | None:
+    """The git ref (tag, branch or commit) a forge URL of a file is pinned to; None when the URL does not say.
+
+    GitHub ``/blob/<ref>/``, ``/tree/<ref>/``, ``/raw/<ref>/`` and
+    ``raw.githubusercontent.com/<owner>/<repo>/<ref>/``; GitLab ``/-/blob/<ref>/``;
+    Bitbucket ``/src/<ref>/``; Gitea ``/src/tag/<ref>/``. ``refs/tags/<tag>``
+    and ``refs/heads/<branch>`` are read as the tag or branch; percent-escapes
+    are decoded.
+
+    Examples
+    --------
+    >>> pinned_ref("https://github.com/org/repo/blob/v1.4.0/SCORECARD.md")
+    'v1.4.0'
+    >>> pinned_ref("https://raw.githubusercontent.com/org/repo/refs/tags/agent-v1.4.0/hub/SCORECARD.md")
+    'agent-v1.4.0'
+    >>> pinned_ref("https://example.com/SCORECARD.md") is None
+    True
+    """
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(url)
+    segments = [unquote(s) for s in parts.path.split("/") if s]
+    host = (parts.hostname or "").lower()
+    start = None
+    if host in _RAW_HOSTS:
+        start = 2  # <owner>/<repo>/<ref>/...
+    elif "-" in segments[:-2] and segments[segments.index("-") + 1] in _REF_MARKERS:
+        start = segments.index("-") + 2  # GitLab: <group>/.../<repo>/-/blob/<ref>/...
+    else:
+        for index, segment in enumerate(segments[:-1]):
+            if index >= 2 and segment in _REF_MARKERS:  # after <owner>/<repo> at least
+                start = index + 1
+                break
+    if start is None:
+        return None
+    rest = segments[start:-1]  # the ref and the folders up to SCORECARD.md
+    if len(rest) >= 2 and rest[0] in ("tag", "branch", "commit"):  # Gitea
+        rest = rest[1:]
+    if len(rest) >= 3 and rest[0] == "refs" and rest[1] in ("tags", "heads"):
+        rest = rest[2:]
+    return rest[0] if rest else None
+
+
+def tag_names_version(ref: str, version: str) -> bool:
+    """True when the git tag ``ref`` names release ``version``.
+
+    Counted: ``v1.4.0`` and ``1.4.0``, alone or after a package prefix ending
+    in ``-`` or ``_`` (``agent-pkg-email-v1.4.0``, the source project's tags).
+    Not counted: another version (``v1.4.1``, ``v1.4.0-rc.1``, ``v11.4.0``), a
+    branch (``main``) or a commit.
+
+    Examples
+    --------
+    >>> [tag_names_version(t, "1.4.0") for t in ("v1.4.0", "1.4.0", "agent-pkg-email-v1.4.0", "v1.4.0-rc.1", "main")]
+    [True, True, True, False, False]
+    """
+    return re.fullmatch(rf"(?:.*[-_])?v?{re.escape(version)}", ref) is not None
+
+
 def lint_doc_root(path: str | os.PathLike[str]) -> list[str]:
     """Every way ``path`` breaks the scorecard storage convention; ``[]`` when none.
 
     Checks, each problem one line naming the file:
 
     - ``SCORECARD.md`` exists and is a valid scorecard;
-    - ``README.md`` exists and links the relative path ``./SCORECARD.md``
-      (strict: a bare ``SCORECARD.md`` or ``../SCORECARD.md`` does not count,
-      because only ``./SCORECARD.md`` resolves both in-repo and on npm);
+    - ``README.md`` exists and links ``SCORECARD.md`` either by the relative
+      path ``./SCORECARD.md`` (strict: a bare ``SCORECARD.md`` or
+      ``../SCORECARD.md`` does not count, because only ``./SCORECARD.md``
+      resolves both in-repo and on npm) or by an absolute URL pinned to the
+      release's tag (:func:`pinned_ref`, :func:`tag_names_version`: for
+      ``agent.version`` 1.4.0, ``.../blob/v1.4.0/.../SCORECARD.md``); every
+      absolute URL of a ``SCORECARD.md`` in it must be so pinned — one pinned
+      to a branch, a commit or another tag shows another card than the
+      release's;
     - every aggregate the README quotes (:data:`README_AGGREGATE_PATTERN`,
       e.g. ``Aggregate score: 84.67``) equals the card's ``aggregate.value``;
     - a ``package.json``, if present, is valid JSON whose ``files`` array
@@ -80,18 +157,20 @@ def lint_doc_root(path: str | os.PathLike[str]) -> list[str]:
 
     card = root / "SCORECARD.md"
     aggregate: float | None = None
+    version: str | None = None
     if not card.exists():
         problems.append(f"{card}: not found (each agent package ships a single SCORECARD.md in its doc root)")
     else:
         try:
-            aggregate = float(load_scorecard(card).aggregate_value)
+            doc = load_scorecard(card)
+            aggregate, version = float(doc.aggregate_value), doc.version
         except ScorecardInvalidError as exc:
             found = list(getattr(exc, "problems", [])) or [str(exc)]
             problems.extend(f"{card}: invalid scorecard: {p}" for p in found)
         except ScorecardFileError as exc:
             problems.append(str(exc))
 
-    problems.extend(_readme_problems(root / "README.md", aggregate))
+    problems.extend(_readme_problems(root / "README.md", aggregate, version))
     problems.extend(_package_problems(root / "package.json"))
 
     for entry in sorted(root.iterdir()):
@@ -103,7 +182,7 @@ def lint_doc_root(path: str | os.PathLike[str]) -> list[str]:
     return problems
 
 
-def _readme_problems(readme: Path, aggregate: float | None) -> list[str]:
+def _readme_problems(readme: Path, aggregate: float | None, version: str | None = None) -> list[str]:
     if not readme.is_file():
         what = "is not a file" if readme.exists() else "not found"
         return [f"{readme}: {what} (the doc root's README must link ./SCORECARD.md)"]
@@ -114,10 +193,26 @@ def _readme_problems(readme: Path, aggregate: float | None) -> list[str]:
     except OSError as exc:
         return [f"{readme}: cannot read: {exc.strerror or exc}"]
     problems = []
-    if not README_LINK_PATTERN.search(text):
+    pinned = False
+    for match in README_URL_PATTERN.finditer(text):
+        url, line = match.group(0), text.count("\n", 0, match.start()) + 1
+        ref = pinned_ref(url)
+        if version is None:
+            problems.append(f"{readme}:{line}: links {url}, which cannot be checked against the release's tag "
+                            "(SCORECARD.md has no valid agent.version)")
+        elif ref is None:
+            problems.append(f"{readme}:{line}: links {url}, which does not say the git tag it is pinned to; "
+                            f"link ./SCORECARD.md or the file at the release's tag (e.g. .../blob/v{version}/...)")
+        elif not tag_names_version(ref, version):
+            problems.append(f"{readme}:{line}: links {url}, pinned to {ref!r}, not to the tag of release "
+                            f"{version} (v{version}): a branch, a commit or another tag shows another card")
+        else:
+            pinned = True
+    if not pinned and not README_LINK_PATTERN.search(text):
         hint = (" (it names SCORECARD.md, but the link must be the relative ./SCORECARD.md, "
-                "which resolves both in-repo and in the npm package)") if _BARE_NAME.search(text) else ""
-        problems.append(f"{readme}: does not link ./SCORECARD.md{hint}")
+                "which resolves both in-repo and in the npm package, or the file's URL at the release's tag)"
+                ) if _BARE_NAME.search(text) else ""
+        problems.append(f"{readme}: does not link ./SCORECARD.md or SCORECARD.md at the release's tag{hint}")
     if aggregate is not None:
         for match in README_AGGREGATE_PATTERN.finditer(text):
             quoted = float(match.group("value"))

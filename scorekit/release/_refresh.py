@@ -22,7 +22,15 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ._document import ScorecardFileError, ScorecardInvalidError, _get, basis_mismatches, basis_of, load_scorecard
+from ._document import (
+    CTX_SIZE,
+    ScorecardFileError,
+    ScorecardInvalidError,
+    _get,
+    basis_mismatches,
+    basis_of,
+    load_scorecard,
+)
 
 __all__ = ["RefreshResult", "refresh_check"]
 
@@ -30,7 +38,7 @@ EXIT_OK, EXIT_NO = 0, 1
 
 # The command-line flag that gives each basis field of a planned run (named in messages).
 _FLAGS = {
-    "recipe.config.ctx_size": "--ctx-size",
+    CTX_SIZE: "--ctx-size",
     "recipe.config.model": "--model",
     "recipe.dataset.reference": "--dataset-reference",
     "recipe.dataset.size": "--dataset-size",
@@ -114,8 +122,9 @@ def refresh_check(
         The run's number of repeated runs (``--experiments``).
     ctx_size, model, dataset_reference, dataset_size : optional
         The run's basis; each one given is compared with the committed card's
-        (``recipe.config.ctx_size``, ``recipe.config.model``,
-        ``recipe.dataset.reference``, ``recipe.dataset.size``).
+        (``ctx_size`` from ``recipe.environment`` or ``recipe.config``,
+        ``recipe.config.model``, ``recipe.dataset.reference``,
+        ``recipe.dataset.size``).
     full_limit : int, optional
         The limit from which a run is full; default ``dataset_size`` when
         given, else the committed ``recipe.dataset.size``.
@@ -176,7 +185,7 @@ def refresh_check(
             f"experiments {experiments} < committed recipe.config.n_runs {n_runs}: a full run must repeat "
             "at least as many runs as the committed card (it is not silently a subset run)"
         )
-    planned = {"recipe.config.ctx_size": ctx_size, "recipe.config.model": model,
+    planned = {CTX_SIZE: ctx_size, "recipe.config.model": model,
                "recipe.dataset.reference": dataset_reference, "recipe.dataset.size": dataset_size,
                "recipe.config.limit": limit}
     planned = {field: value for field, value in planned.items() if value is not None}  # only what was given

@@ -8,7 +8,7 @@ seed_front_matter_text : str
 make_card_text : callable
     ``make_card_text(**options) -> str``: the text of a valid card (options of
     :func:`release_cards.card_payload`: ``version``, ``value``, ``secondaries``,
-    ``stdev``, ``mean``, ``limit``, ``n_runs``, ``model``, ``ctx_size``,
+    ``stdev``, ``mean``, ``limit``, ``n_runs``, ``model``, ``ctx_size``, ``ctx_size_at``,
     ``dataset_reference``, ``dataset_size``, ``test_cases_run``, ``primary``,
     ``inherited_from``, ``measured_version``, ``reproduction_command``,
     ``config_extra``, ...); ``set={"dotted.path": value}`` and

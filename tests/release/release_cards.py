@@ -33,6 +33,7 @@ def card_payload(
     n_runs: int | None = 3,
     model: str | None = "Gemma-4-E4B-it-GGUF",
     ctx_size: int | None = None,
+    ctx_size_at: str = "config",
     agent_name: str = "Email Triage",
     dataset_reference: str = "tests/fixtures/email/ground_truth.json",
     dataset_description: str = "Synthetic email corpus (FakeGmailBackend, schema-2.0 triage taxonomy)",
@@ -46,7 +47,12 @@ def card_payload(
     generated_at: str = "2026-06-29T21:45:03+00:00",
     **payload_options: Any,
 ):
-    """A valid ResultPayload shaped like the seed's email-triage card."""
+    """A valid ResultPayload shaped like the seed's email-triage card.
+
+    ``ctx_size`` goes into ``recipe.config`` (``ctx_size_at="config"``) or
+    ``recipe.environment`` (``"environment"``, where the source project's
+    adapter writes it, merged into any ``environment=`` given).
+    """
     from scorekit.release import Metric, ResultPayload
 
     if secondaries is _UNSET:
@@ -58,8 +64,12 @@ def card_payload(
         config["limit"] = limit
     if n_runs is not None:
         config["n_runs"] = n_runs
-    if ctx_size is not None:
+    if ctx_size is not None and ctx_size_at == "config":
         config["ctx_size"] = ctx_size
+    elif ctx_size is not None:
+        if ctx_size_at != "environment":
+            raise ValueError(f"ctx_size_at must be 'config' or 'environment'; got {ctx_size_at!r}")
+        payload_options["environment"] = {**(payload_options.get("environment") or {}), "ctx_size": ctx_size}
     if stdev is not None:
         config["acceptance_variance"] = {
             "n_runs": n_runs or 3,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import scorekit as sk
-from scorekit.release import ResultPayload, load_scorecard, to_release_payload, write_scorecard
+from scorekit import cli
+from scorekit.release import ResultPayload, gate, load_scorecard, refresh_check, to_release_payload, write_scorecard
 
 
 def _rows(task=("PASS",) * 8 + ("FAIL",) * 2, pii=("PASS",) * 5):
@@ -147,3 +148,90 @@ def test_a_partial_scan_must_state_its_limit_and_dataset_size():
         to_release_payload(partial, require_pass=False)
     payload = to_release_payload(partial, require_pass=False, limit=12, dataset_size=15)
     assert payload.config["limit"] == 12 and payload.dataset_size == 15
+
+
+# --------------------------------------------------------------------------- what refresh-check needs
+def test_card_written_from_the_bundled_example_passes_refresh_check_when_nothing_changed(tmp_path, capsys):
+    card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"),
+                       agent_name="Email Assistant", agent_version="1.2.0")
+    payload = card.to_release_payload(require_pass=False)  # the example decides FAIL
+    path = write_scorecard(payload, tmp_path / "SCORECARD.md")
+    config = load_scorecard(path).config
+    # The whole evaluation ran: limit is the cases run, and one evaluation is one run.
+    assert (config["limit"], config["n_runs"]) == (payload.test_cases_run, 1)
+    assert payload.test_cases_run == payload.dataset_size
+
+    same = refresh_check(path, limit=payload.test_cases_run, experiments=1)
+    assert (same.exit_code, same.status_line, same.problems) == (0, "profile=full commit=allowed", ())
+    code = cli.main(["refresh-check", "--scorecard", str(path), "--limit", str(payload.test_cases_run),
+                     "--experiments", "1"])
+    assert code == 0 and capsys.readouterr().out.startswith("profile=full commit=allowed")
+    # And the gate sees the same card as its own equal baseline.
+    assert gate(path, baseline_file=path).outcome == "equal"
+
+
+def test_limit_recorded_by_the_bridge_is_compared_by_the_gate(card, tmp_path):
+    full = write_scorecard(to_release_payload(card, dataset_size=10), tmp_path / "full-SCORECARD.md")
+    limited = write_scorecard(to_release_payload(card, dataset_size=10, limit=5, agent_version="1.2.1"),
+                              tmp_path / "SCORECARD.md")
+    assert load_scorecard(full).config["limit"] == 5  # the 5 cases run, though the dataset has 10
+    assert gate(limited, baseline_file=full).outcome == "equal"
+    wider = write_scorecard(to_release_payload(card, dataset_size=10, limit=10, agent_version="1.2.1"),
+                            tmp_path / "wider-SCORECARD.md")
+    result = gate(wider, baseline_file=full)
+    assert result.outcome == "basis-mismatch" and any("recipe.config.limit: candidate 10, baseline 5" in line
+                                                       for line in result.lines)
+
+
+def test_n_runs_is_recorded_and_refresh_check_wants_as_many_experiments(card, tmp_path):
+    path = write_scorecard(to_release_payload(card, n_runs=3), tmp_path / "SCORECARD.md")
+    assert load_scorecard(path).config["n_runs"] == 3
+    assert refresh_check(path, limit=5, experiments=3).exit_code == 0
+    fewer = refresh_check(path, limit=5, experiments=2)
+    assert fewer.exit_code == 1 and "experiments 2 < committed recipe.config.n_runs 3" in fewer.problems[0]
+
+
+@pytest.mark.parametrize(("option", "value"), [("limit", 0), ("limit", True), ("limit", 2.5), ("n_runs", 0),
+                                               ("n_runs", "3")])
+def test_limit_and_n_runs_must_be_positive_integers(card, option, value):
+    with pytest.raises(ValueError, match=f"{option} must be a positive integer"):
+        to_release_payload(card, **{option: value})
+
+
+# --------------------------------------------------------------------------- recipe.environment.hardware
+def test_bridge_fills_hardware_with_the_cpu_model_never_the_hostname(card, tmp_path, monkeypatch):
+    import socket
+
+    from scorekit.release import hardware_class
+
+    payload = to_release_payload(card, hardware="auto", environment={"model": "Gemma-4-E4B-it-GGUF"})
+    assert payload.environment == {"model": "Gemma-4-E4B-it-GGUF", "hardware": hardware_class()}
+    assert payload.environment["hardware"].lower() != socket.gethostname().lower()
+    doc = load_scorecard(write_scorecard(payload, tmp_path / "SCORECARD.md"))
+    assert doc.front_matter["recipe"]["environment"]["hardware"] == hardware_class()
+    explicit = to_release_payload(card, hardware="NVIDIA GeForce RTX 4090")
+    assert explicit.environment == {"hardware": "NVIDIA GeForce RTX 4090"}
+    assert to_release_payload(card).environment is None  # nothing asked for: no environment block
+
+
+def test_hostname_as_hardware_is_refused(card, monkeypatch):
+    monkeypatch.setattr("socket.gethostname", lambda: "build-box-17.corp.example")
+    monkeypatch.setattr("platform.node", lambda: "build-box-17.corp.example")
+    for environment, hardware in [({"hardware": "build-box-17.corp.example"}, None), ({"hardware": "BUILD-BOX-17"}, None),
+                                  (None, "build-box-17")]:
+        with pytest.raises(ValueError, match="hostname"):
+            to_release_payload(card, environment=environment, hardware=hardware)
+    # Even when the machine's own description is its name, "auto" does not write it.
+    monkeypatch.setattr("scorekit.release._bridge.hardware_class", lambda: "build-box-17")
+    with pytest.raises(ValueError, match="hostname"):
+        to_release_payload(card, hardware="auto")
+
+
+@pytest.mark.parametrize(("environment", "hardware", "match"), [
+    ({"hardware": "AMD Ryzen AI MAX+ (Strix Halo)"}, "NVIDIA GeForce RTX 4090", "disagree"),
+    (None, "", "class descriptor"),
+    (["hardware"], None, "environment must be a mapping"),
+])
+def test_bad_hardware_or_environment_is_refused(card, environment, hardware, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        to_release_payload(card, environment=environment, hardware=hardware)

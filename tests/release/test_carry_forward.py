@@ -96,6 +96,22 @@ def test_new_version_must_be_semver(tmp_path, new_version):
         carry_forward(_prior(tmp_path), new_version)
 
 
+@pytest.mark.parametrize("new_version", ["0.2.5-rc.1", "0.2.5-alpha", "0.2.5+build.7", "0.2.5-rc.1+b"])
+def test_prerelease_carry_forward_target_is_refused(tmp_path, new_version):
+    with pytest.raises(ValueError, match="prerelease or build version") as info:
+        carry_forward(_prior(tmp_path), new_version)
+    assert "re-run" in str(info.value) and new_version in str(info.value)
+
+
+@pytest.mark.parametrize("prior", ["0.2.4-rc.1", "0.2.4-beta.2", "0.2.4+build.7"])
+def test_prerelease_prior_card_is_not_carried_forward(tmp_path, prior):
+    # A prerelease card is valid on its own, but its results are not a release's to inherit.
+    path = _prior(tmp_path, version=prior)
+    assert load_scorecard(path).version == prior
+    with pytest.raises(ValueError, match="the prior card's agent.version .* prerelease or build version"):
+        carry_forward(path, "0.2.5")
+
+
 def test_invalid_prior_card_is_refused(tmp_path):
     path = tmp_path / "SCORECARD.md"
     path.write_text(card_text(set={"aggregate.value": 99.0}), encoding="utf-8")

@@ -66,6 +66,16 @@ def test_carry_forward_other_than_a_patch_bump_is_exit_1_with_one_line(card, run
     assert card.read_bytes() == before
 
 
+def test_prerelease_carry_forward_is_exit_1_with_one_line(card, tmp_path, write_card, run_cli):
+    before = card.read_bytes()
+    code, out, err = run_cli("carry-forward", "--scorecard", card, "--version", "0.2.5-rc.1")
+    assert (code, out) == (1, "") and len(err.splitlines()) == 1 and "prerelease" in err
+    assert card.read_bytes() == before
+    rc_card = write_card(tmp_path / "rc", version="0.2.5-rc.1")
+    code, out, err = run_cli("carry-forward", "--scorecard", rc_card, "--version", "0.2.6")
+    assert (code, out) == (1, "") and len(err.splitlines()) == 1 and "prerelease" in err
+
+
 @pytest.mark.parametrize("case", ["missing", "directory", "no front matter", "invalid"])
 def test_carry_forward_from_a_missing_or_invalid_card_is_exit_1(tmp_path, make_card_text, run_cli, case):
     path = tmp_path / "SCORECARD.md"

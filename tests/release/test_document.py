@@ -22,7 +22,7 @@ from scorekit.release import (
     variance_stdev,
 )
 from release_cards import card_payload, card_text
-from scorekit.release._document import reproduction_command_from_body
+from scorekit.release._document import ABSENT, basis_of, ctx_size_of, reproduction_command_from_body
 
 # The seed's "Required fields" table, row by row (kept literal: the test must not
 # trust REQUIRED_FIELDS to check REQUIRED_FIELDS).
@@ -235,6 +235,17 @@ def test_null_baseline_stdev_means_not_recorded():
     assert variance_stdev(front) is None
 
 
+def test_null_acceptance_variance_is_the_same_as_absent(tmp_path):
+    # The source project's adapter writes acceptance_variance: null on a single run.
+    front = card_payload(config_extra={"acceptance_variance": None}).to_front_matter()
+    assert front["recipe"]["config"]["acceptance_variance"] is None
+    assert validate_scorecard(front) == []
+    assert variance_stdev(front) is None
+    path = tmp_path / "SCORECARD.md"
+    path.write_text(card_text(config_extra={"acceptance_variance": None}), encoding="utf-8")
+    assert load_scorecard(path).config["acceptance_variance"] is None
+
+
 def test_zero_baseline_stdev_is_valid():
     front = _valid_front()
     front["recipe"]["config"]["acceptance_variance"]["within_one_bucket_accuracy"]["stdev"] = 0.0
@@ -275,6 +286,39 @@ def test_the_seed_optional_yaml_snippet_validates(seed_front_matter_text):
     front["recipe"]["environment"] = snippet["recipe"]["environment"]
     front["results"]["breakdown"] = snippet["results"]["breakdown"]
     assert validate_scorecard(front) == []
+
+
+# --------------------------------------------------------------------------- ctx_size: recipe.environment or recipe.config
+@pytest.mark.parametrize("where", ["environment", "config"])
+def test_ctx_size_is_read_from_recipe_environment_or_recipe_config(where):
+    front = card_payload(ctx_size=16384, ctx_size_at=where).to_front_matter()
+    assert validate_scorecard(front) == []
+    assert ctx_size_of(front) == 16384
+    assert basis_of(front, fields=["ctx_size"]) == {"ctx_size": 16384}
+
+
+def test_ctx_size_null_in_one_place_is_read_from_the_other():
+    front = card_payload(ctx_size=8192, ctx_size_at="config", environment={"ctx_size": None}).to_front_matter()
+    assert validate_scorecard(front) == [] and ctx_size_of(front) == 8192
+    front["recipe"]["config"]["ctx_size"] = None
+    assert validate_scorecard(front) == [] and ctx_size_of(front) is ABSENT
+
+
+def test_ctx_size_in_environment_and_config_disagreeing_is_invalid():
+    front = card_payload(ctx_size=8192, ctx_size_at="config", environment={"ctx_size": 16384}).to_front_matter()
+    (problem,) = validate_scorecard(front)
+    assert problem == ("recipe.environment.ctx_size: 16384 disagrees with recipe.config.ctx_size 8192: "
+                       "a card is measured under one context size")
+    front["recipe"]["config"]["ctx_size"] = 16384  # both places, the same value
+    assert validate_scorecard(front) == []
+
+
+@pytest.mark.parametrize("value", [0, -1, "16k", 16384.0, True])
+@pytest.mark.parametrize("where", ["environment", "config"])
+def test_ctx_size_that_is_not_a_positive_integer_is_invalid(where, value):
+    front = card_payload(ctx_size=16384, ctx_size_at=where).to_front_matter()
+    front["recipe"][where]["ctx_size"] = value
+    assert _has_problem(validate_scorecard(front), f"recipe.{where}.ctx_size")
 
 
 # --------------------------------------------------------------------------- bad files

@@ -259,7 +259,7 @@ def test_performance_rows_are_reported_never_gated(write_card, tmp_path):
 @pytest.mark.parametrize(
     ("field", "baseline", "candidate"),
     [
-        ("recipe.config.ctx_size", {"ctx_size": 8192}, {"ctx_size": 16384}),
+        ("ctx_size", {"ctx_size": 8192}, {"ctx_size": 16384}),
         ("recipe.config.model", {"model": "Gemma-4-E4B-it-GGUF"}, {"model": "Qwen3-4B-GGUF"}),
         ("recipe.dataset.reference", {}, {"dataset_reference": "tests/fixtures/email/vendor_249.json"}),
         ("recipe.dataset.size", {}, {"dataset_size": 249}),
@@ -284,7 +284,39 @@ def test_basis_field_absent_on_both_sides_is_equal_and_on_one_side_a_difference(
     cand, base = pair({"value": 0.8467}, {"value": 0.8467, "ctx_size": 16384})
     result = gate(cand, baseline_file=base)
     assert result.outcome == "basis-mismatch"
-    assert "recipe.config.ctx_size: candidate 16384, baseline (absent)" in _errors(result)[0]
+    assert "ctx_size: candidate 16384, baseline (absent)" in _errors(result)[0]
+
+
+def test_ctx_size_change_in_recipe_environment_is_a_basis_mismatch(pair):
+    # The source project writes ctx_size in recipe.environment: a change there must not pass unseen.
+    cand, base = pair({"value": 0.8467, "ctx_size": 32768, "ctx_size_at": "environment"},
+                      {"value": 0.8467, "ctx_size": 16384, "ctx_size_at": "environment"})
+    result = gate(cand, baseline_file=base)
+    assert (result.exit_code, result.outcome) == (1, "basis-mismatch")
+    (error,) = _errors(result)
+    assert "ctx_size: candidate 16384, baseline 32768" in error
+
+
+def test_ctx_size_recorded_in_config_on_one_side_and_environment_on_the_other_is_the_same_basis(pair):
+    cand, base = pair({"value": 0.8467, "ctx_size": 16384, "ctx_size_at": "config"},
+                      {"value": 0.8467, "ctx_size": 16384, "ctx_size_at": "environment"})
+    assert gate(cand, baseline_file=base).outcome == "equal"
+
+
+def test_candidate_whose_ctx_sizes_disagree_is_invalid(tmp_path, write_card):
+    card = write_card(tmp_path, ctx_size=8192, set={"recipe.environment": {"ctx_size": 16384}})
+    result = gate(card)
+    assert (result.exit_code, result.outcome) == (1, "invalid-candidate")
+    assert any("recipe.environment.ctx_size: 16384 disagrees with recipe.config.ctx_size 8192" in line
+               for line in result.lines)
+
+
+def test_null_acceptance_variance_baseline_uses_the_strict_comparison(pair):
+    cand, base = pair({"value": 0.8467, "config_extra": {"acceptance_variance": None}}, {"value": 0.8466})
+    result = gate(cand, baseline_file=base)
+    assert (result.exit_code, result.outcome, result.band_floor) == (1, "regression", 84.67)
+    cand, base = pair({"value": 0.8467, "config_extra": {"acceptance_variance": None}}, {"value": 0.8467})
+    assert (gate(cand, baseline_file=base).exit_code, gate(cand, baseline_file=base).outcome) == (0, "equal")
 
 
 def test_rebaseline_with_a_reason_accepts_a_basis_difference_as_a_warning(pair):
@@ -357,6 +389,73 @@ def test_acceptance_enforce_defaults_to_true(tmp_path, write_card):
     assert gate(write_card(tmp_path), thresholds=manifest).exit_code == 1
 
 
+# --------------------------------------------------------------------------- expected_version
+def test_expected_version_passes_only_the_card_of_that_release(tmp_path, write_card):
+    card = write_card(tmp_path, version="0.2.4")
+    passed = gate(card, expected_version="0.2.4")
+    assert (passed.exit_code, passed.outcome) == (0, "first-adoption")
+    assert "version: agent.version 0.2.4 is the expected release" in passed.messages and not _warnings(passed)
+    stale = gate(card, expected_version="0.2.5")
+    assert (stale.exit_code, stale.outcome) == (1, "version-mismatch")
+    assert "is for v0.2.4, not the expected release v0.2.5" in _errors(stale)[0]
+    assert gate(card, expected_version="0.2.4-rc.1").outcome == "version-mismatch"  # exact, not "close enough"
+
+
+def test_expected_version_names_the_release_a_carried_forward_card_was_measured_on(tmp_path, write_card):
+    card = write_card(tmp_path, version="0.2.5", inherited_from="0.2.4", measured_version="0.2.3")
+    result = gate(card, expected_version="0.2.5")
+    assert (result.exit_code, result.outcome) == (0, "first-adoption")
+    (warning,) = _warnings(result)
+    assert "v0.2.5 publishes results measured on v0.2.3" in warning and "carried forward from v0.2.4" in warning
+
+
+def test_expected_version_names_the_source_of_a_card_carried_without_measured_version(tmp_path, write_card):
+    # The source project's carry-forward records inherited_from only.
+    card = write_card(tmp_path, version="0.2.4", inherited_from="0.2.3")
+    result = gate(card, expected_version="0.2.4")
+    assert result.exit_code == 0
+    (warning,) = _warnings(result)
+    assert "carried forward from v0.2.3" in warning and "measured on v0.2.3 or an earlier release" in warning
+
+
+@pytest.mark.parametrize("bad", ["v0.2.4", "0.2", "", 24])
+def test_expected_version_that_is_not_semver_is_a_bad_argument(tmp_path, write_card, bad):
+    with pytest.raises(ValueError, match="expected_version"):
+        gate(write_card(tmp_path), expected_version=bad)
+
+
+# --------------------------------------------------------------------------- require_ctx_match
+def test_require_ctx_match_fails_a_candidate_without_ctx_size(tmp_path, write_card):
+    card = write_card(tmp_path)  # records no ctx_size anywhere
+    result = gate(card, require_ctx_match=True)
+    assert (result.exit_code, result.outcome) == (1, "ctx-size-missing")
+    assert "records no ctx_size" in _errors(result)[0] and "--require-ctx-match" in _errors(result)[0]
+    assert gate(card).exit_code == 0  # not required: a first adoption
+
+
+@pytest.mark.parametrize("where", ["environment", "config"])
+def test_require_ctx_match_passes_a_candidate_with_ctx_size_in_either_place(tmp_path, write_card, where):
+    card = write_card(tmp_path, ctx_size=16384, ctx_size_at=where)
+    result = gate(card, require_ctx_match=True)
+    assert (result.exit_code, result.outcome) == (0, "first-adoption")
+    assert "ctx_size: 16384 recorded (--require-ctx-match)" in result.messages
+
+
+def test_require_ctx_match_true_in_the_manifest_fails_a_candidate_without_ctx_size(tmp_path, write_card):
+    card = write_card(tmp_path)
+    # Enforced whatever acceptance_enforce says: the source project keys it off require_ctx_match alone.
+    for enforce in (True, False):
+        manifest = _manifest(tmp_path, {"require_ctx_match": True, "acceptance_enforce": enforce})
+        assert load_thresholds(manifest)["require_ctx_match"] is True
+        result = gate(card, thresholds=manifest)
+        assert (result.exit_code, result.outcome) == (1, "ctx-size-missing")
+        assert "require_ctx_match" in _errors(result)[0]
+    off = _manifest(tmp_path, {"require_ctx_match": False}, "off.json")
+    assert gate(card, thresholds=off).exit_code == 0
+    stamped = write_card(tmp_path / "stamped", ctx_size=16384, ctx_size_at="environment")
+    assert gate(stamped, thresholds=manifest).exit_code == 0
+
+
 def test_explicit_bars_override_the_manifest_and_are_always_enforced(tmp_path, write_card):
     card = write_card(tmp_path)
     manifest = _manifest(tmp_path, {"acceptance_target": 0.85, "urgent_recall_floor": 0.9,
@@ -402,7 +501,7 @@ def test_thresholds_mapping_is_checked_like_the_file(write_card, tmp_path):
         ({"acceptance_target": True}, "acceptance_target"),
         ({"urgent_recall_floor": 1.5}, "urgent_recall_floor"),
         ({"acceptance_enforce": "yes please"}, "acceptance_enforce"),
-        ({"require_ctx_match": True}, "require_ctx_match"),
+        ({"require_ctx_match": "yes"}, "require_ctx_match"),
         ([0.8], "mapping"),
     ],
 )

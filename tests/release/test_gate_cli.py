@@ -118,14 +118,34 @@ def test_min_metric_and_thresholds_reach_the_library(run_cli, write_card, tmp_pa
     assert code == 1 and out.count("::error::") == 1 and out.count("::warning::") == 0
 
 
+def test_expected_version_flag_exits_1_for_another_release_and_names_where_results_were_measured(
+        run_cli, write_card, tmp_path):
+    card = write_card(tmp_path, version="0.2.4", inherited_from="0.2.3", measured_version="0.2.3")
+    code, out, err = run_cli("gate", "--scorecard", card, "--expected-version", "0.2.4")
+    assert code == 0 and "::warning::Scorecard v0.2.4 publishes results measured on v0.2.3" in out
+    code, out, err = run_cli("gate", "--scorecard", card, "--expected-version", "0.2.5")
+    assert code == 1 and "not the expected release v0.2.5" in err and err.count("\n") == 1
+    code, out, err = run_cli("gate", "--scorecard", card, "--expected-version", "v0.2.4")
+    assert code == 2 and "--expected-version" in err  # a tag name is not X.Y.Z: a usage error
+
+
+def test_require_ctx_match_flag_exits_1_for_a_candidate_without_ctx_size(run_cli, write_card, tmp_path):
+    card = write_card(tmp_path)
+    code, out, err = run_cli("gate", "--scorecard", card, "--require-ctx-match")
+    assert code == 1 and "::error::Candidate scorecard records no ctx_size" in out
+    assert err.count("\n") == 1 and "records no ctx_size" in err
+    stamped = write_card(tmp_path / "stamped", ctx_size=16384, ctx_size_at="environment")
+    assert run_cli("gate", "--scorecard", stamped, "--require-ctx-match")[0] == 0
+
+
 def test_basis_difference_is_exit_1_unless_rebaseline_with_a_reason(run_cli, write_card, tmp_path):
     base = write_card(tmp_path, filename="prev/SCORECARD.md", version="0.2.3", ctx_size=8192)
     card = write_card(tmp_path, version="0.2.4", ctx_size=16384)
     code, out, err = run_cli("gate", "--scorecard", card, "--baseline-file", base)
-    assert code == 1 and "recipe.config.ctx_size: candidate 16384, baseline 8192" in out
+    assert code == 1 and "ctx_size: candidate 16384, baseline 8192" in out
     code, out, err = run_cli("gate", "--scorecard", card, "--baseline-file", base,
                              "--rebaseline", "--reason", "ctx window pinned to 16384 (#1892)")
-    assert code == 0 and "::warning::Rebaseline: recipe.config.ctx_size" in out
+    assert code == 0 and "::warning::Rebaseline: ctx_size: candidate 16384, baseline 8192" in out
     assert "ctx window pinned to 16384 (#1892)" in out
 
 
@@ -275,3 +295,41 @@ def test_directory_at_baseline_ref_is_not_a_first_adoption(run_cli, repo, write_
     moved.write_text(card.read_text(encoding="utf-8"), encoding="utf-8")
     code, out, _ = run_cli("gate", "--scorecard", moved, "--baseline-ref", "v0.2.3")
     assert code == 1 and "is a tree at that ref" in out
+
+
+# --------------------------------------------------------------------------- help
+RELEASE_COMMANDS = ("gate", "carry-forward", "refresh-check", "release-lint")
+
+
+def _release_subparsers():
+    import argparse
+
+    parser = cli.build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    helps = {choice.dest: choice.help for choice in sub._choices_actions}
+    return {name: (sub.choices[name], helps.get(name)) for name in RELEASE_COMMANDS}
+
+
+def test_every_release_command_and_option_has_a_one_line_help():
+    for name, (parser, summary) in _release_subparsers().items():
+        assert summary and "\n" not in summary, name
+        options = [a for a in parser._actions if a.option_strings and "-h" not in a.option_strings]
+        assert options, name
+        for action in options:
+            assert action.help and action.help.strip() and "\n" not in action.help, (name, action.option_strings)
+
+
+@pytest.mark.parametrize("command", RELEASE_COMMANDS)
+def test_release_command_help_lists_every_option_and_exits_0(run_cli, command):
+    parser, _ = _release_subparsers()[command]
+    code, out, _ = run_cli(command, "--help")
+    assert code == 0
+    for action in parser._actions:
+        for flag in action.option_strings:
+            assert flag in out, flag
+
+
+def test_gate_help_documents_the_compatibility_flags(run_cli):
+    code, out, _ = run_cli("gate", "--help")
+    assert code == 0
+    assert "--require-ctx-match" in out and "--expected-version X.Y.Z" in out and "require_ctx_match" in out

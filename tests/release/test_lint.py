@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scorekit import cli
-from scorekit.release._lint import lint_doc_root
+from scorekit.release._lint import lint_doc_root, tag_names_version
 
 GOOD_README = """# @amd-gaia/agent-email
 
@@ -123,6 +125,70 @@ def test_readme_must_link_the_relative_dot_slash_scorecard(doc_root, link, hint)
     (problem,) = lint_doc_root(doc_root)
     assert problem.startswith(f"{doc_root / 'README.md'}: does not link ./SCORECARD.md")
     assert ("must be the relative ./SCORECARD.md" in problem) == hint
+
+
+# --------------------------------------------------------------------------- README link: absolute URL pinned to the tag
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/org/repo/blob/v0.3.0/SCORECARD.md",
+        "https://github.com/org/repo/blob/0.3.0/SCORECARD.md",
+        "https://github.com/amd/gaia/blob/agent-pkg-email-v0.3.0/hub/agents/email/npm/SCORECARD.md",
+        "https://github.com/org/repo/tree/v0.3.0/SCORECARD.md#reproduction",
+        "https://raw.githubusercontent.com/org/repo/v0.3.0/SCORECARD.md",
+        "https://raw.githubusercontent.com/org/repo/refs/tags/v0.3.0/npm/SCORECARD.md",
+        "https://gitlab.com/group/sub/repo/-/blob/v0.3.0/SCORECARD.md",
+    ],
+)
+def test_readme_link_to_scorecard_pinned_to_the_release_tag_is_accepted(doc_root, url):
+    # The card's agent.version is 0.3.0.
+    (doc_root / "README.md").write_text(f"# Agent\n\nSee the [release scorecard]({url}).\n", encoding="utf-8")
+    assert lint_doc_root(doc_root) == []
+    (doc_root / "README.md").write_text(f"# Agent\n\nScorecard: {url}\n", encoding="utf-8")  # a bare URL
+    assert lint_doc_root(doc_root) == []
+
+
+@pytest.mark.parametrize(
+    ("url", "pinned_to"),
+    [
+        ("https://github.com/org/repo/blob/main/SCORECARD.md", "'main'"),
+        ("https://github.com/org/repo/blob/v0.2.9/SCORECARD.md", "'v0.2.9'"),
+        ("https://github.com/org/repo/blob/v0.3.0-rc.1/SCORECARD.md", "'v0.3.0-rc.1'"),
+        ("https://github.com/org/repo/blob/v10.3.0/SCORECARD.md", "'v10.3.0'"),
+        ("https://raw.githubusercontent.com/org/repo/refs/heads/main/SCORECARD.md", "'main'"),
+        ("https://github.com/org/repo/blob/3f2c1a9e8b7d6c5b4a39281706f5e4d3c2b1a098/SCORECARD.md",
+         "'3f2c1a9e8b7d6c5b4a39281706f5e4d3c2b1a098'"),
+    ],
+)
+def test_readme_link_to_scorecard_pinned_to_another_tag_or_a_branch_is_refused(doc_root, url, pinned_to):
+    readme = doc_root / "README.md"
+    readme.write_text(f"# Agent\n\n[scorecard]({url})\n", encoding="utf-8")
+    problems = lint_doc_root(doc_root)
+    assert problems[0] == (f"{readme}:3: links {url}, pinned to {pinned_to}, not to the tag of release 0.3.0 "
+                           "(v0.3.0): a branch, a commit or another tag shows another card")
+    assert problems[1].startswith(f"{readme}: does not link ./SCORECARD.md or SCORECARD.md at the release's tag")
+    # Beside a relative link it is still wrong: that link shows another card than the release's.
+    readme.write_text(f"# Agent\n\n[scorecard](./SCORECARD.md), also [here]({url})\n", encoding="utf-8")
+    assert lint_doc_root(doc_root) == problems[:1]
+
+
+@given(st.tuples(st.integers(0, 30), st.integers(0, 30), st.integers(0, 30)),
+       st.tuples(st.integers(0, 30), st.integers(0, 30), st.integers(0, 30)),
+       st.sampled_from(["", "v", "agent-pkg-email-v", "release-", "pkg_v"]))
+def test_a_tag_names_the_release_only_for_its_own_version(mine, other, prefix):
+    version = ".".join(map(str, mine))
+    tag = prefix + ".".join(map(str, other))
+    assert tag_names_version(tag, version) == (mine == other)
+    assert not tag_names_version(f"{prefix}{version}-rc.1", version)
+
+
+def test_readme_link_to_scorecard_url_that_names_no_tag_is_refused(doc_root):
+    readme = doc_root / "README.md"
+    readme.write_text("# Agent\n\n[scorecard](https://example.org/agents/email/SCORECARD.md)\n", encoding="utf-8")
+    (problem, missing) = lint_doc_root(doc_root)
+    assert problem.startswith(f"{readme}:3: links https://example.org/agents/email/SCORECARD.md, which does not "
+                              "say the git tag it is pinned to")
+    assert "does not link ./SCORECARD.md" in missing
 
 
 # --------------------------------------------------------------------------- README aggregate quote

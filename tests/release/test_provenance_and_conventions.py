@@ -38,7 +38,7 @@ def test_carrying_a_measured_card_names_it_as_measured(tmp_path):
 
 # --------------------------------------------------------------------------- one basis rule
 BASIS_CHANGES = [
-    ("recipe.config.ctx_size", {"ctx_size": 8192}, {"ctx_size": 8192}),
+    ("ctx_size", {"ctx_size": 8192}, {"ctx_size": 8192}),
     ("recipe.config.model", {"model": "other-model"}, {"model": "other-model"}),
     ("recipe.dataset.reference", {"dataset_reference": "other.json"}, {"dataset_reference": "other.json"}),
     ("recipe.dataset.size", {"dataset_size": 221}, {"dataset_size": 221, "full_limit": 220}),

@@ -70,7 +70,7 @@ def test_n_runs_defaults_to_1_when_not_recorded(tmp_path, write_card):
 @pytest.mark.parametrize(
     ("option", "flag", "field"),
     [
-        ({"ctx_size": 8192}, "--ctx-size", "recipe.config.ctx_size"),
+        ({"ctx_size": 8192}, "--ctx-size", "ctx_size"),
         ({"model": "Qwen3-4B-GGUF"}, "--model", "recipe.config.model"),
         ({"dataset_reference": "tests/fixtures/email/vendor.json"}, "--dataset-reference", "recipe.dataset.reference"),
         ({"dataset_size": 200}, "--dataset-size", "recipe.dataset.size"),
@@ -96,7 +96,14 @@ def test_only_the_basis_given_on_the_command_line_is_compared(tmp_path, write_ca
     card = write_card(tmp_path, ctx_size=None, model="Gemma-4-E4B-it-GGUF")
     assert refresh_check(card, limit=220, experiments=3).exit_code == 0  # no --ctx-size: not compared
     result = refresh_check(card, limit=220, experiments=3, ctx_size=16384)  # the card records none
-    assert result.problems == ("basis differs: --ctx-size 16384, committed recipe.config.ctx_size (absent)",)
+    assert result.problems == ("basis differs: --ctx-size 16384, committed ctx_size (absent)",)
+
+
+def test_refresh_check_reads_the_committed_ctx_size_from_recipe_environment(tmp_path, write_card):
+    card = write_card(tmp_path, dataset_size=220, limit=220, n_runs=3, ctx_size=16384, ctx_size_at="environment")
+    assert refresh_check(card, limit=220, experiments=3, ctx_size=16384).status_line == "profile=full commit=allowed"
+    result = refresh_check(card, limit=220, experiments=3, ctx_size=32768)
+    assert result.problems == ("basis differs: --ctx-size 32768, committed ctx_size 16384",)
 
 
 def test_full_limit_sets_the_full_threshold(committed):
