@@ -825,7 +825,7 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, str | None]], source
         found = [Problem(source, line, name, message, row_id) for name, message in field_errors] if row is None else []
         entries.append((line, _identity(value, line), row, found))
     # The rules across rows live in _validate, as evaluate() applies them.
-    from ._validate import duplicate_identities
+    from ._validate import case_definition_conflicts, definition_key, duplicate_identities
 
     valid = [row is not None for _, _, row, _ in entries]
     marked, duplicate_problems = duplicate_identities(
@@ -838,6 +838,19 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, str | None]], source
         source,
     )
     by_position = dict(zip((p for p in marked if valid[p]), duplicate_problems))
+    # One definition per (case_id, dimension), over the rows still valid.
+    kept = [pos for pos, (_, _, row, _) in enumerate(entries) if row is not None and pos not in by_position]
+    kept_rows = [entries[pos][2] for pos in kept]
+    conflict, conflict_problems = case_definition_conflicts(
+        [row.get("case_id", row["id"]) for row in kept_rows],  # type: ignore[union-attr]
+        [row["dimension"] for row in kept_rows],  # type: ignore[index]
+        [definition_key(row) for row in kept_rows],  # type: ignore[arg-type]
+        [entries[pos][0] for pos in kept],
+        [row["id"] for row in kept_rows],  # type: ignore[index]
+        source,
+        lambda i: kept_rows[i],  # type: ignore[arg-type,return-value]
+    )
+    by_position.update({kept[i]: problem for i, problem in zip(np.flatnonzero(conflict), conflict_problems)})
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []

@@ -360,7 +360,7 @@ ROWS = [
         "agent_output": "multi\nline output",
         "must_include": ["thread"],
         "cost_usd": 1.5,
-        "should_refuse": None,
+        "should_refuse": False,  # one case, one definition (as r1)
     },
     {
         "id": "r3",
@@ -551,7 +551,7 @@ def test_number_and_boolean_fields_are_typed(reference):
     assert reference["cost_usd"].dtype == np.float64
     assert reference["should_refuse"].dtype == "boolean"
     refuse = reference["should_refuse"]
-    assert refuse.isna().tolist() == [False, True, False, True]
+    assert refuse.isna().tolist() == [False, False, False, True]
     assert bool(refuse.iloc[0]) is False and bool(refuse.iloc[2]) is True
     assert reference["cost_usd"].isna().tolist() == [False, False, True, False]
 
@@ -887,3 +887,19 @@ def test_field_checks_by_layout_give_the_plain_checks(row):
     others = [p for p in problems if p not in expected]
     # The one other problem such a row can have: a pre-scored status without its evaluator.
     assert all(name == "evaluator" and "pre-scored" in message for name, message in others)
+
+
+def test_read_rows_and_evaluate_agree_on_case_definition_conflicts():
+    # One case cannot have two definitions: read_rows applies the rule evaluate() applies.
+    rows = [
+        {"id": "a", "dimension": "task_completion", "case_id": "k", "trial": 0, "must_include": ["x"], "agent_output": "x"},
+        {"id": "b", "dimension": "task_completion", "case_id": "k", "trial": 1, "must_include": ["y"], "agent_output": "x"},
+        {"id": "c", "dimension": "task_completion", "case_id": "m", "trial": 0, "must_include": ["x"], "agent_output": "x"},
+    ]
+    table = read_row_table(rows)
+    card = scorekit.evaluate(rows, policy={"purpose": "exploratory"})
+    assert table.frame["id"].tolist() == ["c"]
+    assert [(p.line, p.field, p.message) for p in table.problems] == [
+        (p.line, p.field, p.message) for p in card.validation.problems
+    ]
+    assert "must_include" in table.problems[1].message
