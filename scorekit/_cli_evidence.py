@@ -37,10 +37,11 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
+    from ._files import SIGNATURE_LIMIT
     from .signing import read_json_strict, sign_scorecard
 
     out = sign_scorecard(args.scorecard, args.key, out=args.out)
-    envelope = read_json_strict(out, "signature envelope")
+    envelope = read_json_strict(out, "signature envelope", limit=SIGNATURE_LIMIT)
     print(f"signed {args.scorecard}: wrote {out}")
     print(f"content sha256 (RFC 8785): {envelope['content_sha256']}")
     print(f"public key: {envelope['public_key']}")

@@ -30,6 +30,7 @@ import pandas as pd
 
 from ._counts import STATUS_DTYPE, STATUSES
 from ._errors import InputError, Problem
+from ._files import FileProblem, check_regular, read_bounded
 from ._jsonstrict import DuplicateKeyError, unique_object
 
 try:  # the C helper (scorekit/_speedups.c); None when it was not built
@@ -871,18 +872,17 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
         )
     path = Path(source)
     name = str(source)
-    if not path.exists():
-        raise InputError(f"{name}: no such file")
-    if path.is_dir():
-        raise InputError(f"{name}: is a directory, not a results file")
-    fmt = (format or _format_from_suffix(path)).lower()
-    if fmt == "parquet":
-        records = _parquet_records(path, name)
-        return Source(name, "parquet", lambda: records)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
+    try:  # a regular file only: /dev/zero or a FIFO would exhaust memory or hang (results are not capped)
+        check_regular(path)
+        fmt = (format or _format_from_suffix(path)).lower()
+        if fmt == "parquet":
+            records = _parquet_records(path, name)
+            return Source(name, "parquet", lambda: records)
+        data = read_bounded(path, None)
+    except FileProblem as problem:
+        if problem.kind == "missing":
+            raise InputError(f"{name}: no such file") from None
+        raise InputError(problem.message(name, "results file")) from None
     if not data or data.isspace():
         raise InputError(f"{name}: empty file, no rows")
     if fmt == "csv":

@@ -39,6 +39,7 @@ from typing import Any, Mapping
 
 from ._errors import InputError, ScorekitError
 from ._examples import notebook_path
+from ._files import FileProblem, check_regular
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -147,9 +148,18 @@ def _notebook(notebook: str | os.PathLike[str] | None) -> Path:
     if notebook is None:
         return notebook_path("release_scorecard")
     path = Path(notebook)
-    if not path.is_file():
-        raise InputError(f"notebook: no such file: {path}")
+    _require_file("notebook", path)
     return path
+
+
+def _require_file(label: str, path: str | os.PathLike[str]) -> None:
+    """InputError unless ``path`` is a regular file (a FIFO would hang papermill's reader)."""
+    try:
+        check_regular(path)
+    except FileProblem as problem:
+        if problem.kind == "missing":
+            raise InputError(f"{label}: no such file: {_as_text(path)}") from None
+        raise InputError(problem.message(str(_as_text(path)), f"{label} file")) from None
 
 
 def _kind(spec: Mapping[str, Any]) -> str | None:
@@ -535,8 +545,8 @@ def render_notebook(
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
     for name, path in (("results", results), ("policy", policy)):
-        if path is not None and not Path(path).is_file():
-            raise InputError(f"{name}: no such file: {_as_text(path)}")
+        if path is not None:
+            _require_file(name, path)
     nb = _notebook(notebook)
     known = notebook_parameters(nb)
     target = Path(out_dir) if out_dir is not None else default_out_dir(agent_name, agent_version)

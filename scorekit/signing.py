@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._errors import SignatureError
-from ._files import decode_utf8, read_input_bytes
+from ._files import KEY_LIMIT, SCORECARD_JSON_LIMIT, SIGNATURE_LIMIT, decode_utf8, read_input_bytes
 from ._jsonstrict import DuplicateKeyError, unique_object
 
 __all__ = [
@@ -118,7 +118,13 @@ def _loads_strict(text: str) -> Any:
         raise _StrictJSONError(f"duplicate object key {exc.key!r}") from None
 
 
-def read_json_strict(path: str | os.PathLike[str], what: str = "scorecard", error: type[Exception] = SignatureError) -> Any:
+def read_json_strict(
+    path: str | os.PathLike[str],
+    what: str = "scorecard",
+    error: type[Exception] = SignatureError,
+    *,
+    limit: int = SCORECARD_JSON_LIMIT,
+) -> Any:
     """Parse a JSON file, rejecting NaN/Infinity, overflowing numbers and duplicate keys.
 
     Parameters
@@ -128,7 +134,9 @@ def read_json_strict(path: str | os.PathLike[str], what: str = "scorecard", erro
         How error messages name the file ("scorecard", "signature envelope").
     error : exception class
         Raised (with a one-line message naming the file) when the file is missing,
-        unreadable or not strict JSON.
+        not a regular file, larger than ``limit`` bytes, unreadable or not strict JSON.
+    limit : int
+        The most bytes read (default: :data:`~scorekit._files.SCORECARD_JSON_LIMIT`).
 
     Examples
     --------
@@ -142,7 +150,7 @@ def read_json_strict(path: str | os.PathLike[str], what: str = "scorecard", erro
     rejected
     """
     path = Path(path)
-    text = decode_utf8(read_input_bytes(path, what, error), str(path), error)
+    text = decode_utf8(read_input_bytes(path, what, error, limit=limit), str(path), error)
     try:
         return _loads_strict(text)
     except _StrictJSONError as exc:
@@ -304,7 +312,7 @@ def _load_private_key(path: Path) -> Any:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    data = read_input_bytes(path, "private key", SignatureError)
+    data = read_input_bytes(path, "private key", SignatureError, limit=KEY_LIMIT)
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except TypeError:
@@ -328,7 +336,7 @@ def _load_public_key_raw(path: Path) -> bytes:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-    data = read_input_bytes(path, "public key", SignatureError)
+    data = read_input_bytes(path, "public key", SignatureError, limit=KEY_LIMIT)
     if b"-----BEGIN" in data:
         try:
             key = serialization.load_pem_public_key(data)
@@ -630,9 +638,9 @@ def verify_scorecard(
     """
     scorecard_path = Path(scorecard_path)
     signature_path = Path(signature_path) if signature_path is not None else default_signature_path(scorecard_path)
-    scorecard_bytes = read_input_bytes(scorecard_path, "scorecard", SignatureError)
+    scorecard_bytes = read_input_bytes(scorecard_path, "scorecard", SignatureError, limit=SCORECARD_JSON_LIMIT)
     what = "signature envelope"
-    envelope_bytes = read_input_bytes(signature_path, what, SignatureError)
+    envelope_bytes = read_input_bytes(signature_path, what, SignatureError, limit=SIGNATURE_LIMIT)
     envelope_text = decode_utf8(envelope_bytes, str(signature_path), SignatureError)
     pinned = _load_public_key_raw(Path(public_key_path)) if public_key_path is not None else None
     try:
