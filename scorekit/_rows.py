@@ -592,6 +592,8 @@ def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, 
                 row[name] = _csv_value(ALIASES.get(name, name), cell)
             except ValueError as exc:
                 errors.append((name, f"not valid JSON ({getattr(exc, 'msg', exc)})"))
+            except RecursionError:  # as a JSON Lines row nested as deeply is reported
+                errors.append((name, "not valid JSON (nested too deeply)"))
         if errors:
             # Keep the identity of the row so the problem can name it.
             yield start, {k: v for k, v in row.items() if k in ("id", "dimension", "case_id")}, errors, True, None
@@ -663,7 +665,7 @@ def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
         if isinstance(value, str) and ALIASES.get(name, name) in _CSV_JSON_FIELDS:
             try:
                 value = _csv_value(ALIASES.get(name, name), value)
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass  # left as text: the field check reports the wrong type
         out[name] = _drop_null_keys(value)
     return out

@@ -53,7 +53,6 @@ import base64
 import binascii
 import hashlib
 import json
-import math
 import os
 import re
 import tempfile
@@ -64,7 +63,7 @@ from typing import Any, NamedTuple
 
 from ._errors import SignatureError
 from ._files import KEY_LIMIT, SCORECARD_JSON_LIMIT, SIGNATURE_LIMIT, decode_utf8, read_input_bytes
-from ._jsonstrict import DuplicateKeyError, unique_object
+from ._jsonstrict import StrictJSONError, loads_strict
 
 __all__ = [
     "ALGORITHM",
@@ -94,30 +93,6 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 # --------------------------------------------------------------------------- strict JSON
-class _StrictJSONError(ValueError):
-    """The text is JSON Python would accept but scorekit refuses to sign or verify."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise _StrictJSONError(f"{name} is not a JSON number (non-finite numbers cannot be signed)")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _StrictJSONError(f"number {text} overflows to infinity (non-finite numbers cannot be signed)")
-    return value
-
-
-def _loads_strict(text: str) -> Any:
-    try:
-        return json.loads(
-            text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=unique_object
-        )
-    except DuplicateKeyError as exc:
-        raise _StrictJSONError(f"duplicate object key {exc.key!r}") from None
-
-
 def read_json_strict(
     path: str | os.PathLike[str],
     what: str = "scorecard",
@@ -152,13 +127,11 @@ def read_json_strict(
     path = Path(path)
     text = decode_utf8(read_input_bytes(path, what, error, limit=limit), str(path), error)
     try:
-        return _loads_strict(text)
-    except _StrictJSONError as exc:
+        return loads_strict(text)
+    except StrictJSONError as exc:
         raise error(f"{path}: the {what} cannot be used: {exc}") from None
     except json.JSONDecodeError as exc:
         raise error(f"{path}:{exc.lineno}: the {what} is not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise error(f"{path}: the {what} is nested too deeply") from None
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -568,8 +541,8 @@ def verify_bytes(
         except UnicodeDecodeError:
             return result(FAILED, "the scorecard is not UTF-8 text, so it is not the signed content")
     try:
-        obj = _loads_strict(scorecard_text)
-    except (_StrictJSONError, json.JSONDecodeError, RecursionError) as exc:
+        obj = loads_strict(scorecard_text)
+    except (StrictJSONError, json.JSONDecodeError) as exc:
         return result(FAILED, f"the scorecard is not strict JSON ({exc}), so it is not the signed content")
     try:
         content = canonical_json(obj)
@@ -644,11 +617,9 @@ def verify_scorecard(
     envelope_text = decode_utf8(envelope_bytes, str(signature_path), SignatureError)
     pinned = _load_public_key_raw(Path(public_key_path)) if public_key_path is not None else None
     try:
-        envelope = _loads_strict(envelope_text)
-    except _StrictJSONError as exc:  # JSON, but ambiguous or non-finite: a malformed envelope
+        envelope = loads_strict(envelope_text)
+    except StrictJSONError as exc:  # JSON, but ambiguous, non-finite, unreadably long or deep: malformed
         return VerifyResult(FAILED, f"malformed envelope: {exc}", pinned is not None)
     except json.JSONDecodeError as exc:
         raise SignatureError(f"{signature_path}:{exc.lineno}: the {what} is not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise SignatureError(f"{signature_path}: the {what} is nested too deeply") from None
     return verify_bytes(scorecard_bytes, envelope, pinned)
