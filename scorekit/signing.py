@@ -25,8 +25,15 @@ The envelope
      "signature": "<base64 of the 64-byte signature>",
      "signed_at": "2026-01-31T12:00:00Z"}
 
-Only the content is signed; ``signed_at`` and ``content_sha256`` are unsigned
-conveniences (a changed ``content_sha256`` still fails verification).
+The Ed25519 message is the RFC 8785 canonical JSON of the envelope *without*
+``signature`` (:func:`signed_message`, SPEC §11). It holds ``content_sha256``,
+so the scorecard's content is covered, together with the envelope's own fields:
+changing ``signed_at``, the algorithm, the canonicalization, the public key or
+the digest breaks the signature. An envelope with a field beyond
+:data:`ENVELOPE_FIELDS` is malformed (``failed``): nothing unsigned can ride
+along. Another verifier reproduces the check with any JCS implementation:
+``verify(signature, JCS(envelope − signature))`` and
+``content_sha256 == SHA-256(JCS(scorecard))``.
 
 Outcomes of :func:`verify_scorecard`
 ------------------------------------
@@ -78,6 +85,7 @@ __all__ = [
     "public_key_base64",
     "read_json_strict",
     "sign_scorecard",
+    "signed_message",
     "verify_bytes",
     "verify_scorecard",
     "write_keypair",
@@ -399,9 +407,10 @@ def sign_scorecard(
         "canonicalization": CANONICALIZATION,
         "content_sha256": hashlib.sha256(content).hexdigest(),
         "public_key": base64.b64encode(_raw_public(key.public_key())).decode("ascii"),
-        "signature": base64.b64encode(key.sign(content)).decode("ascii"),
         "signed_at": _utc_now(),
     }
+    envelope["signature"] = base64.b64encode(key.sign(signed_message(envelope))).decode("ascii")
+    envelope = {name: envelope[name] for name in ENVELOPE_FIELDS}  # the documented order
     text = json.dumps(envelope, indent=2) + "\n"
     try:
         out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -437,7 +446,7 @@ class VerifyResult:
     content_sha256 : str or None
         SHA-256 of the scorecard's canonical content as recomputed now.
     signed_at : str or None
-        The envelope's (unsigned) ``signed_at``.
+        The envelope's ``signed_at`` (covered by the signature).
     """
 
     outcome: str
@@ -473,6 +482,17 @@ class VerifyResult:
         }
 
 
+def signed_message(envelope: dict[str, Any]) -> bytes:
+    """The bytes an envelope's Ed25519 signature is over: RFC 8785 of the envelope without ``signature``.
+
+    Examples
+    --------
+    >>> signed_message({"signed_at": "2026-01-31T12:00:00Z", "algorithm": "Ed25519", "signature": "..."})
+    b'{"algorithm":"Ed25519","signed_at":"2026-01-31T12:00:00Z"}'
+    """
+    return canonical_json({name: value for name, value in envelope.items() if name != "signature"})
+
+
 def _envelope_problem(envelope: Any) -> tuple[str | None, bytes | None, bytes | None]:
     """(problem, raw public key, raw signature) of a parsed envelope."""
     if not isinstance(envelope, dict):
@@ -480,6 +500,10 @@ def _envelope_problem(envelope: Any) -> tuple[str | None, bytes | None, bytes | 
     missing = [k for k in ENVELOPE_FIELDS if k not in envelope]
     if missing:
         return f"malformed envelope: missing {', '.join(missing)}", None, None
+    unknown = sorted(str(k) for k in envelope if k not in ENVELOPE_FIELDS)
+    if unknown:
+        return (f"malformed envelope: unknown field{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))} (nothing unsigned may ride along)"), None, None
     if envelope["algorithm"] != ALGORITHM:
         return f"malformed envelope: algorithm {envelope['algorithm']!r} is not {ALGORITHM!r}", None, None
     if envelope["canonicalization"] != CANONICALIZATION:
@@ -556,9 +580,15 @@ def verify_bytes(
         return result(FAILED, "the envelope was signed with a different key than the pinned public key "
                               "(key mismatch: authorship not established)", digest)
     try:
-        Ed25519PublicKey.from_public_bytes(public).verify(signature, content)
+        message = signed_message(envelope)
+    except SignatureError as exc:  # a field value JCS cannot write: not what was signed
+        return result(FAILED, f"malformed envelope: {exc}", digest)
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
     except InvalidSignature:
-        return result(FAILED, "the signature is not valid for this content and key", digest)
+        return result(FAILED, "the signature is not valid for this envelope and key (the envelope's fields, "
+                              "signed_at included, or the content digest were changed, or another key signed)",
+                      digest)
     except ValueError as exc:  # pragma: no cover - 32 bytes always load
         return result(FAILED, f"malformed envelope: unusable public key ({exc})", digest)
     if pinned:
