@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ._errors import InputError, SignatureError
+from ._terminal import terminal_text as _t
 
 __all__ = ["add_parsers"]
 
@@ -31,8 +32,8 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
     from .signing import write_keypair
 
     private, public = write_keypair(args.out_private, args.out_public, overwrite=args.force)
-    print(f"wrote {private} (Ed25519 private key, PKCS#8 PEM, mode 0600: keep it secret)")
-    print(f"wrote {public} (public key, PEM: pin it with `scorekit verify --public-key {public}`)")
+    print(f"wrote {_t(private)} (Ed25519 private key, PKCS#8 PEM, mode 0600: keep it secret)")
+    print(f"wrote {_t(public)} (public key, PEM: pin it with `scorekit verify --public-key {_t(public)}`)")
     return EXIT_OK
 
 
@@ -42,9 +43,9 @@ def _cmd_sign(args: argparse.Namespace) -> int:
 
     out = sign_scorecard(args.scorecard, args.key, out=args.out)
     envelope = read_json_strict(out, "signature envelope", limit=SIGNATURE_LIMIT)
-    print(f"signed {args.scorecard}: wrote {out}")
-    print(f"content sha256 (RFC 8785): {envelope['content_sha256']}")
-    print(f"public key: {envelope['public_key']}")
+    print(f"signed {_t(args.scorecard)}: wrote {_t(out)}")
+    print(f"content sha256 (RFC 8785): {_t(envelope['content_sha256'])}")
+    print(f"public key: {_t(envelope['public_key'])}")
     return EXIT_OK
 
 
@@ -52,7 +53,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from .signing import verify_scorecard
 
     result = verify_scorecard(args.scorecard, args.signature, args.public_key)
-    print(result.message())
+    print(_t(result.message()))
     return result.exit_code
 
 
@@ -71,15 +72,18 @@ def _cmd_attest(args: argparse.Namespace) -> int:
     out_dir = Path(args.out_dir) if args.out_dir is not None else Path(args.scorecard).parent
     written = write_agent_card(card, out_dir)
     sig = card["signature"]
-    print(f"decision: {card['decision']}   signature: {sig['outcome']}   comparison: {card['comparison']['status']}")
+    # The decision and comparison are read from the user's scorecard file: escaped like every user text.
+    print(f"decision: {_t(card['decision'])}   signature: {_t(sig['outcome'])}   "
+          f"comparison: {_t(card['comparison']['status'])}")
     for fw in card["frameworks"]:
         s = fw["summary"]
-        print(f"  {fw['name']}: {s['evidenced']} evidenced, {s['partial']} partial, {s['not_evidenced']} not evidenced")
+        print(f"  {_t(fw['name'])}: {s['evidenced']} evidenced, {s['partial']} partial, "
+              f"{s['not_evidenced']} not evidenced")
     print("The Agent Card maps evidence to governance control families; it is not legal compliance or certification.")
     for path in written.values():
-        print(f"wrote {path}")
+        print(f"wrote {_t(path)}")
     if sig["outcome"] == "failed":
-        print(f"signature failed: {sig['reason']}")
+        print(f"signature failed: {_t(sig['reason'])}")
         return EXIT_NO
     return EXIT_OK
 
@@ -98,7 +102,7 @@ def _signing_run(run_handler: Handler) -> Handler:
         scorecard = Path(args.out_dir) / "scorecard.json"
         if not scorecard.is_file():
             raise SignatureError(f"{scorecard}: run wrote no scorecard to sign")
-        print(f"wrote {sign_scorecard(scorecard, key)}")
+        print(f"wrote {_t(sign_scorecard(scorecard, key))}")
         return code
 
     return handler

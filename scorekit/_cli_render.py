@@ -14,6 +14,8 @@ import argparse
 import sys
 from typing import Any
 
+from ._terminal import terminal_text as _t
+
 __all__ = ["add_parsers"]
 
 EXIT_OK = 0
@@ -40,10 +42,11 @@ def _cmd_render(args: argparse.Namespace) -> int:
         progress=sys.stdout.isatty(),
         notebook=args.notebook,
     )
-    print(f"decision: {result.decision if result.decision is not None else '— (the notebook wrote no scorecard.json)'}")
-    print(f"report: {result.html}")
+    decision = _t(result.decision) if result.decision is not None else "— (the notebook wrote no scorecard.json)"
+    print(f"decision: {decision}")
+    print(f"report: {_t(result.html)}")
     for path in (result.markdown, result.notebook, *result.reports.values()):
-        print(f"wrote {path}")
+        print(f"wrote {_t(path)}")
     return EXIT_OK
 
 
