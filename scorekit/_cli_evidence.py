@@ -134,7 +134,7 @@ def add_parsers(sub: Any) -> None:
                     "key embedded in the envelope, nothing pinned (authorship not established). failed: tampered, "
                     "bad signature, malformed envelope, or pinned key mismatch (exit 1).",
     )
-    verify.add_argument("--scorecard", required=True, metavar="F")
+    verify.add_argument("--scorecard", required=True, metavar="F", help="the scorecard.json to verify")
     verify.add_argument("--signature", metavar="S", help="envelope (default: <F without .json>.sig.json beside F)")
     verify.add_argument("--public-key", metavar="K.pub", help="pin this public key to verify authorship")
     verify.set_defaults(handler=_cmd_verify)
@@ -146,7 +146,7 @@ def add_parsers(sub: Any) -> None:
                     "ISO/IEC 42001, EU AI Act, OWASP LLM Top 10 2025). Not legal compliance or certification. "
                     "The signature is checked when --signature is given or <F without .json>.sig.json exists.",
     )
-    attest.add_argument("--scorecard", required=True, metavar="F")
+    attest.add_argument("--scorecard", required=True, metavar="F", help="the scorecard.json to map to control families")
     attest.add_argument("--signature", metavar="S", help="envelope (default: <F without .json>.sig.json if present)")
     attest.add_argument("--public-key", metavar="K", help="pin this public key to verify authorship")
     attest.add_argument("--out-dir", metavar="D", help="where to write the Agent Card (default: beside F)")

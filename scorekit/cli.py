@@ -180,6 +180,23 @@ def _build_kind() -> str:
     return "with the C helper"
 
 
+_EPILOG = """\
+exit codes:
+  0  ok (the gate passed, the signature verified, the rows are valid)
+  1  the evidence says no: gate not passed, verification failed, invalid rows
+     found by validate; gate, carry-forward, refresh-check and release-lint
+     also for a missing, unreadable or invalid SCORECARD.md
+  2  the command could not run: bad arguments, an unreadable input file, a bad
+     policy, a notebook cell that raised (one line naming file, line, field)
+
+examples:
+  scorekit run --results results.jsonl --policy policy.yml --out-dir reports --gate
+  scorekit gate --scorecard SCORECARD.md --baseline-ref origin/main --min-aggregate 80
+
+Run "scorekit COMMAND --help" for the options of a command.
+"""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with its error line escaped: "unrecognized arguments: ..." repeats the user's words as given."""
 
@@ -194,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="scorekit",
         description="Turn captured AI-agent evaluation results into release evidence.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"scorekit {__version__} ({_build_kind()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -204,12 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_cmd_demo)
 
     run = sub.add_parser("run", help="score a results file and decide (writes scorecard.json)")
-    run.add_argument("--results", required=True, metavar="F", help="results file (JSONL, CSV or Parquet)")
+    run.add_argument("--results", required=True, metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)")
     run.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
     run.add_argument("--out-dir", default="reports", metavar="D", help="where to write the reports (default: reports)")
     run.add_argument("--gate", action="store_true", help="exit 1 unless the decision is PASS")
-    run.add_argument("--agent-name", metavar="N")
-    run.add_argument("--agent-version", metavar="V")
+    run.add_argument("--agent-name", metavar="N", help="name of the agent measured (recorded in the scorecard)")
+    run.add_argument("--agent-version", metavar="V", help="version of the agent measured (recorded in the scorecard)")
     run.add_argument("--limit", type=_positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)")
     run.add_argument("--history", nargs="?", const="reports/history.sqlite", default=None, metavar="DB",
                      help="compare with and record into this SQLite history (default DB: reports/history.sqlite)")
@@ -218,12 +237,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_cmd_run)
 
     hist = sub.add_parser("history", help="list the evaluations recorded in a history database")
-    hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB")
+    hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB",
+                      help="the SQLite history (default: reports/history.sqlite)")
     hist.set_defaults(handler=_cmd_history)
 
     validate = sub.add_parser("validate", help="classify rows as labeled / unlabeled / invalid")
-    validate.add_argument("results", metavar="F")
-    validate.add_argument("--policy", metavar="P")
+    validate.add_argument("results", metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)")
+    validate.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
     validate.add_argument("--strict", action="store_true", help="unlabeled rows also fail (always on under purpose: release)")
     validate.set_defaults(handler=_cmd_validate)
 
