@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ._errors import InputError, SignatureError
+from ._terminal import terminal_text as _t
 
 __all__ = ["add_parsers"]
 
@@ -31,19 +32,20 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
     from .signing import write_keypair
 
     private, public = write_keypair(args.out_private, args.out_public, overwrite=args.force)
-    print(f"wrote {private} (Ed25519 private key, PKCS#8 PEM, mode 0600: keep it secret)")
-    print(f"wrote {public} (public key, PEM: pin it with `scorekit verify --public-key {public}`)")
+    print(f"wrote {_t(private)} (Ed25519 private key, PKCS#8 PEM, mode 0600: keep it secret)")
+    print(f"wrote {_t(public)} (public key, PEM: pin it with `scorekit verify --public-key {_t(public)}`)")
     return EXIT_OK
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
+    from ._files import SIGNATURE_LIMIT
     from .signing import read_json_strict, sign_scorecard
 
     out = sign_scorecard(args.scorecard, args.key, out=args.out)
-    envelope = read_json_strict(out, "signature envelope")
-    print(f"signed {args.scorecard}: wrote {out}")
-    print(f"content sha256 (RFC 8785): {envelope['content_sha256']}")
-    print(f"public key: {envelope['public_key']}")
+    envelope = read_json_strict(out, "signature envelope", limit=SIGNATURE_LIMIT)
+    print(f"signed {_t(args.scorecard)}: wrote {_t(out)}")
+    print(f"content sha256 (RFC 8785): {_t(envelope['content_sha256'])}")
+    print(f"public key: {_t(envelope['public_key'])}")
     return EXIT_OK
 
 
@@ -51,7 +53,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from .signing import verify_scorecard
 
     result = verify_scorecard(args.scorecard, args.signature, args.public_key)
-    print(result.message())
+    print(_t(result.message()))
     return result.exit_code
 
 
@@ -70,15 +72,18 @@ def _cmd_attest(args: argparse.Namespace) -> int:
     out_dir = Path(args.out_dir) if args.out_dir is not None else Path(args.scorecard).parent
     written = write_agent_card(card, out_dir)
     sig = card["signature"]
-    print(f"decision: {card['decision']}   signature: {sig['outcome']}   comparison: {card['comparison']['status']}")
+    # The decision and comparison are read from the user's scorecard file: escaped like every user text.
+    print(f"decision: {_t(card['decision'])}   signature: {_t(sig['outcome'])}   "
+          f"comparison: {_t(card['comparison']['status'])}")
     for fw in card["frameworks"]:
         s = fw["summary"]
-        print(f"  {fw['name']}: {s['evidenced']} evidenced, {s['partial']} partial, {s['not_evidenced']} not evidenced")
+        print(f"  {_t(fw['name'])}: {s['evidenced']} evidenced, {s['partial']} partial, "
+              f"{s['not_evidenced']} not evidenced")
     print("The Agent Card maps evidence to governance control families; it is not legal compliance or certification.")
     for path in written.values():
-        print(f"wrote {path}")
+        print(f"wrote {_t(path)}")
     if sig["outcome"] == "failed":
-        print(f"signature failed: {sig['reason']}")
+        print(f"signature failed: {_t(sig['reason'])}")
         return EXIT_NO
     return EXIT_OK
 
@@ -97,7 +102,7 @@ def _signing_run(run_handler: Handler) -> Handler:
         scorecard = Path(args.out_dir) / "scorecard.json"
         if not scorecard.is_file():
             raise SignatureError(f"{scorecard}: run wrote no scorecard to sign")
-        print(f"wrote {sign_scorecard(scorecard, key)}")
+        print(f"wrote {_t(sign_scorecard(scorecard, key))}")
         return code
 
     return handler
@@ -129,7 +134,7 @@ def add_parsers(sub: Any) -> None:
                     "key embedded in the envelope, nothing pinned (authorship not established). failed: tampered, "
                     "bad signature, malformed envelope, or pinned key mismatch (exit 1).",
     )
-    verify.add_argument("--scorecard", required=True, metavar="F")
+    verify.add_argument("--scorecard", required=True, metavar="F", help="the scorecard.json to verify")
     verify.add_argument("--signature", metavar="S", help="envelope (default: <F without .json>.sig.json beside F)")
     verify.add_argument("--public-key", metavar="K.pub", help="pin this public key to verify authorship")
     verify.set_defaults(handler=_cmd_verify)
@@ -141,7 +146,7 @@ def add_parsers(sub: Any) -> None:
                     "ISO/IEC 42001, EU AI Act, OWASP LLM Top 10 2025). Not legal compliance or certification. "
                     "The signature is checked when --signature is given or <F without .json>.sig.json exists.",
     )
-    attest.add_argument("--scorecard", required=True, metavar="F")
+    attest.add_argument("--scorecard", required=True, metavar="F", help="the scorecard.json to map to control families")
     attest.add_argument("--signature", metavar="S", help="envelope (default: <F without .json>.sig.json if present)")
     attest.add_argument("--public-key", metavar="K", help="pin this public key to verify authorship")
     attest.add_argument("--out-dir", metavar="D", help="where to write the Agent Card (default: beside F)")

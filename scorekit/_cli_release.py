@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from ._errors import ScorekitError
+from ._terminal import annotation_line, terminal_text as _t
 
 __all__ = ["add_parsers"]
 
@@ -26,7 +27,14 @@ EXIT_OK, EXIT_NO = 0, 1
 
 
 def _say(command: str, message: str) -> None:
-    print(f"scorekit {command}: {' '.join(str(message).splitlines())}", file=sys.stderr)
+    print(f"scorekit {command}: {_t(message)}", file=sys.stderr)
+
+
+def _print_report(lines: tuple[str, ...] | list[str]) -> None:
+    """A release report: scorekit's annotations (lines starting ``::``) with their data escaped as GitHub
+    requires, every other line as user text (a card's agent name cannot start a command line)."""
+    for line in lines:
+        print(annotation_line(line) if line.startswith("::") else _t(line))
 
 
 def _check_rebaseline(args: argparse.Namespace) -> str | None:
@@ -66,7 +74,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         require_ctx_match=args.require_ctx_match,
         expected_version=args.expected_version,
     )
-    print(result.report())
+    _print_report(result.lines)
     if not result.passed:
         first_error = next(a for a in result.annotations if a.startswith("::error::"))
         _say("gate", f"not passed: {first_error.removeprefix('::error::')}")
@@ -92,9 +100,9 @@ def _cmd_carry_forward(args: argparse.Namespace) -> int:
         return EXIT_NO
     except OSError as exc:
         raise ScorekitError(f"{out}: cannot write the scorecard ({exc.strerror or exc})") from None
-    print(f"carried forward {payload.agent_name} v{payload.inherited_from} -> v{payload.agent_version} "
-          f"(measured on v{payload.measured_version}, aggregate {payload.aggregate_value} unchanged)")
-    print(f"wrote {written}")
+    print(_t(f"carried forward {payload.agent_name} v{payload.inherited_from} -> v{payload.agent_version} "
+             f"(measured on v{payload.measured_version}, aggregate {payload.aggregate_value} unchanged)"))
+    print(f"wrote {_t(written)}")
     return EXIT_OK
 
 
@@ -103,11 +111,11 @@ def _cmd_release_lint(args: argparse.Namespace) -> int:
 
     problems = lint_doc_root(args.doc_root)
     for problem in problems:
-        print(problem)
+        print(_t(problem))
     if problems:
         _say("release-lint", f"{args.doc_root}: {len(problems)} problem{'s' if len(problems) > 1 else ''}")
         return EXIT_NO
-    print(f"{args.doc_root}: SCORECARD.md, README.md link and aggregate, package.json files: ok")
+    print(f"{_t(args.doc_root)}: SCORECARD.md, README.md link and aggregate, package.json files: ok")
     return EXIT_OK
 
 
@@ -125,7 +133,7 @@ def _cmd_refresh_check(args: argparse.Namespace) -> int:
         full_limit=args.full_limit,
         rebaseline_reason=_check_rebaseline(args),
     )
-    print(result.report())
+    _print_report(result.lines)
     if result.exit_code:
         _say("refresh-check", f"{result.status_line}: {result.problems[0]}")
     return result.exit_code

@@ -14,6 +14,8 @@ import argparse
 import sys
 from typing import Any
 
+from ._terminal import terminal_text as _t
+
 __all__ = ["add_parsers"]
 
 EXIT_OK = 0
@@ -40,10 +42,11 @@ def _cmd_render(args: argparse.Namespace) -> int:
         progress=sys.stdout.isatty(),
         notebook=args.notebook,
     )
-    print(f"decision: {result.decision if result.decision is not None else '— (the notebook wrote no scorecard.json)'}")
-    print(f"report: {result.html}")
+    decision = _t(result.decision) if result.decision is not None else "— (the notebook wrote no scorecard.json)"
+    print(f"decision: {decision}")
+    print(f"report: {_t(result.html)}")
     for path in (result.markdown, result.notebook, *result.reports.values()):
-        print(f"wrote {path}")
+        print(f"wrote {_t(path)}")
     return EXIT_OK
 
 
@@ -69,10 +72,10 @@ def add_parsers(sub: Any) -> None:
                     "scorecard.json/.md/.html and evidence.parquet beside the executed .ipynb. Exit 0 when "
                     "rendered, whatever the decision; 2 when it could not run (a cell that raised included).",
     )
-    render.add_argument("--results", required=True, metavar="F", help="results file (JSONL, CSV or Parquet)")
+    render.add_argument("--results", required=True, metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)")
     render.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
-    render.add_argument("--agent-name", metavar="N")
-    render.add_argument("--agent-version", metavar="V")
+    render.add_argument("--agent-name", metavar="N", help="name of the agent measured (default out-dir segment)")
+    render.add_argument("--agent-version", metavar="V", help="version of the agent measured (default out-dir segment)")
     render.add_argument("-p", "--parameter", nargs=2, action="append", dest="parameters", metavar=("KEY", "VALUE"),
                         help="another notebook parameter (history, label, baseline, signing_key, public_key); "
                              "repeatable")

@@ -137,7 +137,58 @@ def canonical_bytes(value: Any) -> bytes:
         data = _c_canonical(value)
         if data is not None:
             return data
-    return _jcs(tag_numbers(value))
+    try:
+        return _jcs(tag_numbers(value))
+    except RecursionError:  # nesting the JSON parsers accept (up to ~1000 levels) is deeper than the stack
+        return _deep_canonical_bytes(value)
+
+
+def _utf16_order(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
+
+
+def _deep_canonical_bytes(value: Any) -> bytes:
+    """:func:`canonical_bytes` without recursion, for structures nested too deeply for the stack.
+
+    The same bytes as the recursive path (a test compares them): numbers tagged
+    by :func:`tag_numbers`, strings escaped as JSON/JCS escape them, object keys
+    (strings) in UTF-16 code-unit order (RFC 8785), no whitespace. Text that is
+    not valid Unicode (a lone surrogate) is refused with the error the
+    ``rfc8785`` package raises for it on the recursive path.
+    """
+    parts: list[str] = []
+    todo: list[tuple[bool, Any]] = [(False, value)]  # (literal text?, item); the next item is last
+    while todo:
+        literal, item = todo.pop()
+        if literal:
+            parts.append(item)
+        elif isinstance(item, dict):
+            keys = [k if type(item) is dict else str(k) for k in item]
+            if not all(type(k) is str for k in keys):
+                raise TypeError("cannot hash an object key that is not a string")
+            pairs = sorted(zip(keys, item.values()), key=lambda pair: _utf16_order(pair[0]))
+            todo.append((True, "}"))
+            for i in range(len(pairs) - 1, -1, -1):
+                todo.append((False, pairs[i][1]))
+                todo.append((True, ("{" if i == 0 else ",") + _encode_str(pairs[i][0]) + ":"))
+            if not pairs:
+                todo.append((True, "{"))
+        elif isinstance(item, (list, tuple)):
+            todo.append((True, "]"))
+            for i in range(len(item) - 1, -1, -1):
+                todo.append((False, item[i]))
+                todo.append((True, "[" if i == 0 else ","))
+            if not item:
+                todo.append((True, "["))
+        else:
+            tagged = tag_numbers(item)  # a tagged string, a string, None or a bool
+            parts.append(_encode_str(tagged) if type(tagged) is str else _ENCODE(tagged))
+    try:
+        return "".join(parts).encode("utf-8")
+    except UnicodeEncodeError:
+        import rfc8785  # lazy: its error type, as the recursive path raises it
+
+        raise rfc8785.CanonicalizationError("input contains non-UTF-8 codepoints") from None
 
 
 def sha256_hex(data: bytes) -> str:

@@ -1,16 +1,26 @@
-"""Strict JSON objects: one place that refuses duplicate keys.
+"""Strict JSON: one place that refuses duplicate keys, NaN/Infinity and unreadable numbers.
 
 Python's ``json`` silently keeps the last of two equal keys; a results row, a
 policy or a scorecard with a duplicated key is ambiguous, so every reader of
 scorekit passes :func:`unique_object` as ``object_pairs_hook`` and turns
 :class:`DuplicateKeyError` into its own message.
+
+:func:`loads_strict` is the whole strict reading of a JSON document that
+scorekit signs or verifies (a ``scorecard.json``, a signature envelope): beyond
+duplicate keys it refuses ``NaN``/``Infinity``, numbers that overflow to
+infinity, integers longer than Python converts (``sys.get_int_max_str_digits``,
+4300 digits by default) and nesting deeper than the parser's stack — each as a
+:class:`StrictJSONError` with one plain sentence, never a traceback.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import sys
 from typing import Any
 
-__all__ = ["DuplicateKeyError", "unique_object"]
+__all__ = ["DuplicateKeyError", "StrictJSONError", "loads_strict", "unique_object"]
 
 
 class DuplicateKeyError(ValueError):
@@ -19,6 +29,10 @@ class DuplicateKeyError(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(f"duplicate key {key!r}")
         self.key = key
+
+
+class StrictJSONError(ValueError):
+    """The text is JSON Python would accept (or choke on) but scorekit refuses to read as a document."""
 
 
 def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -31,3 +45,48 @@ def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
                 raise DuplicateKeyError(key)
             seen.add(key)
     return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise StrictJSONError(f"{name} is not a JSON number (non-finite numbers cannot be signed)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise StrictJSONError(f"number {text} overflows to infinity (non-finite numbers cannot be signed)")
+    return value
+
+
+def loads_strict(text: str) -> Any:
+    """Parse ``text`` as strict JSON.
+
+    Raises
+    ------
+    json.JSONDecodeError
+        The text is not JSON (it carries the line and column).
+    StrictJSONError
+        A duplicate key, NaN/Infinity, a number overflowing to infinity, an
+        integer with more digits than Python converts, or nesting too deep.
+
+    Examples
+    --------
+    >>> loads_strict('{"a": [1, 2.5]}')
+    {'a': [1, 2.5]}
+    >>> loads_strict('{"a": 1' + '0' * 5000 + '}')
+    Traceback (most recent call last):
+    ...
+    scorekit._jsonstrict.StrictJSONError: an integer with more than 4300 digits is too long to read as a number
+    """
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                          object_pairs_hook=unique_object)
+    except DuplicateKeyError as exc:
+        raise StrictJSONError(f"duplicate object key {exc.key!r}") from None
+    except RecursionError:
+        raise StrictJSONError("nested too deeply") from None
+    except (StrictJSONError, json.JSONDecodeError):
+        raise
+    except ValueError:  # int() refused a literal beyond the interpreter's digit limit
+        limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+        raise StrictJSONError(f"an integer with more than {limit} digits is too long to read as a number") from None

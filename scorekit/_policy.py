@@ -283,6 +283,9 @@ class _Invalid(Exception):
         super().__init__(f"{path}: {message}" if path else message)
 
 
+_SHOWN_DIGITS = 30  # a longer integer is described by its length in messages
+
+
 def _show(value: Any) -> str:
     """The offending value as the user wrote it (YAML/JSON spelling where it differs)."""
     if value is None:
@@ -293,6 +296,8 @@ def _show(value: Any) -> str:
         text = value if len(value) <= 60 else value[:57] + "..."
         return repr(text)
     if isinstance(value, numbers.Integral):
+        if abs(int(value)) >= 10**_SHOWN_DIGITS:  # repr would be a screenful (or beyond Python's digit limit)
+            return f"an integer of about {int(math.log10(abs(int(value)))) + 1} digits"
         return repr(int(value))
     if isinstance(value, numbers.Real):
         return repr(float(value))
@@ -314,6 +319,17 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _finite_float(value: Any) -> float | None:
+    """``value`` as a finite float, or None (not a number, NaN/Infinity, or an integer too large for a float)."""
+    if not _is_number(value):
+        return None
+    try:
+        x = float(value)
+    except OverflowError:  # an integer of 309 or more digits
+        return None
+    return x if math.isfinite(x) else None
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
@@ -323,18 +339,19 @@ def _number(
 ) -> float:
     lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
     bounds = f"{lo}{_fmt(low)}, {_fmt(high)}{hi}"
-    if not _is_number(value) or not math.isfinite(value):
+    x = _finite_float(value)
+    if x is None:
         raise _Invalid(path, f"must be a finite number in {bounds}; got {_show(value)}")
-    x = float(value)
     if x < low or x > high or (open_low and x == low) or (open_high and x == high):
         raise _Invalid(path, f"must be a finite number in {bounds}; got {_show(value)}")
     return x
 
 
 def _nonneg_number(value: Any, path: str) -> float:
-    if not _is_number(value) or not math.isfinite(value) or value < 0:
+    x = _finite_float(value)
+    if x is None or x < 0:
         raise _Invalid(path, f"must be a finite number >= 0; got {_show(value)}")
-    return float(value)
+    return x
 
 
 def _integer(value: Any, path: str, low: int, high: int = _MAX_INT) -> int:

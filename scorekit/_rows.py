@@ -1,4 +1,4 @@
-"""Read result rows (JSON Lines, CSV, Parquet, DataFrame, list of dicts) into one typed table.
+"""Read result rows (JSON Lines, a JSON array of row objects, CSV, Parquet, DataFrame, list of dicts) into one typed table.
 
 Each row is checked against the field table of SPEC §2. A row that cannot be
 normalised (bad JSON, not an object, missing ``id``/``dimension``, duplicate
@@ -11,6 +11,16 @@ as invalid instead.
 Only a source that cannot be read as rows at all (missing, empty, not UTF-8, not
 JSON Lines/CSV/Parquet) is a file-level :class:`~scorekit.InputError` with no
 problems list.
+
+A ``.json``/``.jsonl`` file is read by its content: one row object per line
+(JSON Lines, the fast path), or one JSON array of row objects, pretty-printed
+or not (SPEC §2). Each array element is checked exactly as a JSON Lines row
+(strict: duplicate keys, NaN/Infinity, unsafe integers), and its problems are
+located by the **line the element starts on** (``file:LINE: field: message``),
+so an editor jumps to it. A JSON document that is not an array of rows (a
+single object, another tool's format such as an Inspect AI log, promptfoo
+output or τ-bench results), an empty array or a document with a syntax error
+is a file-level error naming what it is.
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ import pandas as pd
 
 from ._counts import STATUS_DTYPE, STATUSES
 from ._errors import InputError, Problem
+from ._files import FileProblem, check_regular, read_bounded
 from ._jsonstrict import DuplicateKeyError, unique_object
 from .scorers._calls import call_shape_problem
 
@@ -549,6 +560,131 @@ def _looks_like_jsonl(data: bytes) -> bool:
     return data[:65536].strip() == b"" and bool(data.strip())
 
 
+# --------------------------------------------------------------------------- JSON documents (arrays of rows)
+_NOT_SPACE = re.compile(rb"[^ \t\r\n]")
+_JSON_SPACE = " \t\r\n"
+
+
+def _zero(_text: str) -> int:
+    return 0
+
+
+# Structure only: numbers are not converted (no digit limit, no overflow), duplicate keys are not looked at.
+_SCAN = json.JSONDecoder(parse_int=_zero, parse_float=_zero, parse_constant=_zero)
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _JSON_SPACE:
+        i += 1
+    return i
+
+
+def _json_document(data: bytes, name: str) -> Source | None:
+    """The rows of ``data`` when it is one JSON document; None when it is JSON Lines.
+
+    A file is one document when its first value is a JSON array and nothing
+    follows it, when its first value spans several lines (JSON Lines holds one
+    value per line), or when its first line is a lone ``[`` or ``{``. Only the
+    first line is parsed for a JSON Lines file.
+
+    Raises
+    ------
+    InputError
+        A document that is not an array of rows (a single object, another
+        tool's format), an empty array, a document with a syntax error (its
+        line and column), or pretty-printed values one after the other.
+    """
+    start = _NOT_SPACE.search(data)
+    if start is None:
+        return None
+    first_end = data.find(b"\n", start.start())
+    first_line = data[start.start(): len(data) if first_end < 0 else first_end]
+    try:
+        first = _SCAN.decode(first_line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        first = _NOT_PARSED
+    if first is not _NOT_PARSED:
+        if type(first) is list and (first_end < 0 or _NOT_SPACE.search(data, first_end) is None):
+            return _json_array(data.decode("utf-8"), name)  # a one-line array, the whole file
+        return None  # JSON Lines: the fast path reads it
+    text = data.decode("utf-8")
+    offset = _skip_space(text, 0)
+    try:
+        value, end = _SCAN.raw_decode(text, offset)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        if first_line.strip() not in (b"[", b"{"):
+            return None  # a broken first row (no JSON Lines row is a lone bracket): JSON Lines reports it
+        if isinstance(exc, RecursionError):
+            raise InputError(f"{name}: not valid JSON (nested too deeply)") from None
+        raise InputError(f"{name}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})") from None
+    if _skip_space(text, end) < len(text):
+        last = text.count("\n", 0, end) + 1
+        raise InputError(f"{name}: not JSON Lines (its first value spans lines 1-{last}; JSON Lines holds one row "
+                         "object per line) and not one JSON array of rows")
+    if type(value) is list:
+        return _json_array(text, name)
+    raise InputError(f"{name}: {_describe_document(value)}, not result rows; a results file is JSON Lines (one row "
+                     "object per line) or a JSON array of row objects")
+
+
+_NOT_PARSED = object()
+
+
+def _describe_document(value: Any) -> str:
+    """What a JSON document that is not rows is, for the message (another tool's format by its keys)."""
+    if isinstance(value, dict):
+        keys = set(value)
+        if isinstance(value.get("eval"), dict) and ("samples" in keys or "results" in keys or "version" in keys):
+            return "an Inspect AI eval log (another tool's format)"
+        if "evalId" in keys or (isinstance(value.get("results"), dict) and "results" in value["results"]):
+            return "a promptfoo eval output (another tool's format)"
+        if "simulations" in keys and "tasks" in keys:
+            return "a τ²-bench results file (another tool's format)"
+        if {"schema_version", "decision", "dimensions"} <= keys:
+            return "a scorekit scorecard.json (a report)"
+        if {"content_sha256", "signature"} <= keys:
+            return "a scorekit signature envelope"
+        if "jsonrpc" in keys or isinstance(value.get("tools"), list):
+            return "tool definitions or a JSON-RPC message (give them to the policy's tool_contracts)"
+        shown = ", ".join(repr(k) for k in sorted(map(str, keys))[:6]) + (", ..." if len(keys) > 6 else "")
+        return f"a single JSON object (keys {shown})" if keys else "an empty JSON object"
+    return f"a single JSON {_kind(value)}"
+
+
+def _json_array(text: str, name: str) -> Source:
+    """A JSON array document (``text`` parsed as one already) as a row source: each element is a
+    row, located by the line it starts on."""
+    elements: list[bytes] = []
+    lines: list[int] = []
+    line, counted = 1, 0
+    looks_like_tau = True
+    i = _skip_space(text, _skip_space(text, 0) + 1)  # past "["
+    while text[i] != "]":
+        value, end = _SCAN.raw_decode(text, i)
+        line += text.count("\n", counted, i)
+        counted = i
+        lines.append(line)
+        # One line per element (a raw line break can only be white space between tokens here), so
+        # each element is read exactly as a JSON Lines row: same checks, same problems.
+        elements.append(text[i:end].encode("utf-8").replace(b"\n", b" ").replace(b"\r", b" "))
+        looks_like_tau = looks_like_tau and isinstance(value, dict) and "task_id" in value and "reward" in value \
+            and "dimension" not in value
+        i = _skip_space(text, end)
+        if text[i] == ",":
+            i = _skip_space(text, i + 1)
+    if not elements:
+        raise InputError(f"{name}: an empty JSON array, no rows")
+    if looks_like_tau:
+        raise InputError(f"{name}: τ-bench results (another tool's format: task_id, trial, reward), not result rows")
+
+    def items() -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
+        # The row text is not kept (None): the engine has no file lines to read it again from.
+        for number, value, error, deep, _raw in _jsonl_records(elements, 1):
+            yield lines[number - 1], value, error, deep, None
+
+    return Source(name, "json", items)
+
+
 def _csv_value(name: str, text: str) -> Any:
     """Convert one CSV cell to the type its field expects (JSON for structured fields)."""
     if name in _CSV_JSON_FIELDS:
@@ -613,6 +749,8 @@ def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, 
                 row[name] = _csv_value(ALIASES.get(name, name), cell)
             except ValueError as exc:
                 errors.append((name, f"not valid JSON ({getattr(exc, 'msg', exc)})"))
+            except RecursionError:  # as a JSON Lines row nested as deeply is reported
+                errors.append((name, "not valid JSON (nested too deeply)"))
         if errors:
             # Keep the identity of the row so the problem can name it.
             yield start, {k: v for k, v in row.items() if k in ("id", "dimension", "case_id")}, errors, True, None
@@ -684,7 +822,7 @@ def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
         if isinstance(value, str) and ALIASES.get(name, name) in _CSV_JSON_FIELDS:
             try:
                 value = _csv_value(ALIASES.get(name, name), value)
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass  # left as text: the field check reports the wrong type
         out[name] = _drop_null_keys(value)
     return out
@@ -919,31 +1057,33 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
         )
     path = Path(source)
     name = str(source)
-    if not path.exists():
-        raise InputError(f"{name}: no such file")
-    if path.is_dir():
-        raise InputError(f"{name}: is a directory, not a results file")
-    fmt = (format or _format_from_suffix(path)).lower()
-    if fmt == "parquet":
-        records = _parquet_records(path, name)
-        return Source(name, "parquet", lambda: records)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
+    try:  # a regular file only: /dev/zero or a FIFO would exhaust memory or hang (results are not capped)
+        check_regular(path)
+        fmt = (format or _format_from_suffix(path)).lower()
+        if fmt == "parquet":
+            records = _parquet_records(path, name)
+            return Source(name, "parquet", lambda: records)
+        data = read_bounded(path, None)
+    except FileProblem as problem:
+        if problem.kind == "missing":
+            raise InputError(f"{name}: no such file") from None
+        raise InputError(problem.message(name, "results file")) from None
     if not data or data.isspace():
         raise InputError(f"{name}: empty file, no rows")
     if fmt == "csv":
         text = _decode(data, name)
         return Source(name, "csv", lambda: _csv_records(text, name))
-    if fmt not in ("jsonl", "auto"):
-        raise ValueError(f"format must be 'jsonl', 'csv' or 'parquet'; got {format!r}")
+    if fmt not in ("jsonl", "json", "auto"):  # JSON Lines or a JSON array: told apart by the content
+        raise ValueError(f"format must be 'jsonl', 'json', 'csv' or 'parquet'; got {format!r}")
     _check_utf8(data, name)
     data = data.removeprefix(b"\xef\xbb\xbf")
     if not data or data.isspace():
         raise InputError(f"{name}: empty file, no rows")
     if not _looks_like_jsonl(data):
         raise InputError(f"{name}: not JSON Lines (the first non-blank line does not start an object)")
+    document = _json_document(data, name)  # a JSON array of rows (SPEC §2), or another JSON document
+    if document is not None:
+        return document
     lines = FileLines(data)  # split at b"\n" only: U+2028 etc. inside JSON strings never split a row
     del data
     # Whether the numbers need checking is decided per chunk, by whoever parses it.
@@ -958,8 +1098,9 @@ def read_row_table(source: Any, *, format: str | None = None) -> RowTable:
     source : str, os.PathLike, DataFrame or list of dict
         A ``.jsonl``/``.json``/``.ndjson``, ``.csv`` or ``.parquet`` file, or rows
         already in memory.
-    format : {"jsonl", "csv", "parquet"}, optional
-        Overrides detection from the file suffix.
+    format : {"jsonl", "json", "csv", "parquet"}, optional
+        Overrides detection from the file suffix ("jsonl" and "json" both read
+        JSON Lines or a JSON array, by content).
 
     Raises
     ------
@@ -987,10 +1128,13 @@ def read_rows(source: Any, *, format: str | None = None) -> pd.DataFrame:
     Parameters
     ----------
     source : str, os.PathLike, DataFrame or list of dict
-        JSON Lines (``.jsonl``), CSV (``.csv``; structured cells hold JSON text),
-        Parquet (``.parquet``), or rows already in memory. A UTF-8 BOM is accepted.
-    format : {"jsonl", "csv", "parquet"}, optional
-        Overrides detection from the file suffix.
+        JSON Lines (``.jsonl``), a JSON array of row objects (``.json``; problems
+        name the line each element starts on), CSV (``.csv``; structured cells
+        hold JSON text), Parquet (``.parquet``), or rows already in memory. A
+        UTF-8 BOM is accepted.
+    format : {"jsonl", "json", "csv", "parquet"}, optional
+        Overrides detection from the file suffix ("jsonl" and "json" both read
+        JSON Lines or a JSON array, by content).
 
     Returns
     -------

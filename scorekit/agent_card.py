@@ -33,6 +33,7 @@ from typing import Any, Mapping
 
 from ._datafiles import data_text, load_data_yaml
 from ._errors import InputError
+from ._terminal import BIDI_CONTROLS
 from ._version import __version__
 
 __all__ = [
@@ -427,7 +428,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # inline Markdown syntax, table ce
 _MD_LEADING = re.compile(r"^(\s*)([#+=-])")  # would start a heading, list or setext line at a line start
 _MD_ORDERED = re.compile(r"^(\s*\d+)([.)])")  # would start an ordered list
 _WS = re.compile(r"[\r\n\t\f\v\u2028\u2029\x85]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")  # bidi controls reorder what is read
 
 
 def _md(value: Any) -> str:

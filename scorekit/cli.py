@@ -11,11 +11,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 from . import _cli_evidence, _cli_release
 from . import _cli_render
 from ._errors import ScorekitError
+from ._terminal import terminal_text as _t
 from ._version import __version__
 
 EXIT_OK, EXIT_NO, EXIT_CANNOT_RUN = 0, 1, 2
@@ -35,7 +36,7 @@ def format_dimensions(dimensions) -> str:  # type: ignore[no-untyped-def]
     for name, row in dimensions.iterrows():
         ci = "—" if row["rate"] != row["rate"] else f"{_pct(row['ci_low'])} – {_pct(row['ci_high'])}"
         threshold = row["threshold"]
-        cells = [str(name), str(row["verdict"])]
+        cells = [_t(name), _t(row["verdict"])]
         cells += [str(int(row[c])) for c in ("n", "passes", "errors", "abstains")]
         cells += [_pct(row["rate"]), ci, "—" if threshold is None or threshold != threshold else _pct(threshold)]
         cells += [_pct(float("nan") if row["pass_k"].get(k) is None else row["pass_k"][k]) for k in ks]
@@ -61,7 +62,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     results = example_path("email_assistant", "results.jsonl")
     out_dir = Path(args.out_dir)  # render_notebook creates it
     print(f"scorekit {__version__} demo — rendering the release notebook on the bundled example "
-          f"{results.parent.name} into {out_dir}", flush=True)
+          f"{results.parent.name} into {_t(out_dir)}", flush=True)
     rendered = render_notebook(results, example_path("email_assistant", "policy.yml"), agent_name="email-assistant",
                                agent_version="demo", out_dir=out_dir, progress=sys.stdout.isatty())
     # Everything printed below is read from the scorecard.json the notebook wrote.
@@ -71,23 +72,23 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         dimensions[column] = pd.to_numeric(dimensions[column])
     reasons = data.get("decision_reasons") or []
     print(f"\n{data['evidence']['rows']} rows scored\n")
-    print(f"decision: {data['decision']}" + (f"  ({'; '.join(reasons)})" if reasons else ""))
+    print(f"decision: {_t(data['decision'])}" + (f"  ({_t('; '.join(reasons))})" if reasons else ""))
     print()
     print(format_dimensions(dimensions))
     print()
     flaky = {d["name"]: d["flaky_cases"] for d in data["dimensions"] if d.get("flaky_cases")}
     if flaky:
-        print("Flaky cases (trials disagree): " + "; ".join(f"{d}: {', '.join(c)}" for d, c in flaky.items()))
+        print("Flaky cases (trials disagree): " + "; ".join(f"{_t(d)}: {', '.join(map(_t, c))}" for d, c in flaky.items()))
     caught = sum(1 for c in data["controls"] if c["passed"])
     print(f"Evaluator controls caught: {caught} of {len(data['controls'])} (known-bad rows, outside the agent's scores)")
     print(
         "Rates are PASS/(PASS+FAIL); ERROR and ABSTAIN rows are missing evidence, outside the denominator.\n"
         "These figures apply to the supplied cases only, and repeated trials of a case may be correlated."
     )
-    print(f"\nreport: {rendered.html}")
+    print(f"\nreport: {_t(rendered.html)}")
     for path in (rendered.markdown, rendered.notebook, *rendered.reports.values(),
                  rendered.out_dir / "rates.png", rendered.out_dir / "pass_k.png"):
-        print(f"wrote {path}")
+        print(f"wrote {_t(path)}")
     return EXIT_OK
 
 
@@ -108,7 +109,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     written = _write(card, args.out_dir)
     print(format_card(card))
     for path in written.values():
-        print(f"wrote {path}")
+        print(f"wrote {_t(path)}")
     if args.gate and not card.overall_pass:
         print(f"gate: not passed (decision {card.decision})", file=sys.stderr)
         return EXIT_NO
@@ -124,16 +125,18 @@ def _write(card, out_dir: str) -> dict:  # type: ignore[no-untyped-def]
 
 def format_card(card) -> str:  # type: ignore[no-untyped-def]
     """A short plain-text summary of a Scorecard: decision, then one line per dimension."""
-    lines = [f"decision: {card.decision}" + (f"  ({'; '.join(card.decision_reasons)})" if card.decision_reasons else "")]
+    lines = [f"decision: {card.decision}"
+             + (f"  ({_t('; '.join(card.decision_reasons))})" if card.decision_reasons else "")]
     lines.append(f"purpose: {card.purpose}   rows: {len(card.evidence)}   "
                  f"validation: {card.validation.labeled} labeled, {card.validation.unlabeled} unlabeled, "
                  f"{card.validation.invalid} invalid")
-    width = max([len(str(n)) for n in card.dimensions.index] + [9])
+    names = {n: _t(n) for n in card.dimensions.index}
+    width = max([len(n) for n in names.values()] + [9])
     lines.append(f"{'dimension'.ljust(width)}  {'verdict':<12} {'n':>5} {'rate':>7}  {'95% CI':<15} threshold")
     for name, row in card.dimensions.iterrows():
         ci = "—" if row["rate"] != row["rate"] else f"{_pct(row['ci_low'])}–{_pct(row['ci_high'])}"
         threshold = "—" if row["threshold"] is None or row["threshold"] != row["threshold"] else f"{row['threshold']:g}"
-        lines.append(f"{str(name).ljust(width)}  {row['verdict']:<12} {int(row['n']):>5} {_pct(row['rate']):>7}  {ci:<15} {threshold}")
+        lines.append(f"{names[name].ljust(width)}  {row['verdict']:<12} {int(row['n']):>5} {_pct(row['rate']):>7}  {ci:<15} {threshold}")
     blockers = [f for f in card.findings if f["severity"] in ("blocker", "high")]
     if blockers:
         lines.append(f"findings: {len(card.findings)} ({len(blockers)} blocker/high)")
@@ -143,7 +146,11 @@ def format_card(card) -> str:  # type: ignore[no-untyped-def]
 def _cmd_history(args: argparse.Namespace) -> int:
     from . import history
 
-    print(history.format_history(history.read_history(args.db)))
+    records = history.read_history(args.db)
+    for column in ("label", "agent_name", "agent_version", "decision", "measured_decision", "comparison_status"):
+        if column in records:  # user text (labels, agent names) and values read from the database file
+            records[column] = [None if v is None or v != v else _t(v) for v in records[column]]
+    print(history.format_history(records))
     return EXIT_OK
 
 
@@ -155,10 +162,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     card = evaluate(args.results, policy=policy, agent=args.agent)
     v = card.validation
     strict = args.strict or policy.strict
-    print(f"{args.results}: {v.labeled} labeled, {v.unlabeled} unlabeled, {v.invalid} invalid"
+    print(f"{_t(args.results)}: {v.labeled} labeled, {v.unlabeled} unlabeled, {v.invalid} invalid"
           f"{' (strict)' if strict else ''}")
     for problem in v.problems:
-        print(str(problem))
+        print(_t(problem))
     if v.invalid or (strict and v.unlabeled):
         return EXIT_NO
     return EXIT_OK
@@ -174,11 +181,39 @@ def _build_kind() -> str:
     return "with the C helper"
 
 
+_EPILOG = """\
+exit codes:
+  0  ok (the gate passed, the signature verified, the rows are valid)
+  1  the evidence says no: gate not passed, verification failed, invalid rows
+     found by validate; gate, carry-forward, refresh-check and release-lint
+     also for a missing, unreadable or invalid SCORECARD.md
+  2  the command could not run: bad arguments, an unreadable input file, a bad
+     policy, a notebook cell that raised (one line naming file, line, field)
+
+examples:
+  scorekit run --results results.jsonl --policy policy.yml --out-dir reports --gate
+  scorekit gate --scorecard SCORECARD.md --baseline-ref origin/main --min-aggregate 80
+
+Run "scorekit COMMAND --help" for the options of a command.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its error line escaped: "unrecognized arguments: ..." repeats the user's words as given."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_CANNOT_RUN, f"{self.prog}: error: {_t(message)}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     # argparse itself exits 2 with a usage line and one error line: SPEC §14's "could not run".
-    parser = argparse.ArgumentParser(
+    # Sub-parsers are of the same class (add_subparsers' default parser_class).
+    parser = _Parser(
         prog="scorekit",
         description="Turn captured AI-agent evaluation results into release evidence.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"scorekit {__version__} ({_build_kind()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -189,12 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_cmd_demo)
 
     run = sub.add_parser("run", help="score a results file and decide (writes scorecard.json)")
-    run.add_argument("--results", required=True, metavar="F", help="results file (JSONL, CSV or Parquet)")
+    run.add_argument("--results", required=True, metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)")
     run.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
     run.add_argument("--out-dir", default="reports", metavar="D", help="where to write the reports (default: reports)")
     run.add_argument("--gate", action="store_true", help="exit 1 unless the decision is PASS")
-    run.add_argument("--agent-name", metavar="N")
-    run.add_argument("--agent-version", metavar="V")
+    run.add_argument("--agent-name", metavar="N", help="name of the agent measured (recorded in the scorecard)")
+    run.add_argument("--agent-version", metavar="V", help="version of the agent measured (recorded in the scorecard)")
     run.add_argument("--agent", metavar="NAME",
                      help="evaluate only the rows whose agent field is NAME (rows of several agents need it)")
     run.add_argument("--limit", type=_positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)")
@@ -205,12 +240,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_cmd_run)
 
     hist = sub.add_parser("history", help="list the evaluations recorded in a history database")
-    hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB")
+    hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB",
+                      help="the SQLite history (default: reports/history.sqlite)")
     hist.set_defaults(handler=_cmd_history)
 
     validate = sub.add_parser("validate", help="classify rows as labeled / unlabeled / invalid")
-    validate.add_argument("results", metavar="F")
-    validate.add_argument("--policy", metavar="P")
+    validate.add_argument("results", metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)")
+    validate.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
     validate.add_argument("--strict", action="store_true", help="unlabeled rows also fail (always on under purpose: release)")
     validate.add_argument("--agent", metavar="NAME", help="validate only the rows whose agent field is NAME")
     validate.set_defaults(handler=_cmd_validate)
@@ -239,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except ScorekitError as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        message = _t(exc) if str(exc) else type(exc).__name__  # one line: line breaks are shown as \n
         print(f"scorekit {args.command}: {message}", file=sys.stderr)
         return EXIT_CANNOT_RUN
     except KeyboardInterrupt:

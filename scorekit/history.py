@@ -173,6 +173,12 @@ def _check_file(path: Path) -> bool:
         return False
     if path.is_dir():
         raise _fail(path, "is a directory, not a history database file")
+    from ._files import FileProblem, check_regular
+
+    try:  # a FIFO would hang the read below, a device feed SQLite forever
+        check_regular(path)
+    except FileProblem as problem:
+        raise HistoryError(problem.message(str(path), "history database file")) from None
     try:
         with open(path, "rb") as fh:
             header = fh.read(len(_SQLITE_HEADER))

@@ -39,6 +39,7 @@ from typing import Any, Mapping
 
 from ._errors import InputError, ScorekitError
 from ._examples import notebook_path
+from ._files import FileProblem, check_regular
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -147,9 +148,18 @@ def _notebook(notebook: str | os.PathLike[str] | None) -> Path:
     if notebook is None:
         return notebook_path("release_scorecard")
     path = Path(notebook)
-    if not path.is_file():
-        raise InputError(f"notebook: no such file: {path}")
+    _require_file("notebook", path)
     return path
+
+
+def _require_file(label: str, path: str | os.PathLike[str]) -> None:
+    """InputError unless ``path`` is a regular file (a FIFO would hang papermill's reader)."""
+    try:
+        check_regular(path)
+    except FileProblem as problem:
+        if problem.kind == "missing":
+            raise InputError(f"{label}: no such file: {_as_text(path)}") from None
+        raise InputError(problem.message(str(_as_text(path)), f"{label} file")) from None
 
 
 def _kind(spec: Mapping[str, Any]) -> str | None:
@@ -325,23 +335,80 @@ def _quiet_logger(name: str) -> None:
 
 # --------------------------------------------------------------------------- export
 _SCRIPT = re.compile(r"<\s*script\b", re.IGNORECASE)
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
-_CSS_URL = re.compile(r"url\s*\(|@import", re.IGNORECASE)
-_RESOURCE_ATTRS = frozenset({"src", "href", "srcset", "action", "formaction", "poster", "data", "xlink:href",
-                             "background", "cite", "ping"})
-_EMBEDDING_TAGS = frozenset({"script", "iframe", "frame", "object", "embed", "link", "base", "applet"})
+# Attributes whose value the browser loads (or navigates to) by itself.
+_RESOURCE_ATTRS = frozenset({"src", "href", "srcset", "imagesrcset", "action", "formaction", "poster", "data",
+                             "xlink:href", "background", "cite", "ping", "longdesc", "lowsrc", "dynsrc", "manifest",
+                             "codebase", "archive", "classid", "icon", "profile", "usemap"})
+_EMBEDDING_TAGS = frozenset({"script", "iframe", "frame", "frameset", "object", "embed", "link", "base", "applet",
+                             "portal", "fencedframe"})
+_CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})[ \t\r\n\f]?|(.))", re.DOTALL)
+_CSS_COMMENT = re.compile(r"/\*.*?(?:\*/|$)", re.DOTALL)
+# CSS that loads something: url(...) (or src(...)) not of a data: URI or a #fragment,
+# @import in any form, and image-set(), which takes bare strings.
+_CSS_LOAD = re.compile(r"""(?:\burl|\bsrc)\(\s*(?!['"]?\s*(?:data:|\#))|@import|image-set\(""", re.IGNORECASE)
+_REFRESH_URL = re.compile(r"url\s*=", re.IGNORECASE)
+
+
+def _css_loads(css: str) -> bool:
+    """True when the CSS text loads an outside resource (CSS escapes and comments undone first)."""
+    text = _CSS_COMMENT.sub("", css)
+    text = _CSS_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) and int(m.group(1), 16) <= 0x10FFFF
+                           else (m.group(2) or "\ufffd"), text)
+    return _CSS_LOAD.search(text) is not None
+
+
+def _local(value: str) -> bool:
+    """A reference that loads nothing from outside: a ``data:`` URI or an in-page ``#fragment``."""
+    value = "".join(value.split()).lower()  # browsers drop tabs and newlines inside URLs
+    return value.startswith(("data:", "#"))
+
+
+def _srcset_urls(value: str) -> list[str]:
+    """The URL of every candidate of a ``srcset`` (HTML's parsing: a URL is a run of
+    non-space characters, so a ``data:`` URI's own commas do not split it)."""
+    urls: list[str] = []
+    i, n = 0, len(value)
+    while i < n:
+        while i < n and (value[i].isspace() or value[i] == ","):
+            i += 1
+        start = i
+        while i < n and not value[i].isspace():
+            i += 1
+        url = value[start:i]
+        if url.endswith(","):  # a candidate without descriptors
+            urls.append(url.rstrip(","))
+            continue
+        if url:
+            urls.append(url)
+        depth = 0
+        while i < n:  # descriptors, up to a comma outside parentheses
+            if value[i] == "(":
+                depth += 1
+            elif value[i] == ")":
+                depth = max(0, depth - 1)
+            elif value[i] == "," and depth == 0:
+                i += 1
+                break
+            i += 1
+    return urls
 
 
 def check_offline_html(text: str) -> list[str]:
     """Reasons ``text`` is not a self-contained, script-free page (empty when it is).
 
-    Fails on a ``<script>`` (or another embedding tag: iframe, object, embed,
-    link, base), an inline event handler, a resource attribute that is not a
-    ``data:`` URI or an in-page ``#fragment``, a CSS ``url(``/``@import``, and any
-    ``scheme://`` URL anywhere, text included.
+    The page is parsed with :mod:`html.parser` and checked for what a browser
+    would *load*: a ``<script>`` (or another embedding tag: iframe, object,
+    embed, link, base), an inline event handler, a resource attribute (``src``,
+    ``href``, every ``srcset`` candidate, ``poster``, ``action``...) that is not
+    a ``data:`` URI or an in-page ``#fragment``, a ``<meta http-equiv=refresh>``
+    to a URL, and CSS (in ``<style>`` or a ``style`` attribute, escapes
+    undone) with ``url()`` of something else, ``@import`` or ``image-set()``.
+    Text is not a resource: a case id reading ``https://example.com/x`` is fine.
 
-    >>> check_offline_html('<p>ok</p><img src="data:image/png;base64,AAAA">')
+    >>> check_offline_html('<p>see https://example.com/x</p><img src="data:image/png;base64,AAAA">')
     []
+    >>> check_offline_html('<img src="https://example.com/x.png">')
+    ["a resource reference (src='https://example.com/x.png')"]
     >>> check_offline_html('<script src="x.js"></script>')[0]
     'a <script> tag'
     """
@@ -356,21 +423,34 @@ def check_offline_html(text: str) -> list[str]:
             if tag in _EMBEDDING_TAGS:
                 problems.append(f"a <{tag}> tag")
             self.in_style = tag == "style"
+            attributes = {name: (value or "") for name, value in attrs}
+            if tag == "meta" and attributes.get("http-equiv", "").strip().lower() == "refresh" \
+                    and _REFRESH_URL.search(attributes.get("content", "")):
+                problems.append("a <meta http-equiv=refresh> to a URL")
             for name, value in attrs:
                 value = (value or "").strip()
                 if name.startswith("on"):
                     problems.append(f"an inline event handler ({name})")
-                elif name in _RESOURCE_ATTRS and value and not value.startswith(("data:", "#")):
+                elif name in ("srcset", "imagesrcset"):
+                    if any(not _local(url) for url in _srcset_urls(value)):
+                        problems.append(f"a resource reference ({name}={value[:40]!r})")
+                elif name in _RESOURCE_ATTRS and value and not _local(value):
                     problems.append(f"a resource reference ({name}={value[:40]!r})")
-                elif name == "style" and _CSS_URL.search(value):
+                elif name == "style" and _css_loads(value):
                     problems.append("a CSS url() or @import")
+
+        handle_startendtag = handle_starttag
 
         def handle_endtag(self, tag: str) -> None:
             if tag == "style":
                 self.in_style = False
 
         def handle_data(self, data: str) -> None:
-            if self.in_style and _CSS_URL.search(data):
+            if self.in_style and _css_loads(data):
+                problems.append("a CSS url() or @import")
+
+        def unknown_decl(self, data: str) -> None:  # <![CDATA[...]]> inside inline SVG
+            if _css_loads(data):
                 problems.append("a CSS url() or @import")
 
     scan = Scan(convert_charrefs=True)
@@ -378,9 +458,6 @@ def check_offline_html(text: str) -> list[str]:
     scan.close()
     if _SCRIPT.search(text) and "a <script> tag" not in problems:
         problems.insert(0, "a <script> tag")
-    url = _URL.search(text)
-    if url:
-        problems.append(f"an external URL ({text[url.start(): url.start() + 40]!r})")
     return list(dict.fromkeys(problems))
 
 
@@ -535,8 +612,8 @@ def render_notebook(
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
     for name, path in (("results", results), ("policy", policy)):
-        if path is not None and not Path(path).is_file():
-            raise InputError(f"{name}: no such file: {_as_text(path)}")
+        if path is not None:
+            _require_file(name, path)
     nb = _notebook(notebook)
     known = notebook_parameters(nb)
     target = Path(out_dir) if out_dir is not None else default_out_dir(agent_name, agent_version)

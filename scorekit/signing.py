@@ -25,8 +25,15 @@ The envelope
      "signature": "<base64 of the 64-byte signature>",
      "signed_at": "2026-01-31T12:00:00Z"}
 
-Only the content is signed; ``signed_at`` and ``content_sha256`` are unsigned
-conveniences (a changed ``content_sha256`` still fails verification).
+The Ed25519 message is the RFC 8785 canonical JSON of the envelope *without*
+``signature`` (:func:`signed_message`, SPEC §11). It holds ``content_sha256``,
+so the scorecard's content is covered, together with the envelope's own fields:
+changing ``signed_at``, the algorithm, the canonicalization, the public key or
+the digest breaks the signature. An envelope with a field beyond
+:data:`ENVELOPE_FIELDS` is malformed (``failed``): nothing unsigned can ride
+along. Another verifier reproduces the check with any JCS implementation:
+``verify(signature, JCS(envelope − signature))`` and
+``content_sha256 == SHA-256(JCS(scorecard))``.
 
 Outcomes of :func:`verify_scorecard`
 ------------------------------------
@@ -53,7 +60,6 @@ import base64
 import binascii
 import hashlib
 import json
-import math
 import os
 import re
 import tempfile
@@ -63,8 +69,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._errors import SignatureError
-from ._files import decode_utf8, read_input_bytes
-from ._jsonstrict import DuplicateKeyError, unique_object
+from ._files import KEY_LIMIT, SCORECARD_JSON_LIMIT, SIGNATURE_LIMIT, decode_utf8, read_input_bytes
+from ._jsonstrict import StrictJSONError, loads_strict
 
 __all__ = [
     "ALGORITHM",
@@ -79,6 +85,7 @@ __all__ = [
     "public_key_base64",
     "read_json_strict",
     "sign_scorecard",
+    "signed_message",
     "verify_bytes",
     "verify_scorecard",
     "write_keypair",
@@ -94,31 +101,13 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 # --------------------------------------------------------------------------- strict JSON
-class _StrictJSONError(ValueError):
-    """The text is JSON Python would accept but scorekit refuses to sign or verify."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise _StrictJSONError(f"{name} is not a JSON number (non-finite numbers cannot be signed)")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _StrictJSONError(f"number {text} overflows to infinity (non-finite numbers cannot be signed)")
-    return value
-
-
-def _loads_strict(text: str) -> Any:
-    try:
-        return json.loads(
-            text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=unique_object
-        )
-    except DuplicateKeyError as exc:
-        raise _StrictJSONError(f"duplicate object key {exc.key!r}") from None
-
-
-def read_json_strict(path: str | os.PathLike[str], what: str = "scorecard", error: type[Exception] = SignatureError) -> Any:
+def read_json_strict(
+    path: str | os.PathLike[str],
+    what: str = "scorecard",
+    error: type[Exception] = SignatureError,
+    *,
+    limit: int = SCORECARD_JSON_LIMIT,
+) -> Any:
     """Parse a JSON file, rejecting NaN/Infinity, overflowing numbers and duplicate keys.
 
     Parameters
@@ -128,7 +117,9 @@ def read_json_strict(path: str | os.PathLike[str], what: str = "scorecard", erro
         How error messages name the file ("scorecard", "signature envelope").
     error : exception class
         Raised (with a one-line message naming the file) when the file is missing,
-        unreadable or not strict JSON.
+        not a regular file, larger than ``limit`` bytes, unreadable or not strict JSON.
+    limit : int
+        The most bytes read (default: :data:`~scorekit._files.SCORECARD_JSON_LIMIT`).
 
     Examples
     --------
@@ -142,15 +133,13 @@ def read_json_strict(path: str | os.PathLike[str], what: str = "scorecard", erro
     rejected
     """
     path = Path(path)
-    text = decode_utf8(read_input_bytes(path, what, error), str(path), error)
+    text = decode_utf8(read_input_bytes(path, what, error, limit=limit), str(path), error)
     try:
-        return _loads_strict(text)
-    except _StrictJSONError as exc:
+        return loads_strict(text)
+    except StrictJSONError as exc:
         raise error(f"{path}: the {what} cannot be used: {exc}") from None
     except json.JSONDecodeError as exc:
         raise error(f"{path}:{exc.lineno}: the {what} is not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise error(f"{path}: the {what} is nested too deeply") from None
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -304,7 +293,7 @@ def _load_private_key(path: Path) -> Any:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    data = read_input_bytes(path, "private key", SignatureError)
+    data = read_input_bytes(path, "private key", SignatureError, limit=KEY_LIMIT)
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except TypeError:
@@ -328,7 +317,7 @@ def _load_public_key_raw(path: Path) -> bytes:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-    data = read_input_bytes(path, "public key", SignatureError)
+    data = read_input_bytes(path, "public key", SignatureError, limit=KEY_LIMIT)
     if b"-----BEGIN" in data:
         try:
             key = serialization.load_pem_public_key(data)
@@ -418,9 +407,10 @@ def sign_scorecard(
         "canonicalization": CANONICALIZATION,
         "content_sha256": hashlib.sha256(content).hexdigest(),
         "public_key": base64.b64encode(_raw_public(key.public_key())).decode("ascii"),
-        "signature": base64.b64encode(key.sign(content)).decode("ascii"),
         "signed_at": _utc_now(),
     }
+    envelope["signature"] = base64.b64encode(key.sign(signed_message(envelope))).decode("ascii")
+    envelope = {name: envelope[name] for name in ENVELOPE_FIELDS}  # the documented order
     text = json.dumps(envelope, indent=2) + "\n"
     try:
         out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -456,7 +446,7 @@ class VerifyResult:
     content_sha256 : str or None
         SHA-256 of the scorecard's canonical content as recomputed now.
     signed_at : str or None
-        The envelope's (unsigned) ``signed_at``.
+        The envelope's ``signed_at`` (covered by the signature).
     """
 
     outcome: str
@@ -492,6 +482,17 @@ class VerifyResult:
         }
 
 
+def signed_message(envelope: dict[str, Any]) -> bytes:
+    """The bytes an envelope's Ed25519 signature is over: RFC 8785 of the envelope without ``signature``.
+
+    Examples
+    --------
+    >>> signed_message({"signed_at": "2026-01-31T12:00:00Z", "algorithm": "Ed25519", "signature": "..."})
+    b'{"algorithm":"Ed25519","signed_at":"2026-01-31T12:00:00Z"}'
+    """
+    return canonical_json({name: value for name, value in envelope.items() if name != "signature"})
+
+
 def _envelope_problem(envelope: Any) -> tuple[str | None, bytes | None, bytes | None]:
     """(problem, raw public key, raw signature) of a parsed envelope."""
     if not isinstance(envelope, dict):
@@ -499,6 +500,10 @@ def _envelope_problem(envelope: Any) -> tuple[str | None, bytes | None, bytes | 
     missing = [k for k in ENVELOPE_FIELDS if k not in envelope]
     if missing:
         return f"malformed envelope: missing {', '.join(missing)}", None, None
+    unknown = sorted(str(k) for k in envelope if k not in ENVELOPE_FIELDS)
+    if unknown:
+        return (f"malformed envelope: unknown field{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))} (nothing unsigned may ride along)"), None, None
     if envelope["algorithm"] != ALGORITHM:
         return f"malformed envelope: algorithm {envelope['algorithm']!r} is not {ALGORITHM!r}", None, None
     if envelope["canonicalization"] != CANONICALIZATION:
@@ -560,8 +565,8 @@ def verify_bytes(
         except UnicodeDecodeError:
             return result(FAILED, "the scorecard is not UTF-8 text, so it is not the signed content")
     try:
-        obj = _loads_strict(scorecard_text)
-    except (_StrictJSONError, json.JSONDecodeError, RecursionError) as exc:
+        obj = loads_strict(scorecard_text)
+    except (StrictJSONError, json.JSONDecodeError) as exc:
         return result(FAILED, f"the scorecard is not strict JSON ({exc}), so it is not the signed content")
     try:
         content = canonical_json(obj)
@@ -575,9 +580,15 @@ def verify_bytes(
         return result(FAILED, "the envelope was signed with a different key than the pinned public key "
                               "(key mismatch: authorship not established)", digest)
     try:
-        Ed25519PublicKey.from_public_bytes(public).verify(signature, content)
+        message = signed_message(envelope)
+    except SignatureError as exc:  # a field value JCS cannot write: not what was signed
+        return result(FAILED, f"malformed envelope: {exc}", digest)
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
     except InvalidSignature:
-        return result(FAILED, "the signature is not valid for this content and key", digest)
+        return result(FAILED, "the signature is not valid for this envelope and key (the envelope's fields, "
+                              "signed_at included, or the content digest were changed, or another key signed)",
+                      digest)
     except ValueError as exc:  # pragma: no cover - 32 bytes always load
         return result(FAILED, f"malformed envelope: unusable public key ({exc})", digest)
     if pinned:
@@ -630,17 +641,15 @@ def verify_scorecard(
     """
     scorecard_path = Path(scorecard_path)
     signature_path = Path(signature_path) if signature_path is not None else default_signature_path(scorecard_path)
-    scorecard_bytes = read_input_bytes(scorecard_path, "scorecard", SignatureError)
+    scorecard_bytes = read_input_bytes(scorecard_path, "scorecard", SignatureError, limit=SCORECARD_JSON_LIMIT)
     what = "signature envelope"
-    envelope_bytes = read_input_bytes(signature_path, what, SignatureError)
+    envelope_bytes = read_input_bytes(signature_path, what, SignatureError, limit=SIGNATURE_LIMIT)
     envelope_text = decode_utf8(envelope_bytes, str(signature_path), SignatureError)
     pinned = _load_public_key_raw(Path(public_key_path)) if public_key_path is not None else None
     try:
-        envelope = _loads_strict(envelope_text)
-    except _StrictJSONError as exc:  # JSON, but ambiguous or non-finite: a malformed envelope
+        envelope = loads_strict(envelope_text)
+    except StrictJSONError as exc:  # JSON, but ambiguous, non-finite, unreadably long or deep: malformed
         return VerifyResult(FAILED, f"malformed envelope: {exc}", pinned is not None)
     except json.JSONDecodeError as exc:
         raise SignatureError(f"{signature_path}:{exc.lineno}: the {what} is not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise SignatureError(f"{signature_path}: the {what} is nested too deeply") from None
     return verify_bytes(scorecard_bytes, envelope, pinned)

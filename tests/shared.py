@@ -20,6 +20,14 @@ STATUSES = ("PASS", "FAIL", "ERROR", "ABSTAIN")
 
 
 # --------------------------------------------------------------------------- strategies
+JSON_TEXT = st.text(max_size=12)  # includes control characters, quotes, non-BMP characters
+JSON_SCALARS = (st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1)
+                | st.floats(allow_nan=False, allow_infinity=False) | JSON_TEXT)
+#: Any JSON value a results row can hold (numbers within ±(2^53−1), no NaN).
+JSON_VALUES = st.recursive(JSON_SCALARS, lambda c: st.lists(c, max_size=4) | st.dictionaries(JSON_TEXT, c, max_size=4),
+                           max_leaves=15)
+
+
 @st.composite
 def counts(draw, max_n: int = 60, min_n: int = 0):
     """(c, n) with 0 <= c <= n."""

@@ -6,7 +6,7 @@ import pytest
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from shared import c_helper_built, evidence_hash_of, python_paths
+from shared import JSON_TEXT, JSON_VALUES, c_helper_built, evidence_hash_of, python_paths
 
 from scorekit._hashing import (
     canonical_bytes,
@@ -33,9 +33,7 @@ def implementation(request):
             yield "python"
 
 
-TEXT = st.text(max_size=12)  # includes control characters, quotes, non-BMP characters
-SCALARS = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.floats(allow_nan=False, allow_infinity=False) | TEXT
-JSON = st.recursive(SCALARS, lambda c: st.lists(c, max_size=4) | st.dictionaries(TEXT, c, max_size=4), max_leaves=15)
+TEXT, JSON = JSON_TEXT, JSON_VALUES
 
 
 @settings(max_examples=300)

@@ -797,10 +797,14 @@ def test_directory_is_a_policy_error(tmp_path):
 def test_unreadable_file_is_a_policy_error(tmp_path, monkeypatch):
     path = write(tmp_path, "policy.yml", "purpose: release\n")
 
-    def refuse(self):
-        raise PermissionError(13, "Permission denied", str(self))
+    real_open = os.open
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    def refuse(file, *args, **kwargs):
+        if os.fspath(file) == str(path):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)  # the reader opens with os.open (O_NONBLOCK: a FIFO cannot hang it)
     assert error(path) == f"{path}: cannot read policy file: Permission denied"
 
 

@@ -164,7 +164,7 @@ def test_a_library_error_is_a_scorekit_error():
     [
         ('<p>x</p><script>alert(1)</script>', "<script>"),
         ('<SCRIPT type="module">', "<script>"),
-        ('<p>see http://cdn.example/x</p>', "external URL"),
+        ('<img src="http://cdn.example/x.png">', "resource reference"),
         ('<img src="chart.png">', "resource reference"),
         ('<link href="//cdn.example/a.css">', "resource reference"),
         ('<style>body { background: url(x.png) }</style>', "CSS url"),

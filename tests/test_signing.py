@@ -196,7 +196,8 @@ def test_envelope_has_exactly_the_spec_fields(signed, keys):
 
 
 def test_signed_content_is_plain_rfc8785_so_other_verifiers_agree(signed):
-    """An independent verifier: JCS of the parsed file, SHA-256, raw Ed25519 over those bytes."""
+    """An independent verifier: JCS of the parsed file, SHA-256 into the envelope, raw Ed25519 over
+    JCS of the envelope without its signature (SPEC §11)."""
     import rfc8785
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -204,7 +205,8 @@ def test_signed_content_is_plain_rfc8785_so_other_verifiers_agree(signed):
     env = signed["envelope"]
     assert hashlib.sha256(content).hexdigest() == env["content_sha256"]
     key = Ed25519PublicKey.from_public_bytes(base64.b64decode(env["public_key"]))
-    key.verify(base64.b64decode(env["signature"]), content)  # raises if not
+    message = rfc8785.dumps({k: v for k, v in env.items() if k != "signature"})
+    key.verify(base64.b64decode(env["signature"]), message)  # raises if not
 
 
 def test_canonical_json_matches_the_rfc8785_reference_example():

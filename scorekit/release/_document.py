@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import InputError
+from .._files import FileProblem, read_bounded
 
 __all__ = [
     "ABSENT",
@@ -229,7 +230,7 @@ def parse_scorecard(path: str | os.PathLike[str]) -> ScorecardDocument:
     Raises
     ------
     ScorecardFileError
-        Missing file, a directory, unreadable, larger than
+        Missing file, a directory, not a regular file (a FIFO, a device), unreadable, larger than
         :data:`MAX_SCORECARD_BYTES`, not UTF-8, or see :func:`parse_scorecard_text`.
 
     Examples
@@ -239,18 +240,16 @@ def parse_scorecard(path: str | os.PathLike[str]) -> ScorecardDocument:
     ('0.3.0', 84.67)
     """
     source = os.fspath(path)
-    p = Path(source)
-    if p.is_dir():
-        raise ScorecardFileError(source, "is a directory, not a scorecard file")
-    if not p.exists():
-        raise ScorecardFileError(source, "file does not exist")
-    try:
-        with open(p, "rb") as handle:  # bounded read: a device such as /dev/zero or a huge file never exhausts memory
-            raw = handle.read(MAX_SCORECARD_BYTES + 1)
-    except OSError as exc:
-        raise ScorecardFileError(source, f"cannot be read ({exc.strerror or exc})") from exc
-    if len(raw) > MAX_SCORECARD_BYTES:
-        raise ScorecardFileError(source, f"is too large for a scorecard (more than {MAX_SCORECARD_BYTES} bytes)")
+    try:  # a regular file only, and bounded: /dev/zero, a FIFO or a huge file never exhausts memory or hangs
+        raw = read_bounded(Path(source), MAX_SCORECARD_BYTES)
+    except FileProblem as problem:
+        reason = {
+            "missing": "file does not exist",
+            "directory": "is a directory, not a scorecard file",
+            "special": f"is not a regular file ({problem.detail}), not a scorecard file",
+            "too_large": f"is too large for a scorecard (more than {MAX_SCORECARD_BYTES} bytes)",
+        }.get(problem.kind, f"cannot be read ({problem.detail})")
+        raise ScorecardFileError(source, reason) from None
     try:
         text = raw.decode("utf-8-sig" if raw.startswith(codecs.BOM_UTF8) else "utf-8")
     except UnicodeDecodeError as exc:

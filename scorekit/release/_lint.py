@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .._files import DEFAULT_LIMIT, FileProblem, read_bounded
 from ._document import ScorecardFileError, ScorecardInvalidError, load_scorecard
 
 __all__ = ["README_AGGREGATE_PATTERN", "README_LINK_PATTERN", "README_URL_PATTERN", "lint_doc_root", "pinned_ref",
@@ -187,7 +188,9 @@ def _readme_problems(readme: Path, aggregate: float | None, version: str | None 
         what = "is not a file" if readme.exists() else "not found"
         return [f"{readme}: {what} (the doc root's README must link ./SCORECARD.md)"]
     try:
-        text = readme.read_bytes().decode("utf-8-sig")
+        text = read_bounded(readme, DEFAULT_LIMIT).decode("utf-8-sig")
+    except FileProblem as problem:
+        return [problem.message(str(readme), "README file")]
     except UnicodeDecodeError as exc:
         return [f"{readme}: not UTF-8 (invalid byte at offset {exc.start})"]
     except OSError as exc:
@@ -233,7 +236,9 @@ def _package_problems(package: Path) -> list[str]:
         raise ValueError(f"{token} is not allowed")
 
     try:
-        data = json.loads(package.read_bytes().decode("utf-8-sig"), parse_constant=reject_constant)
+        data = json.loads(read_bounded(package, DEFAULT_LIMIT).decode("utf-8-sig"), parse_constant=reject_constant)
+    except FileProblem as problem:  # a FIFO or a device: never hang or read without end
+        return [problem.message(str(package), "package.json file")]
     except UnicodeDecodeError as exc:
         return [f"{package}: not UTF-8 (invalid byte at offset {exc.start})"]
     except json.JSONDecodeError as exc:

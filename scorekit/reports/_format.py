@@ -25,6 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
+from .._terminal import BIDI_CONTROLS
+
 __all__ = [
     "DECISION_MEANING",
     "DETAIL_LIMIT",
@@ -316,12 +318,18 @@ def evidence_row_count(data: dict[str, Any], evidence_rows: int | None = None) -
 # --------------------------------------------------------------------------- text
 # C0 controls except TAB/LF/CR, DEL, C1 controls, lone surrogates and the two
 # non-characters U+FFFE/U+FFFF: parse errors in HTML and invisible or dangerous
-# (terminal escapes) in Markdown. They become U+FFFD.
-_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# (terminal escapes) in Markdown; and the bidirectional overrides, isolates and
+# marks, which reorder what a reader sees. They become U+FFFD.
+_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff" + BIDI_CONTROLS + "]")
 
 
 def clean_text(value: Any) -> str:
-    """``str(value)`` with control characters, lone surrogates and non-characters replaced by U+FFFD."""
+    """``str(value)`` with control characters, bidirectional controls, lone surrogates and
+    non-characters replaced by U+FFFD.
+
+    >>> clean_text("invoice\u202efdp.exe")
+    'invoice\ufffdfdp.exe'
+    """
     text = value if isinstance(value, str) else fmt_value(value)
     return _BAD_CHARS.sub("\ufffd", text)
 
