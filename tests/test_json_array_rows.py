@@ -79,9 +79,10 @@ def test_array_element_problems_name_the_line_the_element_starts_on(tmp_path):
     path.write_text(ARRAY_WITH_PROBLEMS, encoding="utf-8")
     table = read_row_table(path)
     found = [(p.line, p.field) for p in table.problems]
-    assert found == [(3, "status"), (10, "cost_usd"), (11, "row"), (12, "input"), (13, "status"), (14, "id")]
-    assert "duplicate key" in table.problems[0].message
-    assert list(table.frame["id"]) == ["ok1"] and list(table.lines) == [2]
+    # ok1 appears twice (lines 2 and 14): every claimant of an id is invalid.
+    assert found == [(2, "id"), (3, "status"), (10, "cost_usd"), (11, "row"), (12, "input"), (13, "status"), (14, "id")]
+    assert "duplicate key" in table.problems[1].message
+    assert list(table.frame["id"]) == [] and list(table.lines) == []
 
 
 def test_validate_lists_array_problems_as_file_line_field_message(tmp_path):
