@@ -86,8 +86,13 @@ def _new_axes(ax: Any, height: float) -> Any:
     return ax
 
 
+#: Longest dimension label drawn (characters); a longer one is cut with "…" so the plot keeps its width.
+LABEL_LIMIT = 40
+
+
 def _label(key: Any) -> str:
-    return " / ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+    text = " / ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+    return text if len(text) <= LABEL_LIMIT else text[: LABEL_LIMIT - 1] + "…"
 
 
 def plot_rates(
@@ -188,7 +193,8 @@ def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:
     """pass^k against k, one line per dimension (from ``df.scorekit.pass_k([...])``)."""
     if isinstance(pass_k, pd.Series):
         pass_k = pass_k.to_frame()
-    ax = _new_axes(ax, 4.2)
+    # Taller with many dimensions: the legend beside the plot holds one line per dimension.
+    ax = _new_axes(ax, max(4.2, 0.22 * len(pass_k) + 1.2))
     ks = [int(k) for k in pass_k.columns]
     for i, (key, row) in enumerate(pass_k.iterrows()):
         colour = PALETTE[i % len(PALETTE)]
@@ -209,7 +215,8 @@ def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:
     ax.set_ylim(_lower_limit(pass_k.to_numpy(dtype=float, na_value=np.nan)) - 0.02, 1.02)
     ax.yaxis.set_major_formatter(_percent_formatter())
     _title(ax, "Reliability over repeated trials (pass^k)")
-    ax.legend(fontsize=FONT_SIZES["legend"], frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    if len(pass_k):  # no dimension: no line, and no empty legend
+        ax.legend(fontsize=FONT_SIZES["legend"], frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
     _style(ax, grid="both")
     return ax
 
