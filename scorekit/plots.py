@@ -95,10 +95,17 @@ def _label(key: Any) -> str:
     return text if len(text) <= LABEL_LIMIT else text[: LABEL_LIMIT - 1] + "…"
 
 
+def _confidence_text(confidence: float) -> str:
+    from .reports._format import fmt_confidence
+
+    return fmt_confidence(confidence)
+
+
 def plot_rates(
     summary: pd.DataFrame,
     *,
     thresholds: float | Mapping[str, float] | None = None,
+    confidence: float = 0.95,
     ax: Any = None,
 ) -> Any:
     """Pass rate per dimension with Wilson-interval error bars.
@@ -111,6 +118,9 @@ def plot_rates(
     thresholds : float or mapping, optional
         One threshold for every dimension, or per dimension name; drawn as
         vertical marks.
+    confidence : float, default 0.95
+        The confidence the intervals of ``summary`` were computed at (the
+        legend says it); a Scorecard's is ``card.to_dict()["confidence"]``.
     ax : matplotlib Axes, optional
 
     Returns
@@ -139,7 +149,7 @@ def plot_rates(
         capthick=1.8,
         markersize=7,
         zorder=4,
-        label="pass rate, Wilson 95% CI",
+        label=f"pass rate, Wilson {_confidence_text(confidence)} CI",
     )
     for yi, n, r in zip(y, summary["n"].to_numpy(), rate):
         text = "no evidence" if np.isnan(r) else f"{100 * r:.1f}%  n={n}"
@@ -221,7 +231,8 @@ def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:
     return ax
 
 
-def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, ax: Any = None) -> Any:
+def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, confidence: float = 0.95,
+                  ax: Any = None) -> Any:
     """Per-run pass rates per dimension, their mean and t-interval band.
 
     Parameters
@@ -230,6 +241,8 @@ def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, ax: Any = 
         Dimensions × runs (``df.scorekit.run_rates(run)``).
     variance : DataFrame
         ``df.scorekit.variance(run)`` (``mean``, ``ci_low``, ``ci_high``).
+    confidence : float, default 0.95
+        The confidence ``variance`` was computed at (the legend says it).
     """
     labels = [_label(k) for k in run_rates.index]
     ax = _new_axes(ax, 0.5 * len(labels) + 1.4)
@@ -247,7 +260,7 @@ def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, ax: Any = 
                    alpha=0.9, zorder=3)
     ax.scatter([], [], color=RUN_COLOR, edgecolor="black", linewidths=0.6, s=40, label="one run")
     ax.plot([], [], color=RATE_COLOR, linewidth=2.6, label="mean of runs")
-    ax.fill_between([], [], color=RATE_COLOR, alpha=0.2, label="95% t-interval of the mean")
+    ax.fill_between([], [], color=RATE_COLOR, alpha=0.2, label=f"{_confidence_text(confidence)} t-interval of the mean")
     ax.set_yticks(y, labels)
     ax.set_xlim(_lower_limit(run_rates.to_numpy(dtype=float, na_value=np.nan),
                              variance["ci_low"].to_numpy(dtype=float, na_value=np.nan)) - 0.02, 1.02)

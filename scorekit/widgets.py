@@ -154,7 +154,7 @@ class ExploreView:
 
         dims = self.card.dimensions
         thresholds = {n: t for n, t in dims["threshold"].items() if t is not None and t == t}
-        return plots.plot_rates(dims, thresholds=thresholds)
+        return plots.plot_rates(dims, thresholds=thresholds, confidence=self.data["confidence"])
 
     def pass_k_axes(self) -> Any:
         """pass^k against k per dimension (matplotlib Axes)."""
