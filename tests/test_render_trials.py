@@ -237,3 +237,13 @@ def test_pass_k_plot_of_no_dimension_draws_no_empty_legend():
     ax = plots.plot_pass_k(plots.pass_k_frame(empty))
     assert ax.get_legend() is None
     _draw_without_warnings(ax)
+
+
+@pytest.mark.parametrize("name", list(REPRESENTATIVE))
+def test_explorer_builds_on_every_row_file_run_accepts(name, tmp_path):
+    from scorekit.widgets import build_explorer
+
+    results = REPRESENTATIVE[name](tmp_path)
+    explorer = build_explorer(str(results))
+    assert explorer.view is not None, explorer.message
+    assert "sk-decision" in explorer._repr_html_()
