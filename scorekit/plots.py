@@ -86,8 +86,9 @@ def _new_axes(ax: Any, height: float) -> Any:
     return ax
 
 
-#: Longest dimension label drawn (characters); a longer one is cut with "…" so the plot keeps its width.
-LABEL_LIMIT = 40
+#: Longest dimension label drawn (characters); a longer one is cut with "…" so the plot keeps its width
+#: (at 40 the run-to-run figure's legend row no longer fits beside the labels in a notebook kernel).
+LABEL_LIMIT = 32
 
 
 def _label(key: Any) -> str:

@@ -81,6 +81,10 @@ REPRESENTATIVE: dict[str, Callable[[Path], Path]] = {
         *[_row(i, "helpfulness", f"h{i}", "ERROR", trial=0) for i in range(3)],
         *[_row(10 + i, "tool_call", f"t{i // 3}", "FAIL", trial=i % 3) for i in range(6)],
     ]),
+    # 200-character dimension names: the figures' layout collapsed (a warning in the report's notebook)
+    "long_dimension_names": lambda d: _write_jsonl(d / "rows.jsonl", [
+        _row(0, "x" * 200, "a", "PASS", trial=0), _row(1, "y" * 200, "a", "FAIL", trial=1),
+    ]),
 }
 
 
@@ -90,9 +94,11 @@ def _scorekit(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def _notebook_errors(path: Path) -> list[str]:
+    """Errors and stderr output (warnings) of the executed notebook's cells."""
     nb = nbformat.read(path, as_version=4)
-    return [f"{out.get('ename')}: {out.get('evalue')}" for cell in nb.cells for out in cell.get("outputs", [])
-            if out.get("output_type") == "error"]
+    return [f"{out.get('ename')}: {out.get('evalue')}" if out.get("output_type") == "error" else out.get("text", "")
+            for cell in nb.cells for out in cell.get("outputs", [])
+            if out.get("output_type") == "error" or out.get("name") == "stderr"]
 
 
 @pytest.mark.timeout(300)
