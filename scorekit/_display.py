@@ -27,6 +27,7 @@ from .reports._format import (
     confidence_label,
     fmt_bool,
     fmt_ci,
+    fmt_confidence,
     fmt_count,
     fmt_pct,
     more_text,
@@ -225,15 +226,28 @@ def caveats(data: Mapping[str, Any]) -> str:
             f'padding:0.3em 1em;margin:0.5em 0"><strong>Caveats</strong><ul style="margin:0.2em 0">{items}</ul></div>')
 
 
-def variance_table(variance: Any) -> str:
-    """``df.scorekit.variance(run)`` as a table: runs, mean, stdev, t-interval (percent)."""
+def variance_table(variance: Any, *, confidence: float = 0.95, unnumbered: int = 0) -> str:
+    """``df.scorekit.variance(run, confidence=...)`` as a table: runs, mean, stdev, t-interval (percent).
+
+    ``confidence`` is the one the variance was computed at (it labels the
+    interval); ``unnumbered`` counts the agent rows left out because they name
+    no run (no trial number), said under the table. An empty ``variance`` (no
+    agent row names a run) is a sentence, not an empty table.
+    """
+    if len(variance) == 0:
+        return _note("No agent row has a trial number: no run-to-run variation to show.")
     rows = []
     for name, row in variance.iterrows():
         rows.append([_code(name), fmt_count(row["n_runs"]), fmt_pct(row["mean"]),
                      f"{fmt_pct(row['stdev']).removesuffix('%')} pp" if fmt_pct(row["stdev"]) != UNDEFINED else UNDEFINED,
                      fmt_ci(row["ci_low"], row["ci_high"])])
-    return table(["dimension", "runs", "mean rate", "stdev", "95% t-interval of the mean"], rows,
-                 numeric=[1, 2, 3, 4], css_class="sk-variance")
+    out = table(["dimension", "runs", "mean rate", "stdev", f"{fmt_confidence(confidence)} t-interval of the mean"],
+                rows, numeric=[1, 2, 3, 4], css_class="sk-variance")
+    if unnumbered:
+        out += _note(f"{fmt_count(unnumbered)} agent row{'s' if unnumbered != 1 else ''} without a trial number "
+                     f"{'are' if unnumbered != 1 else 'is'} in no run and left out here (the dimension table "
+                     f"counts {'them' if unnumbered != 1 else 'it'}).")
+    return out
 
 
 def controls_table(data: Mapping[str, Any]) -> str:

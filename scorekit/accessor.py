@@ -218,14 +218,15 @@ class ScorekitAccessor:
         """
         from . import plots
 
-        return plots.plot_rates(self.summary(confidence=confidence), thresholds=thresholds, ax=ax)
+        return plots.plot_rates(self.summary(confidence=confidence), thresholds=thresholds, confidence=confidence,
+                                ax=ax)
 
     def plot_variance(self, run: str = "run", *, confidence: float = 0.95, ax: Any = None) -> Any:
         """Per-run pass rates per dimension with their mean and t-interval band."""
         from . import plots
 
         return plots.plot_variance(
-            self.run_rates(run), self.variance(run, confidence=confidence), ax=ax
+            self.run_rates(run), self.variance(run, confidence=confidence), confidence=confidence, ax=ax
         )
 
     def plot_pass_k(self, ks: Iterable[int] = (1, 2, 4, 8), *, ax: Any = None) -> Any:

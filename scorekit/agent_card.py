@@ -35,6 +35,7 @@ from ._datafiles import data_text, load_data_yaml
 from ._errors import InputError
 from ._terminal import BIDI_CONTROLS
 from ._version import __version__
+from .reports._format import confidence_label
 
 __all__ = [
     "AGENT_CARD_VERSION",
@@ -139,13 +140,13 @@ def _dimension_status(entry: Mapping[str, Any] | None) -> tuple[str, str | None]
     return PARTIAL, verdict  # INCOMPLETE, NOT_IN_SCOPE, or a verdict this version does not know
 
 
-def _dimension_detail(entry: Mapping[str, Any] | None) -> str:
+def _dimension_detail(entry: Mapping[str, Any] | None, conf: str) -> str:
     if entry is None:
         return "absent from the scorecard"
     n = _int(entry.get("n"))
     parts = [f"n = {n}"]
     if _num(entry.get("rate")) is not None:
-        parts.append(f"rate {_pct(entry.get('rate'))} (95% CI {_pct(entry.get('ci_low'))}–{_pct(entry.get('ci_high'))})")
+        parts.append(f"rate {_pct(entry.get('rate'))} ({conf} CI {_pct(entry.get('ci_low'))}–{_pct(entry.get('ci_high'))})")
     missing = _int(entry.get("errors")) + _int(entry.get("abstains"))
     if missing:
         parts.append(f"{missing} ERROR/ABSTAIN row{'s' if missing != 1 else ''} outside the denominator")
@@ -215,7 +216,8 @@ def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table
         kind = spec["kind"]
         if kind == "dimension":
             status, verdict = _dimension_status(dims.get(sid))
-            out.append(_source(sid, spec, status, verdict, _dimension_detail(dims.get(sid)), verdict == "FAIL"))
+            out.append(_source(sid, spec, status, verdict, _dimension_detail(dims.get(sid), confidence_label(sc)),
+                               verdict == "FAIL"))
         elif kind == "judged":
             judged = [(name, _dimension_status(entry)) for name, entry in sorted(dims.items()) if name not in builtin]
             verdicts = sorted({v for _, (_, v) in judged if v is not None})
@@ -406,6 +408,7 @@ def build_agent_card(
             "content_sha256": content_sha256,
             "hashes": dict(sc["hashes"]) if isinstance(sc.get("hashes"), Mapping) else {},
             "judges": list(sc.get("judges") or []),
+            "confidence": sc.get("confidence"),
         },
         "signature": signature,
         "comparison": {"status": comparison.get("status", "not_requested"), "required": comparison.get("required"),
@@ -497,7 +500,8 @@ def render_agent_card_markdown(card: Mapping[str, Any]) -> str:
         "",
         "Verdicts as the scorecard states them. INCOMPLETE means evidence is missing or unusable; it is not FAIL.",
         "",
-        "| Dimension | Kind | Verdict | Status | n | Passes | Rate | 95% Wilson CI | Threshold |",
+        f"| Dimension | Kind | Verdict | Status | n | Passes | Rate | {confidence_label(card['scorecard'])} Wilson CI "
+        "| Threshold |",
         "|---|---|---|---|---:|---:|---:|---|---:|",
     ]
     for d in card["dimensions"]:

@@ -27,10 +27,13 @@ def _pct(value: float) -> str:
     return "—" if value != value else f"{100 * value:.1f}%"
 
 
-def format_dimensions(dimensions) -> str:  # type: ignore[no-untyped-def]
-    """Plain-text table of ``Scorecard.dimensions``, rates as percentages."""
+def format_dimensions(dimensions, confidence: float) -> str:  # type: ignore[no-untyped-def]
+    """Plain-text table of ``Scorecard.dimensions`` (intervals at ``confidence``), rates as percentages."""
+    from .reports._format import fmt_confidence
+
     ks = sorted({k for entry in dimensions["pass_k"] for k in entry}, key=int)
-    headers = ["dimension", "verdict", "n", "passes", "errors", "abstains", "rate", "95% Wilson CI", "threshold"]
+    headers = ["dimension", "verdict", "n", "passes", "errors", "abstains", "rate",
+               f"{fmt_confidence(confidence)} Wilson CI", "threshold"]
     headers += [f"pass^{k}" for k in ks]
     rows = []
     for name, row in dimensions.iterrows():
@@ -74,7 +77,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(f"\n{data['evidence']['rows']} rows scored\n")
     print(f"decision: {_t(data['decision'])}" + (f"  ({_t('; '.join(reasons))})" if reasons else ""))
     print()
-    print(format_dimensions(dimensions))
+    print(format_dimensions(dimensions, data["confidence"]))
     print()
     flaky = {d["name"]: d["flaky_cases"] for d in data["dimensions"] if d.get("flaky_cases")}
     if flaky:
@@ -130,9 +133,12 @@ def format_card(card) -> str:  # type: ignore[no-untyped-def]
     lines.append(f"purpose: {card.purpose}   rows: {len(card.evidence)}   "
                  f"validation: {card.validation.labeled} labeled, {card.validation.unlabeled} unlabeled, "
                  f"{card.validation.invalid} invalid")
+    from .reports._format import fmt_confidence
+
     names = {n: _t(n) for n in card.dimensions.index}
     width = max([len(n) for n in names.values()] + [9])
-    lines.append(f"{'dimension'.ljust(width)}  {'verdict':<12} {'n':>5} {'rate':>7}  {'95% CI':<15} threshold")
+    ci_label = f"{fmt_confidence(card.policy['confidence'])} CI"
+    lines.append(f"{'dimension'.ljust(width)}  {'verdict':<12} {'n':>5} {'rate':>7}  {ci_label:<15} threshold")
     for name, row in card.dimensions.iterrows():
         ci = "—" if row["rate"] != row["rate"] else f"{_pct(row['ci_low'])}–{_pct(row['ci_high'])}"
         threshold = "—" if row["threshold"] is None or row["threshold"] != row["threshold"] else f"{row['threshold']:g}"

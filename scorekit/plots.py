@@ -86,14 +86,27 @@ def _new_axes(ax: Any, height: float) -> Any:
     return ax
 
 
+#: Longest dimension label drawn (characters); a longer one is cut with "…" so the plot keeps its width
+#: (at 40 the run-to-run figure's legend row no longer fits beside the labels in a notebook kernel).
+LABEL_LIMIT = 32
+
+
 def _label(key: Any) -> str:
-    return " / ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+    text = " / ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+    return text if len(text) <= LABEL_LIMIT else text[: LABEL_LIMIT - 1] + "…"
+
+
+def _confidence_text(confidence: float) -> str:
+    from .reports._format import fmt_confidence
+
+    return fmt_confidence(confidence)
 
 
 def plot_rates(
     summary: pd.DataFrame,
     *,
     thresholds: float | Mapping[str, float] | None = None,
+    confidence: float = 0.95,
     ax: Any = None,
 ) -> Any:
     """Pass rate per dimension with Wilson-interval error bars.
@@ -106,6 +119,9 @@ def plot_rates(
     thresholds : float or mapping, optional
         One threshold for every dimension, or per dimension name; drawn as
         vertical marks.
+    confidence : float, default 0.95
+        The confidence the intervals of ``summary`` were computed at (the
+        legend says it); a Scorecard's is ``card.to_dict()["confidence"]``.
     ax : matplotlib Axes, optional
 
     Returns
@@ -134,7 +150,7 @@ def plot_rates(
         capthick=1.8,
         markersize=7,
         zorder=4,
-        label="pass rate, Wilson 95% CI",
+        label=f"pass rate, Wilson {_confidence_text(confidence)} CI",
     )
     for yi, n, r in zip(y, summary["n"].to_numpy(), rate):
         text = "no evidence" if np.isnan(r) else f"{100 * r:.1f}%  n={n}"
@@ -188,7 +204,8 @@ def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:
     """pass^k against k, one line per dimension (from ``df.scorekit.pass_k([...])``)."""
     if isinstance(pass_k, pd.Series):
         pass_k = pass_k.to_frame()
-    ax = _new_axes(ax, 4.2)
+    # Taller with many dimensions: the legend beside the plot holds one line per dimension.
+    ax = _new_axes(ax, max(4.2, 0.22 * len(pass_k) + 1.2))
     ks = [int(k) for k in pass_k.columns]
     for i, (key, row) in enumerate(pass_k.iterrows()):
         colour = PALETTE[i % len(PALETTE)]
@@ -209,12 +226,14 @@ def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:
     ax.set_ylim(_lower_limit(pass_k.to_numpy(dtype=float, na_value=np.nan)) - 0.02, 1.02)
     ax.yaxis.set_major_formatter(_percent_formatter())
     _title(ax, "Reliability over repeated trials (pass^k)")
-    ax.legend(fontsize=FONT_SIZES["legend"], frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    if len(pass_k):  # no dimension: no line, and no empty legend
+        ax.legend(fontsize=FONT_SIZES["legend"], frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
     _style(ax, grid="both")
     return ax
 
 
-def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, ax: Any = None) -> Any:
+def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, confidence: float = 0.95,
+                  ax: Any = None) -> Any:
     """Per-run pass rates per dimension, their mean and t-interval band.
 
     Parameters
@@ -223,6 +242,8 @@ def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, ax: Any = 
         Dimensions × runs (``df.scorekit.run_rates(run)``).
     variance : DataFrame
         ``df.scorekit.variance(run)`` (``mean``, ``ci_low``, ``ci_high``).
+    confidence : float, default 0.95
+        The confidence ``variance`` was computed at (the legend says it).
     """
     labels = [_label(k) for k in run_rates.index]
     ax = _new_axes(ax, 0.5 * len(labels) + 1.4)
@@ -240,7 +261,7 @@ def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, ax: Any = 
                    alpha=0.9, zorder=3)
     ax.scatter([], [], color=RUN_COLOR, edgecolor="black", linewidths=0.6, s=40, label="one run")
     ax.plot([], [], color=RATE_COLOR, linewidth=2.6, label="mean of runs")
-    ax.fill_between([], [], color=RATE_COLOR, alpha=0.2, label="95% t-interval of the mean")
+    ax.fill_between([], [], color=RATE_COLOR, alpha=0.2, label=f"{_confidence_text(confidence)} t-interval of the mean")
     ax.set_yticks(y, labels)
     ax.set_xlim(_lower_limit(run_rates.to_numpy(dtype=float, na_value=np.nan),
                              variance["ci_low"].to_numpy(dtype=float, na_value=np.nan)) - 0.02, 1.02)

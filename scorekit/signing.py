@@ -249,6 +249,7 @@ def write_keypair(
     ----------
     private_path, public_path : path-like
         Must differ. Existing files are refused unless ``overwrite=True``.
+        Missing parent folders are created.
 
     Returns
     -------
@@ -279,6 +280,8 @@ def write_keypair(
     written: list[Path] = []
     try:
         for path, data, mode in ((private_path, pair.private_pem, 0o600), (public_path, pair.public_pem, 0o644)):
+            # A missing folder is created (the private key's only for its owner: 0700).
+            path.parent.mkdir(mode=0o700 if mode == 0o600 else 0o777, parents=True, exist_ok=True)
             _write_new(path, data, mode, overwrite)
             written.append(path)
     except OSError as exc:

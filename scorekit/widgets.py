@@ -39,11 +39,16 @@ __all__ = ["ExploreView", "Explorer", "build_explorer", "explore_policy", "explo
 
 
 def _dimension_names(rows: Any, base: Policy) -> list[str]:
-    """Dimensions a user can pick: those of the rows and those the policy names."""
-    from ._rows import read_rows
+    """Dimensions a user can pick: those of the rows (invalid rows too) and those the policy names."""
+    from ._rows import read_row_table
 
-    frame = rows if isinstance(rows, pd.DataFrame) else read_rows(rows)
-    names = {d for d in frame["dimension"].dropna().unique().tolist() if isinstance(d, str) and d}
+    if isinstance(rows, pd.DataFrame):
+        values = rows["dimension"].dropna().unique().tolist() if "dimension" in rows.columns else []
+    else:  # an invalid row is evaluated (and listed) under its dimension: it must not stop the explorer
+        table = read_row_table(rows)
+        values = table.frame["dimension"].dropna().unique().tolist() if "dimension" in table.frame.columns else []
+        values += [record.get("dimension") for record in table.invalid]
+    names = {d for d in values if isinstance(d, str) and d}
     names.update(base.gate.required_dimensions)
     names.update(base.gate.thresholds)
     return sorted(names)
@@ -154,7 +159,7 @@ class ExploreView:
 
         dims = self.card.dimensions
         thresholds = {n: t for n, t in dims["threshold"].items() if t is not None and t == t}
-        return plots.plot_rates(dims, thresholds=thresholds)
+        return plots.plot_rates(dims, thresholds=thresholds, confidence=self.data["confidence"])
 
     def pass_k_axes(self) -> Any:
         """pass^k against k per dimension (matplotlib Axes)."""

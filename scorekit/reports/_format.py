@@ -41,6 +41,7 @@ __all__ = [
     "evidence_row_count",
     "fmt_bool",
     "fmt_ci",
+    "fmt_confidence",
     "fmt_count",
     "fmt_pct",
     "fmt_pp",
@@ -143,12 +144,25 @@ def fmt_pp(value: Any) -> str:
     return f"{100.0 * float(value):+.1f} pp"
 
 
+def fmt_confidence(confidence: Any) -> str:
+    """A confidence level as the short percentage an interval is labelled with.
+
+    Every digit the level has is kept (it is a setting, not a measurement):
+
+    >>> fmt_confidence(0.95), fmt_confidence(0.8), fmt_confidence(0.999), fmt_confidence(0.9999)
+    ('95%', '80%', '99.9%', '99.99%')
+    """
+    if _is_undefined(confidence):
+        return UNDEFINED
+    return f"{round(100.0 * float(confidence), 6):g}%"
+
+
 def confidence_label(data: dict[str, Any]) -> str:
-    """The interval's confidence as a short percentage ("95%", "99.9%")."""
+    """The confidence of a scorecard dictionary's intervals as a short percentage ("95%", "80%")."""
     confidence = data.get("confidence")
     if confidence is None:
         confidence = (data.get("policy") or {}).get("confidence", 0.95)
-    return fmt_pct(confidence).replace(".0%", "%")
+    return fmt_confidence(confidence)
 
 
 def pass_k_columns(dimensions: Sequence[dict[str, Any]]) -> list[str]:

@@ -1,0 +1,122 @@
+"""Every printed or rendered interval label says the policy's confidence (here 0.8: "80%"), never a fixed 95%.
+
+The CLI tables (``run``, ``demo``), the Markdown and HTML reports, the notebook
+fragments (``_display``), the figures' legends and the Agent Card all label
+their intervals from the scorecard's ``confidence``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import scorekit as sk
+from scorekit import _display, cli, plots
+from scorekit.reports._format import fmt_confidence
+
+POLICY_80 = {"purpose": "release", "confidence": 0.8, "pass_k": [1, 2]}
+# "95%" as a label; a rate or threshold of 95% is written "95.0%" and does not match.
+FIXED_95 = re.compile(r"(?<![\d.])95%")
+
+
+def _rows() -> list[dict]:
+    rows = []
+    for i in range(12):
+        rows.append({"id": f"r{i}", "dimension": "tool_call", "case_id": f"c{i // 3}", "trial": i % 3,
+                     "status": "FAIL" if i in (4, 7) else "PASS", "evaluator": "harness/2.0"})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def card():
+    return sk.evaluate(_rows(), policy=POLICY_80)
+
+
+def test_fmt_confidence_keeps_every_digit_of_the_level():
+    assert [fmt_confidence(c) for c in (0.8, 0.95, 0.975, 0.999, 0.9999)] == ["80%", "95%", "97.5%", "99.9%", "99.99%"]
+
+
+def test_cli_run_table_labels_intervals_with_the_policy_confidence(tmp_path):
+    results = tmp_path / "rows.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in _rows()), encoding="utf-8")
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps(POLICY_80), encoding="utf-8")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli.main(["run", "--results", str(results), "--policy", str(policy), "--out-dir", str(tmp_path)]) == 0
+    text = out.getvalue()
+    assert "80% CI" in text
+    assert not FIXED_95.search(text), text
+
+
+def test_cli_dimension_table_labels_intervals_with_the_given_confidence(card):
+    text = cli.format_dimensions(card.dimensions, card.to_dict()["confidence"])
+    assert "80% Wilson CI" in text.splitlines()[0]
+    assert not FIXED_95.search(text)
+
+
+def test_reports_label_intervals_with_the_policy_confidence(card, tmp_path):
+    written = card.write(tmp_path)
+    for kind in ("markdown", "html"):
+        text = Path(written[kind]).read_text(encoding="utf-8")
+        assert "80% Wilson" in text, kind
+        assert not FIXED_95.search(text), kind
+
+
+def test_notebook_fragments_label_intervals_with_the_policy_confidence(card):
+    data = card.to_dict()
+    table = _display.dimension_table(data)
+    assert "80% CI low" in table and not FIXED_95.search(table)
+    variance = card.evidence.scorekit.variance("trial", confidence=data["confidence"])
+    fragment = _display.variance_table(variance, confidence=data["confidence"])
+    assert "80% t-interval of the mean" in fragment and not FIXED_95.search(fragment)
+
+
+def test_figure_legends_label_intervals_with_the_given_confidence(card):
+    data = card.to_dict()
+    ax = plots.plot_rates(card.dimensions, confidence=data["confidence"])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["pass rate, Wilson 80% CI"]
+    evidence = card.evidence
+    ax = plots.plot_variance(evidence.scorekit.run_rates("trial"),
+                             evidence.scorekit.variance("trial", confidence=0.8), confidence=0.8)
+    assert "80% t-interval of the mean" in [t.get_text() for t in ax.get_legend().get_texts()]
+    ax = evidence.scorekit.plot_rates(confidence=0.8)  # the accessor passes its confidence on
+    assert ax.get_legend().get_texts()[0].get_text() == "pass rate, Wilson 80% CI"
+
+
+def test_explorer_figure_labels_intervals_with_the_policy_confidence():
+    from scorekit.widgets import explore_state
+
+    view = explore_state(pd.DataFrame(_rows()), policy=POLICY_80)
+    assert "pass rate, Wilson 80% CI" in [t.get_text() for t in view.rates_axes().get_legend().get_texts()]
+
+
+def test_agent_card_labels_intervals_with_the_scorecard_confidence(card, tmp_path):
+    from scorekit.agent_card import build_agent_card, write_agent_card
+
+    agent_card = build_agent_card(card.to_dict())
+    text = write_agent_card(agent_card, tmp_path)["md"].read_text(encoding="utf-8")
+    assert "80% Wilson CI" in text and "80% CI" in json.dumps(agent_card)  # the table and each dimension's detail
+    assert not FIXED_95.search(text)
+
+
+@pytest.mark.timeout(300)
+def test_rendered_release_notebook_labels_intervals_with_the_policy_confidence(tmp_path):
+    from scorekit.render import render_notebook
+
+    policy = tmp_path / "policy.yml"
+    text = sk.example_path(file="policy.yml").read_text(encoding="utf-8")
+    assert "\nconfidence: 0.95\n" in text
+    policy.write_text(text.replace("\nconfidence: 0.95\n", "\nconfidence: 0.8\n"), encoding="utf-8")
+    result = render_notebook(sk.example_path(), policy, agent_name="email-assistant", agent_version="1.0.0",
+                             out_dir=tmp_path / "out", timeout=240)
+    for path in (result.html, result.markdown):
+        report = path.read_text(encoding="utf-8")
+        assert "80% Wilson score interval" in report and "80% t-interval of the mean" in report, path.name
+        assert not FIXED_95.search(report), (path.name, FIXED_95.search(report))
