@@ -144,6 +144,24 @@ def _successes_and_n(successes: Any, n: Any, names: tuple[str, str]) -> tuple[np
 
 
 # --------------------------------------------------------------------------- Wilson
+def _wilson_bounds(p: np.ndarray, n: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score bounds of a proportion ``p`` at sample size ``n`` (the one implementation).
+
+    ``n`` may be real-valued (an effective sample size ``N/deff``); ``n == 0``
+    (or NaN) gives NaN bounds. Bounds are clipped to [0, 1] and are exactly 0 at
+    ``p == 0`` and exactly 1 at ``p == 1`` (rounding would leave ~1e-17).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z2 = z * z
+        denom = 1.0 + z2 / n
+        center = (p + z2 / (2.0 * n)) / denom
+        half = z * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
+        low = np.where(p == 0, 0.0, np.clip(center - half, 0.0, 1.0))
+        high = np.where(p == 1, 1.0, np.clip(center + half, 0.0, 1.0))
+    empty = ~(n > 0)
+    return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
+
+
 def wilson_interval(successes: Any, n: Any, confidence: float = 0.95) -> tuple[Any, Any]:
     """Wilson score interval for a binomial proportion.
 
@@ -173,16 +191,7 @@ def wilson_interval(successes: Any, n: Any, confidence: float = 0.95) -> tuple[A
     c, total = _successes_and_n(successes, n, ("successes", "n"))
     with np.errstate(divide="ignore", invalid="ignore"):
         p = c / total
-        z2 = z * z
-        denom = 1.0 + z2 / total
-        center = (p + z2 / (2.0 * total)) / denom
-        half = z * np.sqrt(p * (1.0 - p) / total + z2 / (4.0 * total * total)) / denom
-        # The bounds at c = 0 and c = n are exactly 0 and 1; rounding would leave ~1e-17.
-        low = np.where(c == 0, 0.0, np.clip(center - half, 0.0, 1.0))
-        high = np.where(c == total, 1.0, np.clip(center + half, 0.0, 1.0))
-    empty = total == 0
-    low = np.where(empty, np.nan, low)
-    high = np.where(empty, np.nan, high)
+    low, high = _wilson_bounds(p, total, z)
     return _wrap(low, template), _wrap(high, template)
 
 
