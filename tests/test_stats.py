@@ -1,4 +1,7 @@
-"""scorekit._stats: Wilson intervals, pass^k, pass@k and run-to-run variance (SPEC §6, §14)."""
+"""scorekit._stats: Wilson intervals, pass^k, pass@k and run-to-run variance (SPEC §6, §14).
+
+The case-clustered interval has its own module: test_cluster_interval.py.
+"""
 
 from __future__ import annotations
 
@@ -592,3 +595,4 @@ def test_public_names_are_the_stats_functions():
     assert sk.wilson_interval is wilson_interval
     assert sk.pass_hat_k is pass_hat_k and sk.pass_at_k is pass_at_k
     assert sk.mean_ci is mean_ci
+    assert sk.cluster_interval is sk._stats.cluster_interval
