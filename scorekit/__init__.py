@@ -17,8 +17,10 @@ from ._scorecard import Scorecard
 from ._errors import HistoryError, InputError, PolicyError, Problem, ScorekitError, SignatureError
 from ._rows import read_rows
 from ._stats import (
+    cases_needed,
     cluster_interval,
     mean_ci,
+    minimum_detectable_drop,
     pass_at_k,
     pass_hat_k,
     wilson_interval,
@@ -41,8 +43,10 @@ __all__ = [
     "evaluate",
     "load_policy",
     "example_path",
+    "cases_needed",
     "cluster_interval",
     "mean_ci",
+    "minimum_detectable_drop",
     "pass_at_k",
     "pass_hat_k",
     "read_rows",

@@ -1,8 +1,9 @@
-"""Statistics over counts: Wilson and case-clustered intervals, pass^k, pass@k, variance.
+"""Statistics over counts: Wilson and case-clustered intervals, power, pass^k, pass@k, variance.
 
-Pure NumPy (SciPy only for the Student t quantile, imported lazily). Every
-function is vectorised over arrays and keeps pandas objects: a Series in gives a
-Series out with the same index.
+Pure NumPy (SciPy only for the Student t quantile, imported lazily; normal
+quantiles come from :class:`statistics.NormalDist`). Every function is
+vectorised over arrays and keeps pandas objects: a Series in gives a Series out
+with the same index.
 
 Conventions
 -----------
@@ -22,9 +23,12 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "cases_needed",
     "cluster_interval",
     "cluster_interval_grouped",
+    "dimension_mde",
     "mean_ci",
+    "minimum_detectable_drop",
     "pass_at_k",
     "pass_hat_k",
     "wilson_interval",
@@ -377,6 +381,302 @@ def cluster_interval_grouped(
     cc, total = _per_case(c, n)
     codes, ngroups = _group_codes(group, cc.size, ngroups)
     return _cluster_arrays(cc, total, codes, ngroups, z)
+
+
+# --------------------------------------------------------------------------- power
+# cases_needed refuses answers it could not count exactly in float64.
+_MAX_CASES = 2.0**53 - 2.0
+
+
+def _parameter(value: Any, name: str, what: str, inside: Any) -> np.ndarray:
+    """A real-valued parameter as float64, finite and ``inside(arr)`` everywhere."""
+    dtype = getattr(value, "dtype", None)
+    if isinstance(value, (bool, np.bool_)) or getattr(dtype, "kind", None) == "b":
+        raise TypeError(f"{name} must be {what}; got {value!r}")
+    arr = _numeric_array(value, name, what)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(arr) | ~inside(arr)
+    if bad.any():
+        raise ValueError(f"{name} must be {what}; got {float(arr[bad].flat[0])!r}")
+    return arr
+
+
+def _unit(value: Any, name: str) -> np.ndarray:
+    return _parameter(value, name, "a number in (0, 1)", lambda a: (a > 0) & (a < 1))
+
+
+def _whole(value: Any, name: str) -> np.ndarray:
+    return _parameter(value, name, "a whole number >= 1", lambda a: (a >= 1) & (a == np.floor(a)))
+
+
+def _normal_quantile(p: np.ndarray) -> np.ndarray:
+    """Φ⁻¹ elementwise (:class:`statistics.NormalDist`, as :func:`z_value`).
+
+    Evaluated once per distinct value: alpha and power are settings, nearly
+    always one value for a whole table.
+    """
+    values, inverse = np.unique(p, return_inverse=True)
+    quantile = NormalDist().inv_cdf
+    return np.array([quantile(float(v)) for v in values], dtype="float64")[inverse].reshape(p.shape)
+
+
+def _z_sum(alpha: np.ndarray, power: np.ndarray) -> np.ndarray:
+    """``z₁₋α + z_power`` (one-sided), refusing power ≤ alpha (a drop ≤ 0 is meaningless)."""
+    weak = power <= alpha
+    if weak.any():
+        i = np.flatnonzero(weak.ravel())[0]
+        raise ValueError(
+            f"power must be greater than alpha; got power={float(power.flat[i])!r}, alpha={float(alpha.flat[i])!r}"
+        )
+    # −Φ⁻¹(α) rather than Φ⁻¹(1 − α): no rounding of 1 − α.
+    return -_normal_quantile(alpha) + _normal_quantile(power)
+
+
+def _drop(z_sum: np.ndarray, rate: np.ndarray, effective_n: np.ndarray) -> np.ndarray:
+    """The one formula: ``(z₁₋α + z_power) · √(2·rate·(1 − rate) / effective n)``."""
+    return z_sum * np.sqrt(2.0 * rate * (1.0 - rate) / effective_n)
+
+
+def _effective_trials(cases: Any, trials: np.ndarray, icc: np.ndarray) -> np.ndarray:
+    """``cases·trials / (1 + (trials − 1)·icc)``: trials correlated within a case count for less.
+
+    Non-decreasing in ``cases`` in floating point too (a correctly rounded
+    product, then a division by a fixed number: both monotone), which
+    :func:`cases_needed` relies on.
+    """
+    return cases * trials / (1.0 + (trials - 1.0) * icc)
+
+
+def _broadcast(names: tuple[str, ...], arrays: tuple[np.ndarray, ...]) -> list[np.ndarray]:
+    try:
+        return list(np.broadcast_arrays(*arrays))
+    except ValueError as exc:
+        raise ValueError(f"{', '.join(names)} have incompatible shapes: {exc}") from None
+
+
+def _positive(value: Any, name: str) -> np.ndarray:
+    return _parameter(value, name, "a number > 0", lambda a: a > 0)
+
+
+def _power_arguments(
+    rate: Any, name: str, value: Any, check: Any, trials: Any, icc: Any, alpha: Any, power: Any
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Validate and broadcast the power functions' arguments (``value`` is cases or drop).
+
+    Returns the pandas template, rate, ``value``, trials, icc and ``z₁₋α + z_power``.
+    """
+    names = ("rate", name, "trials", "icc", "alpha", "power")
+    values = (rate, value, trials, icc, alpha, power)
+    _check_same_index(names, values)
+    r, x, t, rho, a, b = _broadcast(
+        names,
+        (
+            _unit(rate, "rate"),
+            check(value, name),
+            _whole(trials, "trials"),
+            _parameter(icc, "icc", "a number in [0, 1]", lambda v: (v >= 0) & (v <= 1)),
+            _unit(alpha, "alpha"),
+            _unit(power, "power"),
+        ),
+    )
+    return _template(*values), r, x, t, rho, _z_sum(a, b)
+
+
+def minimum_detectable_drop(
+    rate: Any, cases: Any, *, trials: Any = 1, icc: Any = 0.0, alpha: Any = 0.05, power: Any = 0.8
+) -> Any:
+    """Smallest drop in pass rate an evaluation of this size detects with the given power.
+
+    Parameters
+    ----------
+    rate : float or array-like
+        The pass rate before the drop, in (0, 1).
+    cases : int or array-like of int
+        Number of cases evaluated on each side, ``>= 1``.
+    trials : int or array-like of int, default 1
+        Trials per case, ``>= 1``.
+    icc : float or array-like, default 0.0
+        Intra-case correlation of trials, in [0, 1]: 0 when repeated trials of a
+        case are independent, 1 when they always agree.
+    alpha : float or array-like, default 0.05
+        One-sided significance level, in (0, 1).
+    power : float or array-like, default 0.8
+        Probability of detecting a drop of the returned size, in (alpha, 1).
+
+    Returns
+    -------
+    float, ndarray or Series
+        The drop (a difference of rates), broadcast over the arguments; a Series
+        argument gives a Series with its index.
+
+    Raises
+    ------
+    TypeError
+        An argument is not a number (a string, a boolean).
+    ValueError
+        An argument is out of range or not a whole number where one is needed;
+        the message names the argument and the first bad value.
+
+    See Also
+    --------
+    cases_needed : the inverse, the cases needed to detect a given drop.
+
+    Notes
+    -----
+    One-sided normal approximation for the difference of two independent rates
+    of equal size (Miller 2024, §5)::
+
+        (z₁₋α + z_power) · √(2·rate·(1 − rate) · (1 + (trials − 1)·icc) / (cases·trials))
+
+    ``1 + (trials − 1)·icc`` is the design effect of ``trials`` correlated trials
+    per case: extra trials help only as far as they are independent. Quantiles
+    come from :class:`statistics.NormalDist` (no SciPy import), evaluated once
+    per distinct alpha and power.
+
+    References
+    ----------
+    .. [1] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to
+       Language Model Evaluations", arXiv:2411.00640, 2024, §5.
+
+    Examples
+    --------
+    >>> round(minimum_detectable_drop(0.9, 100), 12)
+    0.105492194108
+    >>> minimum_detectable_drop(0.9, [100, 400]).round(4).tolist()
+    [0.1055, 0.0527]
+    """
+    template, r, m, t, rho, z_sum = _power_arguments(rate, "cases", cases, _whole, trials, icc, alpha, power)
+    out = _drop(z_sum, r, _effective_trials(m, t, rho))
+    return _wrap(np.asarray(out), template)
+
+
+def cases_needed(
+    rate: Any, drop: Any, *, trials: Any = 1, icc: Any = 0.0, alpha: Any = 0.05, power: Any = 0.8
+) -> Any:
+    """Smallest number of cases whose :func:`minimum_detectable_drop` is at most ``drop``.
+
+    Parameters
+    ----------
+    rate : float or array-like
+        The pass rate before the drop, in (0, 1).
+    drop : float or array-like
+        The drop in pass rate to detect, ``> 0``.
+    trials, icc, alpha, power
+        As for :func:`minimum_detectable_drop`.
+
+    Returns
+    -------
+    int, ndarray of int64 or Series
+        Cases per side, ``>= 1``, broadcast over the arguments.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As for :func:`minimum_detectable_drop`; also ``ValueError`` when the
+        answer would exceed 2**53 − 2 cases (``drop`` far too small to count).
+
+    Notes
+    -----
+    Solved in closed form, ``ceil((z₁₋α + z_power)² · 2·rate·(1 − rate) ·
+    (1 + (trials − 1)·icc) / (trials · drop²))``, then corrected one case at a
+    time until the defining inequality holds exactly in floating point:
+    ``minimum_detectable_drop(rate, m) <= drop`` and, for ``m > 1``,
+    ``minimum_detectable_drop(rate, m − 1) > drop`` (the computed drop never
+    increases with m, so the correction ends after a step or two).
+
+    References
+    ----------
+    .. [1] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to
+       Language Model Evaluations", arXiv:2411.00640, 2024, §5.
+
+    Examples
+    --------
+    >>> cases_needed(0.9, 0.05)
+    446
+    >>> cases_needed(0.9, 0.05, trials=5, icc=0.25)   # 5 correlated trials per case
+    179
+    >>> cases_needed(0.9, [0.05, 0.1]).tolist()
+    [446, 112]
+    """
+    template, r, d, t, rho, z_sum = _power_arguments(rate, "drop", drop, _positive, trials, icc, alpha, power)
+    with np.errstate(over="ignore", divide="ignore"):  # a drop too small to count is refused next
+        m = np.maximum(np.ceil(z_sum * z_sum * 2.0 * r * (1.0 - r) / (d * d * _effective_trials(1.0, t, rho))), 1.0)
+    huge = ~(m <= _MAX_CASES)
+    if huge.any():
+        i = np.flatnonzero(huge.ravel())[0]
+        raise ValueError(f"drop is too small to count the cases needed (more than 2**53); got {float(d.flat[i])!r}")
+
+    def detectable(cases: np.ndarray) -> np.ndarray:
+        return _drop(z_sum, r, _effective_trials(cases, t, rho))
+
+    while True:
+        more = detectable(m) > d
+        fewer = ~more & (m > 1) & (detectable(np.maximum(m - 1.0, 1.0)) <= d)
+        if not (more.any() or fewer.any()):
+            break
+        m = m + more - fewer
+    out = m.astype(np.int64)
+    if template is None and out.ndim == 0:
+        return int(out)
+    return _wrap(out, template)
+
+
+def dimension_mde(passes: Any, n: Any, deff: Any, confidence: float = 0.95, *, power: float = 0.8) -> Any:
+    """The drop a dimension's own evidence could detect (the scorecard's ``mde``).
+
+    Parameters
+    ----------
+    passes, n : int or array-like of int
+        PASS and measured (PASS + FAIL) trials per dimension.
+    deff : float or array-like
+        The dimension's design effect (:func:`cluster_interval`), ``>= 1`` where
+        ``n > 0``; ignored (may be NaN) where ``n == 0``.
+    confidence : float, default 0.95
+        The policy's confidence; the test is one-sided at ``alpha = 1 − confidence``.
+    power : float, default 0.8
+        Probability of detecting the drop, greater than alpha.
+
+    Returns
+    -------
+    float, ndarray or Series
+        NaN where ``n == 0`` (no evidence).
+
+    Notes
+    -----
+    :func:`minimum_detectable_drop` with the rate ``p̃ = (passes + 2)/(n + 4)``
+    (Agresti–Coull: never 0 or 1, so a perfect record still has a finite
+    detectable drop) and the effective size ``n/deff`` in place of
+    ``cases·trials/(1 + (trials − 1)·icc)``.
+
+    References
+    ----------
+    .. [1] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to
+       Language Model Evaluations", arXiv:2411.00640, 2024, §5.
+    .. [2] A. Agresti and B. A. Coull, "Approximate is better than 'exact' for
+       interval estimation of binomial proportions", The American Statistician
+       52:119–126, 1998.
+
+    Examples
+    --------
+    >>> round(dimension_mde(98, 100, 1.0), 6)
+    0.067623
+    >>> dimension_mde([98, 0], [100, 0], [2.5, float("nan")]).round(6).tolist()
+    [0.106922, nan]
+    """
+    confidence = _check_confidence(confidence)
+    names = ("passes", "n", "deff")
+    _check_same_index(names, (passes, n, deff))
+    template = _template(passes, n, deff)
+    c, total = _successes_and_n(passes, n, ("passes", "n"))
+    c, total, design = _broadcast(names, (c, total, _numeric_array(deff, "deff", "design effects")))
+    with np.errstate(invalid="ignore"):
+        bad = (total > 0) & ~(np.isfinite(design) & (design >= 1.0))
+    if bad.any():
+        raise ValueError(f"deff must be a number >= 1 where n > 0; got {float(design[bad].flat[0])!r}")
+    z_sum = _z_sum(np.asarray(1.0 - confidence), _unit(power, "power"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = _drop(z_sum, (c + 2.0) / (total + 4.0), total / design)
+    return _wrap(np.where(total > 0, out, np.nan), template)
 
 
 # --------------------------------------------------------------------------- pass^k / pass@k

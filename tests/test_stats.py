@@ -1,6 +1,7 @@
 """scorekit._stats: Wilson intervals, pass^k, pass@k and run-to-run variance (SPEC §6, §14).
 
-The case-clustered interval has its own module: test_cluster_interval.py.
+The case-clustered interval and the power functions have their own modules:
+test_cluster_interval.py and test_power.py.
 """
 
 from __future__ import annotations
@@ -596,3 +597,5 @@ def test_public_names_are_the_stats_functions():
     assert sk.pass_hat_k is pass_hat_k and sk.pass_at_k is pass_at_k
     assert sk.mean_ci is mean_ci
     assert sk.cluster_interval is sk._stats.cluster_interval
+    assert sk.minimum_detectable_drop is sk._stats.minimum_detectable_drop
+    assert sk.cases_needed is sk._stats.cases_needed
