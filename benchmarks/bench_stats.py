@@ -1,11 +1,12 @@
-"""Benchmark the statistics path: summary + pass_k([1, 2, 4, 8]) + consistency.
+"""Benchmark the statistics path: summary + case-clustered interval + pass_k([1, 2, 4, 8]) + consistency.
 
 Builds a synthetic table of pre-scored rows (default 100,000 cases × 10 trials ×
 10 dimensions = 10,000,000 rows, typed as ``scorekit.read_rows`` types them) and
 prints, all measured in this one process so machine noise cancels out:
 
 (a) the ratio of scorekit's time to a bare-NumPy ``bincount`` computation of the
-    same numbers (counts, Wilson bounds, pass^k, consistency and flaky ids);
+    same numbers (counts, Wilson bounds, case-clustered bounds and design
+    effects, pass^k, consistency and flaky ids);
 (b) the ratio of the obvious pandas ``groupby().apply()`` + statsmodels version
     a user would write to scorekit, on a 1,000,000-row subsample (it is too slow
     for the full table);
@@ -73,12 +74,19 @@ def make_rows(cases: int, trials: int, dims: int, seed: int = 7) -> pd.DataFrame
 
 
 # --------------------------------------------------------------------------- the three ways
-def with_scorekit(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def with_scorekit(df: pd.DataFrame) -> tuple:
     # Cold start every time: scorekit caches the factorization of a grouping
     # column between calls on the same frame; a repeat must not profit from the
     # previous repeat's cache.
     scorekit._counts.clear_cache()
-    return df.scorekit.summary(), df.scorekit.pass_k(KS), df.scorekit.consistency()
+    summary = df.scorekit.summary()
+    # The case-clustered interval from the per-(dimension, case) counts, sorted
+    # by (dimension, case) as the scorecard passes them.
+    cases = scorekit._counts.count_cases(df)
+    cluster = _stats.cluster_interval_grouped(
+        cases.passes, cases.n, cases.case_group, 0.95, ngroups=len(cases.groups.index)
+    )
+    return summary, cluster, df.scorekit.pass_k(KS), df.scorekit.consistency()
 
 
 def with_bare_numpy(df: pd.DataFrame) -> dict:
@@ -95,10 +103,23 @@ def with_bare_numpy(df: pd.DataFrame) -> dict:
     dc, dn = dim_counts[:, 0], dim_counts[:, 0] + dim_counts[:, 1]
     z = _stats.z_value(0.95)
     p = dc / dn
-    denom = 1 + z * z / dn
-    center = (p + z * z / (2 * dn)) / denom
-    half = z * np.sqrt(p * (1 - p) / dn + z * z / (4 * dn * dn)) / denom
-    out = {"n": dn, "rate": p, "ci_low": np.clip(center - half, 0, 1), "ci_high": np.clip(center + half, 0, 1)}
+
+    def wilson(size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        denom = 1 + z * z / size
+        center = (p + z * z / (2 * size)) / denom
+        half = z * np.sqrt(p * (1 - p) / size + z * z / (4 * size * size)) / denom
+        return np.where(dc == 0, 0.0, np.clip(center - half, 0, 1)), np.where(dc == dn, 1.0, np.clip(center + half, 0, 1))
+
+    out = {"n": dn, "rate": p}
+    out["ci_low"], out["ci_high"] = wilson(dn)
+    # Case-clustered interval: the Wilson interval at N/deff (SPEC §6), per dimension along the case axis.
+    m = (n > 0).sum(axis=1)
+    ceiling = (n * n).sum(axis=1) / dn
+    residual = c - p[:, None] * n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        raw = m / (m - 1) * (residual * residual).sum(axis=1) / (dn * p * (1 - p))
+    out["deff"] = np.where(m == 1, dn, np.where((p == 0) | (p == 1), ceiling, np.clip(raw, 1, ceiling)))
+    out["ci_cluster_low"], out["ci_cluster_high"] = wilson(dn / out["deff"])
     for k in KS:
         prod = np.ones_like(c)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -151,11 +172,14 @@ def with_groupby_apply(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 # --------------------------------------------------------------------------- checks
 def check_same_numbers(sk: tuple, ref: dict) -> None:
-    summary, pass_k, consistency = sk
+    summary, cluster, pass_k, consistency = sk
     order = [ref["dimensions"].index(d) for d in summary.index]
     np.testing.assert_allclose(summary["n"].to_numpy(), ref["n"][order])
     for column in ("rate", "ci_low", "ci_high"):
         np.testing.assert_allclose(summary[column].to_numpy(), ref[column][order], rtol=1e-12)
+    # NumPy's pairwise sum and bincount's sequential one round the residual sum of squares differently.
+    for got, column in zip(cluster, ("ci_cluster_low", "ci_cluster_high", "deff")):
+        np.testing.assert_allclose(got, ref[column][order], rtol=1e-10)
     for k in KS:
         np.testing.assert_allclose(pass_k[k].to_numpy(), ref[f"pass^{k}"][order], rtol=1e-9, equal_nan=True)
     np.testing.assert_allclose(consistency["consistency"].to_numpy(), ref["consistency"][order], rtol=1e-12)
@@ -209,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     t_sk, sk = timed(with_scorekit, df, repeat=args.repeat)
     t_np, ref = timed(with_bare_numpy, df, repeat=args.repeat)
     check_same_numbers(sk, ref)
-    print(f"\n(a) scorekit summary+pass_k+consistency: {t_sk:.3f} s   bare NumPy: {t_np:.3f} s   "
+    print(f"\n(a) scorekit summary+cluster+pass_k+consistency: {t_sk:.3f} s   bare NumPy: {t_np:.3f} s   "
           f"ratio {t_sk / t_np:.2f}×  (target ≤ 3×; same numbers checked)")
 
     sub = df[df["case_id"] < f"case-{args.naive_cases:06d}"]

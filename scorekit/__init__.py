@@ -16,7 +16,16 @@ from ._policy import Policy, load_policy
 from ._scorecard import Scorecard
 from ._errors import HistoryError, InputError, PolicyError, Problem, ScorekitError, SignatureError
 from ._rows import read_rows
-from ._stats import mean_ci, pass_at_k, pass_hat_k, wilson_interval, z_value
+from ._stats import (
+    cases_needed,
+    cluster_interval,
+    mean_ci,
+    minimum_detectable_drop,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+    z_value,
+)
 from ._version import __version__
 from ._examples import example_path
 
@@ -34,7 +43,10 @@ __all__ = [
     "evaluate",
     "load_policy",
     "example_path",
+    "cases_needed",
+    "cluster_interval",
     "mean_ci",
+    "minimum_detectable_drop",
     "pass_at_k",
     "pass_hat_k",
     "read_rows",

@@ -1,8 +1,9 @@
-"""Statistics over counts: Wilson intervals, pass^k, pass@k, run-to-run variance.
+"""Statistics over counts: Wilson and case-clustered intervals, power, pass^k, pass@k, variance.
 
-Pure NumPy (SciPy only for the Student t quantile, imported lazily). Every
-function is vectorised over arrays and keeps pandas objects: a Series in gives a
-Series out with the same index.
+Pure NumPy (SciPy only for the Student t quantile, imported lazily; normal
+quantiles come from :class:`statistics.NormalDist`). Every function is
+vectorised over arrays and keeps pandas objects: a Series in gives a Series out
+with the same index.
 
 Conventions
 -----------
@@ -22,7 +23,12 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "cases_needed",
+    "cluster_interval",
+    "cluster_interval_grouped",
+    "dimension_mde",
     "mean_ci",
+    "minimum_detectable_drop",
     "pass_at_k",
     "pass_hat_k",
     "wilson_interval",
@@ -144,6 +150,24 @@ def _successes_and_n(successes: Any, n: Any, names: tuple[str, str]) -> tuple[np
 
 
 # --------------------------------------------------------------------------- Wilson
+def _wilson_bounds(p: np.ndarray, n: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score bounds of a proportion ``p`` at sample size ``n`` (the one implementation).
+
+    ``n`` may be real-valued (an effective sample size ``N/deff``); ``n == 0``
+    (or NaN) gives NaN bounds. Bounds are clipped to [0, 1] and are exactly 0 at
+    ``p == 0`` and exactly 1 at ``p == 1`` (rounding would leave ~1e-17).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z2 = z * z
+        denom = 1.0 + z2 / n
+        center = (p + z2 / (2.0 * n)) / denom
+        half = z * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
+        low = np.where(p == 0, 0.0, np.clip(center - half, 0.0, 1.0))
+        high = np.where(p == 1, 1.0, np.clip(center + half, 0.0, 1.0))
+    empty = ~(n > 0)
+    return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
+
+
 def wilson_interval(successes: Any, n: Any, confidence: float = 0.95) -> tuple[Any, Any]:
     """Wilson score interval for a binomial proportion.
 
@@ -173,17 +197,486 @@ def wilson_interval(successes: Any, n: Any, confidence: float = 0.95) -> tuple[A
     c, total = _successes_and_n(successes, n, ("successes", "n"))
     with np.errstate(divide="ignore", invalid="ignore"):
         p = c / total
-        z2 = z * z
-        denom = 1.0 + z2 / total
-        center = (p + z2 / (2.0 * total)) / denom
-        half = z * np.sqrt(p * (1.0 - p) / total + z2 / (4.0 * total * total)) / denom
-        # The bounds at c = 0 and c = n are exactly 0 and 1; rounding would leave ~1e-17.
-        low = np.where(c == 0, 0.0, np.clip(center - half, 0.0, 1.0))
-        high = np.where(c == total, 1.0, np.clip(center + half, 0.0, 1.0))
-    empty = total == 0
-    low = np.where(empty, np.nan, low)
-    high = np.where(empty, np.nan, high)
+    low, high = _wilson_bounds(p, total, z)
     return _wrap(low, template), _wrap(high, template)
+
+
+# --------------------------------------------------------------------------- case-clustered interval
+def _group_codes(group: Any, size: int, ngroups: Any) -> tuple[np.ndarray, int]:
+    """Validate integer group codes (one per case) and the number of groups."""
+    if hasattr(group, "to_numpy") and hasattr(group, "dtype"):
+        import pandas as pd
+
+        if not pd.api.types.is_integer_dtype(group.dtype) or group.isna().any():
+            raise TypeError(f"group must be integer group codes; got dtype {group.dtype}")
+        codes = group.to_numpy(dtype="int64")
+    else:
+        codes = np.asarray(group)
+        if codes.size == 0 and codes.dtype.kind == "f":  # an empty list: no codes, no type to judge
+            codes = codes.astype(np.intp)
+        if codes.dtype.kind not in "iu":
+            raise TypeError(f"group must be integer group codes; got dtype {codes.dtype}")
+    if codes.ndim != 1 or codes.size != size:
+        raise ValueError(f"group must be one code per case ({size} cases); got shape {codes.shape}")
+    if size and codes.min() < 0:
+        raise ValueError(f"group codes must be non-negative; got {int(codes.min())}")
+    top = int(codes.max()) + 1 if size else 0
+    if ngroups is None:
+        ngroups = top
+    elif isinstance(ngroups, bool) or not isinstance(ngroups, numbers.Integral):
+        raise TypeError(f"ngroups must be a non-negative integer; got {ngroups!r}")
+    elif ngroups < top:
+        raise ValueError(f"ngroups must exceed every group code; got ngroups={ngroups!r}, code {top - 1}")
+    return codes.astype(np.intp, copy=False), int(ngroups)
+
+
+def _per_case(c: Any, n: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validated per-case passes and measured trials: two 1-d float64 arrays."""
+    cc, total = _successes_and_n(c, n, ("c", "n"))
+    if cc.ndim != 1:
+        raise ValueError(f"c and n must be one-dimensional, one entry per case; got shape {cc.shape}")
+    return cc, total
+
+
+def _cluster_arrays(
+    c: np.ndarray, n: np.ndarray, group: np.ndarray, ngroups: int, z: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Clustered Wilson bounds and design effect per group from validated per-case counts.
+
+    Every sum is one ``np.bincount``, which adds a group's cases in the order they
+    appear in the input (a sequential loop). Σnᵢ, Σcᵢ and Σnᵢ² are sums of
+    integers, exact in float64 below 2**53 and so independent of that order; only
+    the residual sum of squares Σ(cᵢ − p̂nᵢ)² depends on it, by rounding.
+    """
+
+    def total(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(group, weights=weights, minlength=ngroups)
+
+    cases = total(n > 0)  # cases with nᵢ = 0 add nothing to any other sum
+    trials = total(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = total(c) / trials
+        ceiling = total(n * n) / trials
+        residual = c - p[group] * n
+        spread = total(residual * residual)
+        estimate = cases / (cases - 1.0) * spread / (trials * p * (1.0 - p))
+        deff = np.where(
+            cases == 1,
+            trials,
+            np.where((p == 0) | (p == 1), ceiling, np.clip(estimate, 1.0, ceiling)),
+        )
+        deff = np.where(trials > 0, deff, np.nan)
+        low, high = _wilson_bounds(p, trials / deff, z)
+    return low, high, deff
+
+
+def cluster_interval(c: Any, n: Any, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Case-clustered Wilson interval of one dimension's pass rate, and its design effect.
+
+    Repeated trials of one case are correlated: the case, not the trial, is the
+    unit of sampling, so the pooled Wilson interval is too narrow when trials
+    repeat. This interval is the Wilson interval of the pooled rate at the
+    effective sample size ``N / deff``.
+
+    Parameters
+    ----------
+    c : array-like of int
+        Passing (PASS) trials per case; ``0 <= c <= n``.
+    n : array-like of int
+        Measured (PASS + FAIL) trials per case. Cases with ``n == 0`` are ignored.
+    confidence : float, default 0.95
+        Two-sided confidence level in (0, 1); the critical value is exact.
+
+    Returns
+    -------
+    low, high, deff : float
+        Bounds clipped to [0, 1] and the design effect; all NaN when no case has a
+        measured trial (no evidence).
+
+    See Also
+    --------
+    cluster_interval_grouped : the same for many dimensions in one vectorised call.
+    wilson_interval : the pooled interval, which treats every trial as independent.
+
+    Notes
+    -----
+    Over the cases i = 1..m with nᵢ ≥ 1, N = Σnᵢ, p̂ = Σcᵢ/N and D = Σnᵢ²/N (the
+    design effect of perfectly correlated trials within a case)::
+
+        deff = N                                               if m = 1
+             = D                                               if p̂ = 0 or p̂ = 1
+             = clamp(m/(m−1) · Σ(cᵢ − p̂nᵢ)² / (N·p̂(1−p̂)), 1, D)  otherwise
+
+    The unclamped ratio is the cluster-robust variance of the ratio estimator p̂,
+    ``m/(m−1) · Σ(cᵢ − p̂nᵢ)² / N²`` (Miller 2024, §2.2), over the binomial
+    variance ``p̂(1−p̂)/N`` (Kish's design effect). A single case, or data with no
+    variation, cannot show that trials are independent, so the worst case is
+    assumed (fail closed). The interval is the Wilson interval of p̂ at the
+    real-valued effective size ``N/deff`` (not rounded), with the same z, clipped
+    to [0, 1]; with one trial per case ``deff = 1`` and it equals the pooled
+    Wilson interval.
+
+    References
+    ----------
+    .. [1] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to
+       Language Model Evaluations", arXiv:2411.00640, 2024.
+    .. [2] L. Kish, *Survey Sampling*, Wiley, 1965, §8.2 (design effect).
+    .. [3] E. B. Wilson, "Probable inference, the law of succession, and
+       statistical inference", JASA 22:209–212, 1927.
+
+    Examples
+    --------
+    >>> low, high, deff = cluster_interval([5, 3, 4, 0, 2], [5, 5, 5, 5, 5])
+    >>> round(deff, 6), round(low, 6), round(high, 6)
+    (3.003247, 0.26148, 0.820629)
+    """
+    z = z_value(confidence)
+    cc, total = _per_case(c, n)
+    low, high, deff = _cluster_arrays(cc, total, np.zeros(cc.size, dtype=np.intp), 1, z)
+    return float(low[0]), float(high[0]), float(deff[0])
+
+
+def cluster_interval_grouped(
+    c: Any, n: Any, group: Any, confidence: float = 0.95, *, ngroups: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`cluster_interval` for many dimensions at once, fully vectorised.
+
+    Parameters
+    ----------
+    c, n : array-like of int
+        Passing and measured (PASS + FAIL) trials, one entry per (dimension, case).
+    group : array-like of int
+        The dimension's integer code (``0 <= group < ngroups``) of each entry;
+        entries need not be sorted or contiguous.
+    confidence : float, default 0.95
+        Two-sided confidence level in (0, 1).
+    ngroups : int, optional
+        Number of groups (default ``max(group) + 1``); a group without a measured
+        case gets NaN.
+
+    Returns
+    -------
+    low, high, deff : ndarray of shape (ngroups,)
+        Per group, exactly what :func:`cluster_interval` returns for that group's
+        entries taken in input order.
+
+    Notes
+    -----
+    Each per-group sum is one ``np.bincount``, which adds a group's entries in
+    the order they appear in the input, independently of the other groups'
+    entries. The integer-valued sums (Σnᵢ, Σcᵢ, Σnᵢ², the number of cases) are
+    exact and therefore order-independent; the residual sum of squares
+    Σ(cᵢ − p̂nᵢ)² differs between orders of a group's cases by rounding only.
+    Pass entries in a fixed order — the scorecard passes counts sorted by
+    (dimension, case id) — for reproducible floats.
+
+    Examples
+    --------
+    >>> low, high, deff = cluster_interval_grouped([3, 2, 5, 3, 4, 0, 2], [3, 3, 5, 5, 5, 5, 5],
+    ...                                            [0, 0, 1, 1, 1, 1, 1])
+    >>> deff.round(6).tolist()
+    [1.2, 3.003247]
+    """
+    z = z_value(confidence)
+    cc, total = _per_case(c, n)
+    codes, ngroups = _group_codes(group, cc.size, ngroups)
+    return _cluster_arrays(cc, total, codes, ngroups, z)
+
+
+# --------------------------------------------------------------------------- power
+# cases_needed refuses answers it could not count exactly in float64.
+_MAX_CASES = 2.0**53 - 2.0
+
+
+def _parameter(value: Any, name: str, what: str, inside: Any) -> np.ndarray:
+    """A real-valued parameter as float64, finite and ``inside(arr)`` everywhere."""
+    dtype = getattr(value, "dtype", None)
+    if isinstance(value, (bool, np.bool_)) or getattr(dtype, "kind", None) == "b":
+        raise TypeError(f"{name} must be {what}; got {value!r}")
+    arr = _numeric_array(value, name, what)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(arr) | ~inside(arr)
+    if bad.any():
+        raise ValueError(f"{name} must be {what}; got {float(arr[bad].flat[0])!r}")
+    return arr
+
+
+def _unit(value: Any, name: str) -> np.ndarray:
+    return _parameter(value, name, "a number in (0, 1)", lambda a: (a > 0) & (a < 1))
+
+
+def _whole(value: Any, name: str) -> np.ndarray:
+    return _parameter(value, name, "a whole number >= 1", lambda a: (a >= 1) & (a == np.floor(a)))
+
+
+def _normal_quantile(p: np.ndarray) -> np.ndarray:
+    """Φ⁻¹ elementwise (:class:`statistics.NormalDist`, as :func:`z_value`).
+
+    Evaluated once per distinct value: alpha and power are settings, nearly
+    always one value for a whole table.
+    """
+    values, inverse = np.unique(p, return_inverse=True)
+    quantile = NormalDist().inv_cdf
+    return np.array([quantile(float(v)) for v in values], dtype="float64")[inverse].reshape(p.shape)
+
+
+def _z_sum(alpha: np.ndarray, power: np.ndarray) -> np.ndarray:
+    """``z₁₋α + z_power`` (one-sided), refusing power ≤ alpha (a drop ≤ 0 is meaningless)."""
+    weak = power <= alpha
+    if weak.any():
+        i = np.flatnonzero(weak.ravel())[0]
+        raise ValueError(
+            f"power must be greater than alpha; got power={float(power.flat[i])!r}, alpha={float(alpha.flat[i])!r}"
+        )
+    # −Φ⁻¹(α) rather than Φ⁻¹(1 − α): no rounding of 1 − α.
+    return -_normal_quantile(alpha) + _normal_quantile(power)
+
+
+def _drop(z_sum: np.ndarray, rate: np.ndarray, effective_n: np.ndarray) -> np.ndarray:
+    """The one formula: ``(z₁₋α + z_power) · √(2·rate·(1 − rate) / effective n)``."""
+    return z_sum * np.sqrt(2.0 * rate * (1.0 - rate) / effective_n)
+
+
+def _effective_trials(cases: Any, trials: np.ndarray, icc: np.ndarray) -> np.ndarray:
+    """``cases·trials / (1 + (trials − 1)·icc)``: trials correlated within a case count for less.
+
+    Non-decreasing in ``cases`` in floating point too (a correctly rounded
+    product, then a division by a fixed number: both monotone), which
+    :func:`cases_needed` relies on.
+    """
+    return cases * trials / (1.0 + (trials - 1.0) * icc)
+
+
+def _broadcast(names: tuple[str, ...], arrays: tuple[np.ndarray, ...]) -> list[np.ndarray]:
+    try:
+        return list(np.broadcast_arrays(*arrays))
+    except ValueError as exc:
+        raise ValueError(f"{', '.join(names)} have incompatible shapes: {exc}") from None
+
+
+def _positive(value: Any, name: str) -> np.ndarray:
+    return _parameter(value, name, "a number > 0", lambda a: a > 0)
+
+
+def _power_arguments(
+    rate: Any, name: str, value: Any, check: Any, trials: Any, icc: Any, alpha: Any, power: Any
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Validate and broadcast the power functions' arguments (``value`` is cases or drop).
+
+    Returns the pandas template, rate, ``value``, trials, icc and ``z₁₋α + z_power``.
+    """
+    names = ("rate", name, "trials", "icc", "alpha", "power")
+    values = (rate, value, trials, icc, alpha, power)
+    _check_same_index(names, values)
+    r, x, t, rho, a, b = _broadcast(
+        names,
+        (
+            _unit(rate, "rate"),
+            check(value, name),
+            _whole(trials, "trials"),
+            _parameter(icc, "icc", "a number in [0, 1]", lambda v: (v >= 0) & (v <= 1)),
+            _unit(alpha, "alpha"),
+            _unit(power, "power"),
+        ),
+    )
+    return _template(*values), r, x, t, rho, _z_sum(a, b)
+
+
+def minimum_detectable_drop(
+    rate: Any, cases: Any, *, trials: Any = 1, icc: Any = 0.0, alpha: Any = 0.05, power: Any = 0.8
+) -> Any:
+    """Smallest drop in pass rate an evaluation of this size detects with the given power.
+
+    Parameters
+    ----------
+    rate : float or array-like
+        The pass rate before the drop, in (0, 1).
+    cases : int or array-like of int
+        Number of cases evaluated on each side, ``>= 1``.
+    trials : int or array-like of int, default 1
+        Trials per case, ``>= 1``.
+    icc : float or array-like, default 0.0
+        Intra-case correlation of trials, in [0, 1]: 0 when repeated trials of a
+        case are independent, 1 when they always agree.
+    alpha : float or array-like, default 0.05
+        One-sided significance level, in (0, 1).
+    power : float or array-like, default 0.8
+        Probability of detecting a drop of the returned size, in (alpha, 1).
+
+    Returns
+    -------
+    float, ndarray or Series
+        The drop (a difference of rates), broadcast over the arguments; a Series
+        argument gives a Series with its index.
+
+    Raises
+    ------
+    TypeError
+        An argument is not a number (a string, a boolean).
+    ValueError
+        An argument is out of range or not a whole number where one is needed;
+        the message names the argument and the first bad value.
+
+    See Also
+    --------
+    cases_needed : the inverse, the cases needed to detect a given drop.
+
+    Notes
+    -----
+    One-sided normal approximation for the difference of two independent rates
+    of equal size (Miller 2024, §5)::
+
+        (z₁₋α + z_power) · √(2·rate·(1 − rate) · (1 + (trials − 1)·icc) / (cases·trials))
+
+    ``1 + (trials − 1)·icc`` is the design effect of ``trials`` correlated trials
+    per case: extra trials help only as far as they are independent. Quantiles
+    come from :class:`statistics.NormalDist` (no SciPy import), evaluated once
+    per distinct alpha and power.
+
+    References
+    ----------
+    .. [1] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to
+       Language Model Evaluations", arXiv:2411.00640, 2024, §5.
+
+    Examples
+    --------
+    >>> round(minimum_detectable_drop(0.9, 100), 12)
+    0.105492194108
+    >>> minimum_detectable_drop(0.9, [100, 400]).round(4).tolist()
+    [0.1055, 0.0527]
+    """
+    template, r, m, t, rho, z_sum = _power_arguments(rate, "cases", cases, _whole, trials, icc, alpha, power)
+    out = _drop(z_sum, r, _effective_trials(m, t, rho))
+    return _wrap(np.asarray(out), template)
+
+
+def cases_needed(
+    rate: Any, drop: Any, *, trials: Any = 1, icc: Any = 0.0, alpha: Any = 0.05, power: Any = 0.8
+) -> Any:
+    """Smallest number of cases whose :func:`minimum_detectable_drop` is at most ``drop``.
+
+    Parameters
+    ----------
+    rate : float or array-like
+        The pass rate before the drop, in (0, 1).
+    drop : float or array-like
+        The drop in pass rate to detect, ``> 0``.
+    trials, icc, alpha, power
+        As for :func:`minimum_detectable_drop`.
+
+    Returns
+    -------
+    int, ndarray of int64 or Series
+        Cases per side, ``>= 1``, broadcast over the arguments.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As for :func:`minimum_detectable_drop`; also ``ValueError`` when the
+        answer would exceed 2**53 − 2 cases (``drop`` far too small to count).
+
+    Notes
+    -----
+    Solved in closed form, ``ceil((z₁₋α + z_power)² · 2·rate·(1 − rate) ·
+    (1 + (trials − 1)·icc) / (trials · drop²))``, then corrected one case at a
+    time until the defining inequality holds exactly in floating point:
+    ``minimum_detectable_drop(rate, m) <= drop`` and, for ``m > 1``,
+    ``minimum_detectable_drop(rate, m − 1) > drop`` (the computed drop never
+    increases with m, so the correction ends after a step or two).
+
+    References
+    ----------
+    .. [1] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to
+       Language Model Evaluations", arXiv:2411.00640, 2024, §5.
+
+    Examples
+    --------
+    >>> cases_needed(0.9, 0.05)
+    446
+    >>> cases_needed(0.9, 0.05, trials=5, icc=0.25)   # 5 correlated trials per case
+    179
+    >>> cases_needed(0.9, [0.05, 0.1]).tolist()
+    [446, 112]
+    """
+    template, r, d, t, rho, z_sum = _power_arguments(rate, "drop", drop, _positive, trials, icc, alpha, power)
+    with np.errstate(over="ignore", divide="ignore"):  # a drop too small to count is refused next
+        m = np.maximum(np.ceil(z_sum * z_sum * 2.0 * r * (1.0 - r) / (d * d * _effective_trials(1.0, t, rho))), 1.0)
+    huge = ~(m <= _MAX_CASES)
+    if huge.any():
+        i = np.flatnonzero(huge.ravel())[0]
+        raise ValueError(f"drop is too small to count the cases needed (more than 2**53); got {float(d.flat[i])!r}")
+
+    def detectable(cases: np.ndarray) -> np.ndarray:
+        return _drop(z_sum, r, _effective_trials(cases, t, rho))
+
+    while True:
+        more = detectable(m) > d
+        fewer = ~more & (m > 1) & (detectable(np.maximum(m - 1.0, 1.0)) <= d)
+        if not (more.any() or fewer.any()):
+            break
+        m = m + more - fewer
+    out = m.astype(np.int64)
+    if template is None and out.ndim == 0:
+        return int(out)
+    return _wrap(out, template)
+
+
+def dimension_mde(passes: Any, n: Any, deff: Any, confidence: float = 0.95, *, power: float = 0.8) -> Any:
+    """The drop a dimension's own evidence could detect (the scorecard's ``mde``).
+
+    Parameters
+    ----------
+    passes, n : int or array-like of int
+        PASS and measured (PASS + FAIL) trials per dimension.
+    deff : float or array-like
+        The dimension's design effect (:func:`cluster_interval`), ``>= 1`` where
+        ``n > 0``; ignored (may be NaN) where ``n == 0``.
+    confidence : float, default 0.95
+        The policy's confidence; the test is one-sided at ``alpha = 1 − confidence``.
+    power : float, default 0.8
+        Probability of detecting the drop, greater than alpha.
+
+    Returns
+    -------
+    float, ndarray or Series
+        NaN where ``n == 0`` (no evidence).
+
+    Notes
+    -----
+    :func:`minimum_detectable_drop` with the rate ``p̃ = (passes + 2)/(n + 4)``
+    (Agresti–Coull: never 0 or 1, so a perfect record still has a finite
+    detectable drop) and the effective size ``n/deff`` in place of
+    ``cases·trials/(1 + (trials − 1)·icc)``.
+
+    References
+    ----------
+    .. [1] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to
+       Language Model Evaluations", arXiv:2411.00640, 2024, §5.
+    .. [2] A. Agresti and B. A. Coull, "Approximate is better than 'exact' for
+       interval estimation of binomial proportions", The American Statistician
+       52:119–126, 1998.
+
+    Examples
+    --------
+    >>> round(dimension_mde(98, 100, 1.0), 6)
+    0.067623
+    >>> dimension_mde([98, 0], [100, 0], [2.5, float("nan")]).round(6).tolist()
+    [0.106922, nan]
+    """
+    confidence = _check_confidence(confidence)
+    names = ("passes", "n", "deff")
+    _check_same_index(names, (passes, n, deff))
+    template = _template(passes, n, deff)
+    c, total = _successes_and_n(passes, n, ("passes", "n"))
+    c, total, design = _broadcast(names, (c, total, _numeric_array(deff, "deff", "design effects")))
+    with np.errstate(invalid="ignore"):
+        bad = (total > 0) & ~(np.isfinite(design) & (design >= 1.0))
+    if bad.any():
+        raise ValueError(f"deff must be a number >= 1 where n > 0; got {float(design[bad].flat[0])!r}")
+    z_sum = _z_sum(np.asarray(1.0 - confidence), _unit(power, "power"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = _drop(z_sum, (c + 2.0) / (total + 4.0), total / design)
+    return _wrap(np.where(total > 0, out, np.nan), template)
 
 
 # --------------------------------------------------------------------------- pass^k / pass@k

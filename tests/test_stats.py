@@ -1,4 +1,8 @@
-"""scorekit._stats: Wilson intervals, pass^k, pass@k and run-to-run variance (SPEC §6, §14)."""
+"""scorekit._stats: Wilson intervals, pass^k, pass@k and run-to-run variance (SPEC §6, §14).
+
+The case-clustered interval and the power functions have their own modules:
+test_cluster_interval.py and test_power.py.
+"""
 
 from __future__ import annotations
 
@@ -567,7 +571,31 @@ def test_mean_ci_interval_contains_mean_and_t_is_wider_than_z(values):
     assert ci["ci_half_width"] == pytest.approx(ci["ci_high"] - ci["mean"], abs=1e-12)
 
 
+@given(counts(max_n=400, min_n=1), st.sampled_from([0.8, 0.95, 0.99]))
+def test_wilson_core_at_a_whole_n_is_exactly_wilson_interval(cn, confidence):
+    from scorekit._stats import _wilson_bounds
+
+    c, n = cn
+    low, high = _wilson_bounds(np.float64(c / n), np.float64(n), z_value(confidence))
+    assert (float(low), float(high)) == wilson_interval(c, n, confidence=confidence)
+
+
+@given(st.floats(0, 1), st.floats(0.05, 500), st.floats(1.0001, 3))
+def test_wilson_core_at_a_real_n_widens_as_the_effective_size_shrinks(p, size, factor):
+    # The case-clustered interval evaluates Wilson at N/deff, a real number.
+    from scorekit._stats import _wilson_bounds
+
+    z = z_value(0.95)
+    low, high = (float(v) for v in _wilson_bounds(np.float64(p), np.float64(size), z))
+    small_low, small_high = (float(v) for v in _wilson_bounds(np.float64(p), np.float64(size / factor), z))
+    assert 0.0 <= small_low <= low + 1e-15 and high <= small_high + 1e-15 <= 1.0 + 1e-15
+    assert math.isnan(float(_wilson_bounds(np.float64(p), np.float64(0.0), z)[0]))
+
+
 def test_public_names_are_the_stats_functions():
     assert sk.wilson_interval is wilson_interval
     assert sk.pass_hat_k is pass_hat_k and sk.pass_at_k is pass_at_k
     assert sk.mean_ci is mean_ci
+    assert sk.cluster_interval is sk._stats.cluster_interval
+    assert sk.minimum_detectable_drop is sk._stats.minimum_detectable_drop
+    assert sk.cases_needed is sk._stats.cases_needed
