@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import sys
 from typing import Any
 
-__all__ = ["DuplicateKeyError", "StrictJSONError", "loads_strict", "unique_object"]
+__all__ = ["DuplicateKeyError", "StrictJSONError", "finite_float", "loads_strict", "unique_object"]
 
 
 class DuplicateKeyError(ValueError):
@@ -33,6 +34,25 @@ class DuplicateKeyError(ValueError):
 
 class StrictJSONError(ValueError):
     """The text is JSON Python would accept (or choke on) but scorekit refuses to read as a document."""
+
+
+def finite_float(value: Any) -> float | None:
+    """``value`` as a finite float, or None: not a real number (a bool is not one),
+    NaN/Infinity, or an integer too large for a float (``math.isfinite`` would raise
+    OverflowError on it). Every check of a user's number goes through this.
+
+    Examples
+    --------
+    >>> finite_float(3), finite_float(float("nan")), finite_float(10**400), finite_float(True)
+    (3.0, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        x = float(value)
+    except OverflowError:  # an integer of 309 or more digits
+        return None
+    return x if math.isfinite(x) else None
 
 
 def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

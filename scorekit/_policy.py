@@ -34,7 +34,7 @@ from typing import Any
 
 from ._errors import PolicyError
 from ._files import decode_utf8, read_input_bytes
-from ._jsonstrict import DuplicateKeyError, unique_object
+from ._jsonstrict import DuplicateKeyError, finite_float, unique_object
 
 __all__ = [
     "BUDGET_KEYS",
@@ -319,17 +319,6 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def _finite_float(value: Any) -> float | None:
-    """``value`` as a finite float, or None (not a number, NaN/Infinity, or an integer too large for a float)."""
-    if not _is_number(value):
-        return None
-    try:
-        x = float(value)
-    except OverflowError:  # an integer of 309 or more digits
-        return None
-    return x if math.isfinite(x) else None
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
@@ -339,7 +328,7 @@ def _number(
 ) -> float:
     lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
     bounds = f"{lo}{_fmt(low)}, {_fmt(high)}{hi}"
-    x = _finite_float(value)
+    x = finite_float(value)
     if x is None:
         raise _Invalid(path, f"must be a finite number in {bounds}; got {_show(value)}")
     if x < low or x > high or (open_low and x == low) or (open_high and x == high):
@@ -348,7 +337,7 @@ def _number(
 
 
 def _nonneg_number(value: Any, path: str) -> float:
-    x = _finite_float(value)
+    x = finite_float(value)
     if x is None or x < 0:
         raise _Invalid(path, f"must be a finite number >= 0; got {_show(value)}")
     return x

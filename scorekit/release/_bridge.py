@@ -14,6 +14,7 @@ import numbers
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._jsonstrict import finite_float
 from ._document import SEMVER, validate_scorecard
 from ._payload import DEFAULT_AGGREGATE_NAME, Metric, ResultPayload, hardware_class
 
@@ -36,7 +37,7 @@ def _case_count(evidence: Any, *, included_only: bool) -> int:
 
 def _weight(weights: Mapping[str, Any], name: str) -> float:
     weight = weights.get(name, 1.0)
-    if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight) or weight < 0:
+    if finite_float(weight) is None or weight < 0:
         raise ValueError(f"weights[{name!r}] must be a finite number >= 0; got {weight!r}")
     return float(weight)
 

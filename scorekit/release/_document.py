@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import InputError
+from .._jsonstrict import finite_float
 from .._files import FileProblem, read_bounded
 
 __all__ = [
@@ -440,6 +441,8 @@ def _walk_non_finite(node: Any, path: str, problems: list[str]) -> None:
             _walk_non_finite(value, f"{path}[{index}]", problems)
     elif isinstance(node, float) and not math.isfinite(node):
         problems.append(f"{path}: must be a finite number; got {node!r}")
+    elif isinstance(node, int) and not isinstance(node, bool) and finite_float(node) is None:
+        problems.append(f"{path}: must be a finite number; got an integer of about {int(math.log10(abs(node))) + 1} digits")
 
 
 class _Checker:
@@ -540,14 +543,14 @@ def _check_weighted_list(
             value = None
         else:
             value = entry["value"]
-            if not _is_number(value) or not math.isfinite(value):
+            if finite_float(value) is None:
                 checker.add(f"{where}.value", f"must be a finite number in [0, 1]; got {value!r}")
                 ok = False
             elif not 0.0 <= value <= 1.0:
                 checker.add(f"{where}.value", f"must be in [0, 1]; got {value!r}")
                 ok = False
         weight = entry.get("weight", 1.0)  # the seed: each weight defaults to 1.0
-        if not _is_number(weight) or not math.isfinite(weight):
+        if finite_float(weight) is None:
             checker.add(f"{where}.weight", f"must be a finite number >= 0; got {weight!r}")
             ok = False
         elif weight < 0:
@@ -654,7 +657,7 @@ def validate_scorecard(doc_or_front_matter: ScorecardDocument | Mapping) -> list
     present, value = c.field(aggregate, "aggregate.value")
     value_ok = False
     if present:
-        if not _is_number(value) or not math.isfinite(value):
+        if finite_float(value) is None:
             c.add("aggregate.value", f"must be a finite number in [0, 100]; got {value!r}")
         elif not 0.0 <= value <= 100.0:
             c.add("aggregate.value", f"must be in [0, 100]; got {value!r}")
@@ -712,13 +715,13 @@ def _check_variance(c: _Checker, block: Any) -> None:
         where = f"{path}.{name}"
         if "mean" not in stats:
             c.add(f"{where}.mean", "required field is missing")
-        elif not _is_number(stats["mean"]) or not math.isfinite(stats["mean"]):
+        elif finite_float(stats["mean"]) is None:
             c.add(f"{where}.mean", f"must be a finite number; got {stats['mean']!r}")
         if "stdev" not in stats:
             c.add(f"{where}.stdev", "required field is missing (null when undefined)")
         elif stats["stdev"] is not None:
             stdev = stats["stdev"]
-            if not _is_number(stdev) or not math.isfinite(stdev):
+            if finite_float(stdev) is None:
                 c.add(f"{where}.stdev", f"must be a finite number >= 0 or null; got {stdev!r}")
             elif stdev < 0:
                 c.add(f"{where}.stdev", f"must be >= 0; got {stdev!r}")
@@ -742,7 +745,7 @@ def _check_environment(c: _Checker, env: Any) -> None:
     if "hardware" in env and env["hardware"] is not None and not isinstance(env["hardware"], str):
         c.add(f"{path}.hardware", f"must be a hardware class descriptor string; got {env['hardware']!r}")
     temperature = env.get("temperature")
-    if temperature is not None and (not _is_number(temperature) or not math.isfinite(temperature) or temperature < 0):
+    if temperature is not None and (finite_float(temperature) is None or temperature < 0):
         c.add(f"{path}.temperature", f"must be a finite number >= 0; got {temperature!r}")
 
 
@@ -813,7 +816,7 @@ def _check_performance(c: _Checker, block: Any) -> None:
             continue  # not measured
         if not _is_number(value):
             c.add(f"{path}.{key}", f"must be a number or null; got {value!r}")
-        elif math.isfinite(value) and value < 0:
+        elif finite_float(value) is not None and value < 0:
             c.add(f"{path}.{key}", f"must be >= 0; got {value!r}")
 
 

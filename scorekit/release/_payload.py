@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._jsonstrict import finite_float
 from ._document import (
     AGGREGATE_FORMULA,
     ScorecardInvalidError,
@@ -387,7 +388,7 @@ def compute_aggregate(metrics: Sequence[Metric | Mapping[str, Any]]) -> float:
         metric = _as_metric(entry)
         label = f"metrics[{index}] ({metric.name!r})"
         for what, number in (("value", metric.value), ("weight", metric.weight)):
-            if isinstance(number, bool) or not isinstance(number, numbers.Real) or not math.isfinite(number):
+            if finite_float(number) is None:
                 raise ValueError(f"{label}: {what} must be a finite number; got {number!r}")
         if not 0.0 <= metric.value <= 1.0:
             raise ValueError(f"{label}: value must be in [0, 1]; got {metric.value!r}")
@@ -445,7 +446,7 @@ def _code(value: Any) -> str:
 
 def _fmt_metric(value: Any) -> str:
     """A metric value as written: two decimals when exact (0.40), else the shortest repr (0.8467)."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value):
+    if finite_float(value) is not None:
         value = float(value)
         return f"{value:.2f}" if round(value, 2) == value else repr(value)
     return str(value)

@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from .._jsonstrict import finite_float
+
 __all__ = ["acceptance_variance"]
 
 
@@ -113,7 +115,7 @@ def acceptance_variance(
             if name not in run:
                 raise ValueError(f"runs[{index}] has no value for metric {name!r}")
             value = run[name]
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            if finite_float(value) is None:
                 raise ValueError(f"runs[{index}][{name!r}] must be a finite number; got {value!r}")
             values.append(float(value))
         ci = mean_ci(values, confidence)
