@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from .._jsonstrict import finite_float
+from .._terminal import workflow_command
 from .._errors import PolicyError
 from .._files import decode_utf8, read_input_bytes
 from ._document import (
@@ -149,11 +151,11 @@ class _Report:
         self.lines.append(text)
 
     def warning(self, text: str) -> None:
-        self.lines.append(f"::warning::{_escape_annotation(text)}")
+        self.lines.append(workflow_command("warning", text))
 
     def fail(self, kind: str, text: str) -> None:
         self.failures.append(kind)
-        self.lines.append(f"::error::{_escape_annotation(text)}")
+        self.lines.append(workflow_command("error", text))
 
     def result(self, passed_outcome: str, **fields: Any) -> GateResult:
         outcome = self.failures[0] if self.failures else passed_outcome
@@ -168,11 +170,6 @@ class _Report:
             lines=tuple(self.lines),
             **fields,
         )
-
-
-def _escape_annotation(text: str) -> str:
-    # GitHub Actions workflow-command data: '%', CR and LF must be escaped.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 # --------------------------------------------------------------------------- thresholds manifest
@@ -289,7 +286,7 @@ def _normalise_thresholds(data: Any, name: str) -> dict[str, Any]:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, (int, float)) and finite_float(value) is not None
 
 
 # --------------------------------------------------------------------------- helpers

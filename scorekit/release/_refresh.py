@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from .._terminal import workflow_command
 from ._document import (
     CTX_SIZE,
     ScorecardFileError,
@@ -95,7 +96,7 @@ def _text(name: str, value: Any) -> None:
 def _blocked(problems: list[str], lines: list[str], profile: str = "unknown") -> RefreshResult:
     status = f"profile={profile} commit=blocked"
     return RefreshResult(EXIT_NO, profile, "blocked", tuple(problems),
-                         (status, *lines, *(f"::error::{p}" for p in problems)))
+                         (status, *lines, *(workflow_command("error", p) for p in problems)))
 
 
 def refresh_check(
@@ -201,5 +202,5 @@ def refresh_check(
     lines = ["profile=full commit=allowed", plan,
              "full run: may commit a refreshed card if it clears the bars and the gate"]
     if problems:
-        lines.append(f"::warning::Rebaseline: {'; '.join(problems)}. Reason: {rebaseline_reason}")
+        lines.append(workflow_command("warning", f"Rebaseline: {'; '.join(problems)}. Reason: {rebaseline_reason}"))
     return RefreshResult(EXIT_OK, "full", "allowed", tuple(problems), tuple(lines))
