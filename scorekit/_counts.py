@@ -20,7 +20,7 @@ import pandas as pd
 
 from . import _stats
 
-__all__ = ["STATUSES", "STATUS_DTYPE", "CaseCounts", "count_cases", "count_groups", "status_codes"]
+__all__ = ["STATUSES", "STATUS_DTYPE", "CaseCounts", "RunVariance", "count_cases", "count_groups", "run_variance", "status_codes"]
 
 STATUSES: tuple[str, ...] = ("PASS", "FAIL", "ERROR", "ABSTAIN")
 STATUS_DTYPE = pd.CategoricalDtype(list(STATUSES))
@@ -303,6 +303,26 @@ class CaseCounts:
     def n(self) -> np.ndarray:
         return self.counts[:, PASS] + self.counts[:, FAIL]
 
+    def summary(self, confidence: float = 0.95) -> pd.DataFrame:
+        """:meth:`GroupCounts.summary` plus the case-clustered interval (SPEC §6).
+
+        Adds ``cases`` (cases with at least one measured trial), ``deff`` (the
+        design effect) and ``ci_cluster_low`` / ``ci_cluster_high`` (the Wilson
+        interval at the effective size N/deff). Cases are taken in the order
+        they are stored here, sorted by (group, case id), so the floats do not
+        depend on the order of the input rows.
+        """
+        table = self.groups.summary(confidence=confidence)
+        ngroups = len(self.groups.index)
+        n = self.n
+        low, high, deff = _stats.cluster_interval_grouped(self.passes, n, self.case_group, confidence,
+                                                          ngroups=ngroups)
+        table["cases"] = np.bincount(self.case_group, weights=n > 0, minlength=ngroups).astype(np.int64)
+        table["deff"] = deff
+        table["ci_cluster_low"] = low
+        table["ci_cluster_high"] = high
+        return table
+
     def _group_mean(self, values: np.ndarray) -> np.ndarray:
         """Mean of per-case values within each group, ignoring NaN (NaN if none)."""
         ngroups = len(self.groups.index)
@@ -319,6 +339,32 @@ class CaseCounts:
         frame = pd.DataFrame(columns, index=self.groups.index)
         frame.columns.name = "k"
         return frame
+
+    def per_k_cases(self, ks: Sequence[int]) -> pd.DataFrame:
+        """How many cases each k covers (``n >= k``), one column per k (SPEC §6 ``pass_k_cases``)."""
+        ngroups = len(self.groups.index)
+        n = self.n
+        frame = pd.DataFrame(
+            {k: np.bincount(self.case_group, weights=n >= k, minlength=ngroups).astype(np.int64) for k in ks},
+            index=self.groups.index,
+        )
+        frame.columns.name = "k"
+        return frame
+
+    def curve_k(self) -> pd.Series:
+        """The largest k every measured case of a group reaches (min nᵢ over cases with nᵢ ≥ 1; 0 with none).
+
+        pass^k is non-increasing in k only over one set of cases, so a curve of
+        pass^k against k is drawn for k up to this value; larger ks cover a
+        subset of the cases (SPEC §6).
+        """
+        ngroups = len(self.groups.index)
+        n = self.n
+        big = np.iinfo(np.int64).max
+        least = np.full(ngroups, big, dtype=np.int64)
+        measured = n > 0
+        np.minimum.at(least, self.case_group[measured], n[measured])
+        return pd.Series(np.where(least == big, 0, least), index=self.groups.index, name="curve_k")
 
     def consistency(self) -> pd.DataFrame:
         """Repeated cases (≥ 2 measured trials), the share whose trials all agree, flaky ids."""
@@ -387,3 +433,141 @@ def count_cases(
         case_ids=case_levels[index.codes[-1]],
         counts=counts,
     )
+
+
+# --------------------------------------------------------------------------- run-to-run variance
+@dataclass(frozen=True)
+class RunVariance:
+    """Run-to-run variance per group (SPEC §6), the one computation every front door shows.
+
+    table : DataFrame indexed by group
+        ``basis`` (``"run"``, ``"trial"``, or None when there is no run
+        structure), ``runs`` (complete runs), ``incomplete_runs``, ``mean``,
+        ``stdev`` (n − 1), ``cv_pct``, ``ci_low`` / ``ci_high`` (Student t,
+        n − 1 dof, clipped to [0, 1]), ``ci_half_width``, ``z_half_width``,
+        ``clipped`` (the t interval reached outside [0, 1]) and ``note`` (why
+        there is no variance, or None). Numbers are NaN with fewer than 2
+        complete runs.
+    rates : DataFrame
+        Pass rate of each complete run: groups × runs (NaN where a run is not
+        complete for the group).
+    """
+
+    table: pd.DataFrame
+    rates: pd.DataFrame
+
+
+_VARIANCE_NUMBERS = ("mean", "stdev", "cv_pct", "ci_low", "ci_high", "ci_half_width", "z_half_width")
+
+
+def run_variance(
+    frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str] = "dimension", confidence: float = 0.95
+) -> RunVariance:
+    """Run-to-run variance of the pass rate of the agent rows of ``frame`` (SPEC §6).
+
+    A run is one pass over the suite: rows are grouped by the ``run`` column;
+    without one (or with no value in it) the trial index stands in, but only for
+    a group whose every case has the same set of trial indices. A run counts
+    only when it measured (PASS or FAIL) every case that any run of the group
+    measured; the others are counted as ``incomplete_runs`` and not averaged.
+    Rows with no value in the run column are left out. Fewer than 2 complete
+    runs give no variance (NaN numbers and a ``note``). Rates are bounded, so
+    the interval is clipped to [0, 1] and ``clipped`` says when it was.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"id": [f"r{i}" for i in range(6)], "dimension": "d", "case_id": ["a", "b"] * 3,
+    ...                      "run": [0, 0, 1, 1, 2, 2], "status": ["PASS", "PASS", "PASS", "FAIL", "FAIL", "FAIL"]})
+    >>> v = run_variance(rows).table
+    >>> int(v.loc["d", "runs"]), float(v.loc["d", "mean"]), bool(v.loc["d", "clipped"])
+    (3, 0.5, True)
+    """
+    _stats._check_confidence(confidence)
+    by = _by_list(by)
+    rows = agent_rows(frame)
+    statuses = status_codes(rows)
+    groups, _ = grouped_status_counts(rows, by, statuses) if len(rows) else (pd.Index([], name=by[0]), None)
+    ngroups = len(groups)
+    table = pd.DataFrame(index=groups)
+    table["basis"] = pd.Series([None] * ngroups, index=groups, dtype=object)
+    table["runs"] = np.zeros(ngroups, dtype=np.int64)
+    table["incomplete_runs"] = np.zeros(ngroups, dtype=np.int64)
+    for name in _VARIANCE_NUMBERS:
+        table[name] = np.full(ngroups, np.nan)
+    table["clipped"] = np.zeros(ngroups, dtype=bool)
+    table["note"] = pd.Series(["no run column and no trial numbers"] * ngroups, index=groups, dtype=object)
+    empty_rates = pd.DataFrame(index=groups)
+    if not ngroups:
+        return RunVariance(table, empty_rates)
+    case = "case_id" if "case_id" in rows.columns else "id"
+    use_run = run in rows.columns and bool(rows[run].notna().any())
+    column = run if use_run else "trial"
+    if column not in rows.columns:
+        return RunVariance(table, empty_rates)
+    has_value = rows[column].notna().to_numpy()
+    group_of_row = groups.get_indexer(pd.MultiIndex.from_frame(rows[by]) if len(by) > 1 else rows[by[0]])
+    unbalanced = np.zeros(ngroups, dtype=bool)
+    if not use_run:  # a missing trial number breaks the trial sets
+        np.logical_or.at(unbalanced, group_of_row[~has_value], True)
+    kept = rows[has_value]
+    if not len(kept):
+        table["note"] = f"no row has a {column} value"
+        return RunVariance(table, empty_rates)
+    index, counts = grouped_status_counts(kept, [*by, column, case], statuses[has_value])
+    levels = len(by)
+    group_index = index.droplevel([-1, -2])
+    gcode = groups.get_indexer(group_index)
+    rcode = index.codes[levels].astype(np.int64)
+    ccode = index.codes[levels + 1].astype(np.int64)
+    nruns, ncases = len(index.levels[levels]), len(index.levels[levels + 1])
+    if not use_run:
+        # Every case of the group has the same set of trial indices: the (trial,
+        # case) pairs present are all combinations of the group's trials and cases.
+        pairs = np.bincount(gcode, minlength=ngroups)
+        trials = np.bincount(np.unique(gcode * nruns + rcode) // nruns, minlength=ngroups)
+        cases = np.bincount(np.unique(gcode * ncases + ccode) // ncases, minlength=ngroups)
+        unbalanced |= pairs != trials * cases
+    measured = (counts[:, PASS] + counts[:, FAIL]) > 0
+    universe = np.bincount(np.unique(gcode[measured] * ncases + ccode[measured]) // ncases, minlength=ngroups)
+    run_key = gcode * nruns + rcode
+    keys, at = np.unique(run_key, return_inverse=True)
+    run_cases = np.bincount(at, weights=measured, minlength=len(keys))
+    run_pass = np.bincount(at, weights=counts[:, PASS], minlength=len(keys))
+    run_n = np.bincount(at, weights=counts[:, PASS] + counts[:, FAIL], minlength=len(keys))
+    run_group = keys // nruns
+    complete = (run_cases == universe[run_group]) & (universe[run_group] > 0) & ~unbalanced[run_group]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(run_n > 0, run_pass / run_n, np.nan)
+    n_complete = np.bincount(run_group, weights=complete, minlength=ngroups)
+    n_incomplete = np.bincount(run_group, weights=~complete & ~unbalanced[run_group], minlength=ngroups)
+    total = np.bincount(run_group, weights=np.where(complete, rate, 0.0), minlength=ngroups)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(n_complete > 0, total / n_complete, np.nan)
+    sq_dev = np.bincount(run_group, weights=np.where(complete, (rate - mean[run_group]) ** 2, 0.0),
+                         minlength=ngroups)
+    stats = _stats.mean_ci_arrays(n_complete, total, sq_dev, confidence)
+    enough = n_complete >= 2
+    table["basis"] = [column if not unbalanced[g] else None for g in range(ngroups)]
+    table["runs"] = np.where(unbalanced, 0, n_complete).astype(np.int64)
+    table["incomplete_runs"] = n_incomplete.astype(np.int64)
+    for name in _VARIANCE_NUMBERS:
+        table[name] = np.where(enough & ~unbalanced, stats[name], np.nan)
+    low, high = table["ci_low"].to_numpy(), table["ci_high"].to_numpy()
+    table["clipped"] = (low < 0) | (high > 1)
+    table["ci_low"], table["ci_high"] = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+    notes = []
+    for g in range(ngroups):
+        if unbalanced[g]:
+            notes.append("no run column, and the cases do not share one set of trial numbers")
+        elif not enough[g]:
+            notes.append(f"fewer than 2 complete runs ({int(n_complete[g])} complete, {int(n_incomplete[g])} incomplete)")
+        else:
+            notes.append(None)
+    table["note"] = pd.Series(notes, index=groups, dtype=object)
+    run_labels = index.levels[levels]
+    rates = np.full((ngroups, nruns), np.nan)
+    rates[run_group[complete], (keys % nruns)[complete]] = rate[complete]
+    rate_frame = pd.DataFrame(rates, index=groups, columns=pd.Index(run_labels, name=column))
+    rate_frame = rate_frame.loc[:, rate_frame.notna().any(axis=0).to_numpy()]
+    return RunVariance(table, rate_frame)

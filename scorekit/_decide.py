@@ -36,12 +36,31 @@ COMPARISON_REASON_PREFIX = "required regression comparison"
 
 
 
-def _measure(passes: np.ndarray, n: np.ndarray, basis: str, confidence: float) -> np.ndarray:
+def _measure(passes: np.ndarray, n: np.ndarray, basis: str, confidence: float,
+             cluster_low: np.ndarray | None = None) -> np.ndarray:
+    """The measure a threshold is compared with, per dimension (``gate.threshold_basis``)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         if basis == "wilson_lower":
             low, _ = _stats.wilson_interval(passes, n, confidence=confidence)
             return np.asarray(low, dtype=float)
+        if basis == "cluster_lower":
+            assert cluster_low is not None
+            return np.asarray(cluster_low, dtype=float)
         return np.where(n > 0, passes / n, np.nan)
+
+
+def _cluster_low(cases: CaseCounts, names: Sequence[str], confidence: float, optimistic: bool) -> np.ndarray:
+    """The case-clustered lower bound per dimension in ``names``; ``optimistic``
+    counts every missing row (ERROR/ABSTAIN) of a case as a PASS of that case."""
+    counts = cases.counts
+    c = counts[:, PASS].astype(np.int64)
+    n = (counts[:, PASS] + counts[:, FAIL]).astype(np.int64)
+    if optimistic:
+        missing = counts[:, ERROR] + counts[:, ABSTAIN]
+        c, n = c + missing, n + missing
+    low, _, _ = _stats.cluster_interval_grouped(c, n, cases.case_group, confidence, ngroups=len(cases.groups.index))
+    by_name = dict(zip(cases.groups.index, low))
+    return np.array([by_name.get(name, np.nan) for name in names], dtype=float)
 
 
 def _case_pass_k(cases: CaseCounts, group: int, k: int, optimistic: bool) -> float:
@@ -68,27 +87,58 @@ class DimensionResult:
     missing_dimensions: list[str]
 
 
+def _variance_entry(variance: pd.DataFrame | None, name: str) -> dict[str, Any] | None:
+    """The scorecard's ``variance`` of one dimension: None without a run structure."""
+    if variance is None or name not in variance.index or not isinstance(variance.at[name, "basis"], str):
+        return None
+    row = variance.loc[name]
+    entry: dict[str, Any] = {"basis": row["basis"], "runs": int(row["runs"]), "incomplete_runs": int(row["incomplete_runs"])}
+    for key in ("mean", "stdev", "cv_pct", "ci_low", "ci_high", "ci_half_width", "z_half_width"):
+        value = float(row[key])
+        entry[key] = None if np.isnan(value) else value
+    entry["clipped"] = bool(row["clipped"])
+    entry["note"] = row["note"]
+    return entry
+
+
 def dimension_table(
     cases: CaseCounts,
     policy: Policy,
     scope: Sequence[str],
     failed_controls: set[str],
+    variance: pd.DataFrame | None = None,
 ) -> DimensionResult:
-    """Per-dimension counts, statistics, threshold and verdict with its reasons."""
+    """Per-dimension counts, statistics, threshold and verdict with its reasons.
+
+    ``variance`` is :func:`scorekit._counts.run_variance`'s table of the same
+    rows (the scorecard's ``variance`` per dimension).
+    """
     gate = policy.gate
-    summary = cases.groups.summary(confidence=policy.confidence)
+    confidence = policy.confidence
+    summary = cases.summary(confidence=confidence)
     pass_k = cases.per_k(list(policy.pass_k))
+    pass_k_cases = cases.per_k_cases(list(policy.pass_k))
+    curve_k = cases.curve_k()
     consistency = cases.consistency()
     measured = list(summary.index)
     names = sorted(set(scope) | set(measured))
     table = summary.reindex(names)
-    for column in ("n", "passes", "fails", "errors", "abstains"):
+    for column in ("n", "passes", "fails", "errors", "abstains", "cases"):
         table[column] = table[column].fillna(0).astype(np.int64)
+    table["mde"] = _stats.dimension_mde(table["passes"].to_numpy(), table["n"].to_numpy(),
+                                        table["deff"].to_numpy(dtype=float), confidence) if len(table) else []
     table["pass_k"] = [
         {str(k): (None if np.isnan(v) else float(v)) for k, v in pass_k.loc[name].items()} if name in pass_k.index
         else {str(k): None for k in policy.pass_k}
         for name in names
     ]
+    table["pass_k_cases"] = [
+        {str(k): int(v) for k, v in pass_k_cases.loc[name].items()} if name in pass_k_cases.index
+        else {str(k): 0 for k in policy.pass_k}
+        for name in names
+    ]
+    table["curve_k"] = curve_k.reindex(names).fillna(0).astype(np.int64)
+    table["variance"] = [_variance_entry(variance, name) for name in names]
     table["repeated_cases"] = consistency["repeated_cases"].reindex(names).fillna(0).astype(np.int64)
     table["consistency"] = consistency["consistency"].reindex(names)
     table["flaky_cases"] = [consistency.at[n, "flaky_cases"] if n in consistency.index else [] for n in names]
@@ -99,8 +149,12 @@ def dimension_table(
     n = table["n"].to_numpy(dtype=float)
     missing = (table["errors"] + table["abstains"]).to_numpy(dtype=float)
     total = n + missing
-    table["measure"] = _measure(passes, n, gate.threshold_basis, policy.confidence)
-    optimistic = _measure(passes + missing, total, gate.threshold_basis, policy.confidence)
+    basis = gate.threshold_basis
+    cluster = basis == "cluster_lower"
+    table["measure"] = _measure(passes, n, basis, confidence,
+                                table["ci_cluster_low"].to_numpy(dtype=float) if cluster else None)
+    optimistic = _measure(passes + missing, total, basis, confidence,
+                          _cluster_low(cases, names, confidence, optimistic=True) if cluster else None)
     threshold = table["threshold"].to_numpy(dtype=float, na_value=np.nan)
 
     verdicts, reasons = [], []

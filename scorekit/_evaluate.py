@@ -14,10 +14,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._counts import STATUS_DTYPE, count_cases
+from ._counts import STATUS_DTYPE, count_cases, run_variance
 from ._decide import decide, dimension_table
 from ._errors import InputError, Problem
-from ._findings import build_findings
+from ._findings import build_findings, low_confidence
 from .scorers.judges import is_mock
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
 from ._policy import Policy, load_policy
@@ -272,7 +272,8 @@ def evaluate(
     agent = evidence[evidence["included"] & ~evidence["control"]]
     scope, inferred = pol.scope(sorted(agent["dimension"].dropna().unique().tolist()))
     cases = count_cases(agent)
-    result = dimension_table(cases, pol, scope, failed_controls)
+    variance = run_variance(agent, confidence=pol.confidence).table
+    result = dimension_table(cases, pol, scope, failed_controls, variance)
     dims = result.table
 
     # The comparison step comes after the card exists (it needs its hashes).
@@ -300,7 +301,8 @@ def evaluate(
             extra.append((name, "no_threshold", "ERROR", []))
         if row["verdict"] == "FAIL":
             extra.append((name, "threshold_not_met", "FAIL", []))
-    findings = build_findings(evidence, extra)
+    advisories = low_confidence(dims, pol)
+    findings = build_findings(evidence, extra, advisories)
 
     in_scope = dims[dims["in_scope"]]
     measured_rows = int(in_scope["n"].sum())

@@ -13,9 +13,10 @@ import pandas as pd
 
 from ._datafiles import load_data_yaml
 
-__all__ = ["SEVERITIES", "build_findings", "finding_text"]
+__all__ = ["SEVERITIES", "build_findings", "finding_text", "low_confidence"]
 
-SEVERITIES = ("blocker", "high", "medium", "low")
+# "info" findings are advisory: they change no verdict (SPEC §8 low_confidence).
+SEVERITIES = ("blocker", "high", "medium", "low", "info")
 #: How many cases of one finding list their ``detail`` (by case id); every row
 #: keeps its detail in the evidence.
 DETAIL_CASES = 50
@@ -51,8 +52,55 @@ def _details(part: pd.DataFrame, cases: set[str]) -> list[dict[str, str]]:
     return [{"case_id": case, "detail": detail} for case, detail in sorted(pairs)]
 
 
+def low_confidence(dimensions: pd.DataFrame, policy: Any) -> list[tuple[str, str, str]]:
+    """Advisory ``low_confidence`` findings (SPEC §8): a dimension that PASSes on its
+    point estimate while its Wilson or case-clustered lower bound is below its
+    threshold, with how many cases would settle it.
+
+    "Settle" means: enough cases that a drop from the measured rate to the
+    threshold would be detected (:func:`scorekit.cases_needed`, one-sided alpha
+    = 1 − confidence, power 0.8, at the dimension's trials per case and with the
+    within-case correlation its design effect implies). A threshold of 100% or a
+    rate equal to the threshold can be settled by no number of cases (a lower
+    bound is below 1 and a zero drop is undetectable), so no advisory is given.
+
+    Returns (dimension, reason, sentence) triples for :func:`build_findings`.
+    """
+    from . import _stats
+
+    out: list[tuple[str, str, str]] = []
+    confidence = float(policy.confidence)
+    for name, row in dimensions.iterrows():
+        threshold = row.get("threshold")
+        if not row.get("in_scope") or row.get("verdict") != "PASS" or threshold is None or threshold != threshold:
+            continue
+        rate, n, cases = float(row["rate"]), int(row["n"]), int(row["cases"])
+        if not (0 < n and cases > 0 and rate > threshold and threshold < 1):
+            continue
+        bounds = {"Wilson": float(row["ci_low"]), "case-clustered": float(row["ci_cluster_low"])}
+        below = {label: value for label, value in bounds.items() if value == value and value < threshold}
+        if not below:
+            continue
+        trials = n / cases
+        deff = float(row["deff"]) if row["deff"] == row["deff"] else 1.0
+        icc = min(max((deff - 1.0) / (trials - 1.0), 0.0), 1.0) if trials > 1 else 0.0
+        smoothed = (int(row["passes"]) + 2) / (n + 4)
+        needed = int(_stats.cases_needed(smoothed, rate - threshold, trials=max(1, round(trials)), icc=icc,
+                                         alpha=1.0 - confidence, power=0.8))
+        which = " and ".join(f"{label} lower bound {value:.1%}" for label, value in below.items())
+        more = max(needed - cases, 0)
+        out.append((str(name), "low_confidence",
+                    f"{name} passes on its point estimate ({rate:.1%} against a threshold of {threshold:.1%}), but its "
+                    f"{which} {'is' if len(below) == 1 else 'are'} below the threshold: about {needed:,} cases "
+                    f"({more:,} more than the {cases:,} measured) at {max(1, round(trials))} trial(s) per case would "
+                    f"detect a drop to the threshold."))
+    return out
+
+
 def build_findings(
-    evidence: pd.DataFrame, extra: Iterable[tuple[str, str, str, list[str]]] = ()
+    evidence: pd.DataFrame,
+    extra: Iterable[tuple[str, str, str, list[str]]] = (),
+    advisories: Iterable[tuple[str, str, str]] = (),
 ) -> list[dict[str, Any]]:
     """Group non-PASS agent rows by (dimension, reason); add evaluation-level findings.
 
@@ -66,6 +114,9 @@ def build_findings(
     extra : iterable of (dimension, reason, status, case_ids)
         Findings that do not come from one row each (failed controls, missing
         dimensions, dimensions without a threshold).
+    advisories : iterable of (dimension, reason, sentence)
+        Findings that change no verdict (severity ``info``, e.g.
+        :func:`low_confidence`); the sentence leads their review text.
     """
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     rows = evidence[(evidence["status"] != "PASS") & ~evidence["control"].astype(bool)]
@@ -109,5 +160,12 @@ def build_findings(
                 "suggested_fix": text["suggested_fix"],
             }
         )
+    for dimension, reason, sentence in advisories:
+        text = finding_text(dimension, reason, "PASS")
+        findings.append({
+            "dimension": dimension, "reason": reason, "severity": text["severity"], "status": "PASS",
+            "case_ids": [], "rows": 0, "details": [], "review": f"{sentence} {text['review']}",
+            "suggested_fix": text["suggested_fix"],
+        })
     findings.sort(key=lambda f: (_RANK.get(f["severity"], len(SEVERITIES)), f["dimension"], f["reason"]))
     return findings

@@ -69,7 +69,7 @@ BUILTIN_THRESHOLDS: Mapping[str, float] = MappingProxyType(
 DETERMINISTIC_DIMENSIONS: tuple[str, ...] = tuple(BUILTIN_THRESHOLDS)
 
 PURPOSES: tuple[str, ...] = ("release", "exploratory", "self_test")
-THRESHOLD_BASES: tuple[str, ...] = ("point", "wilson_lower")
+THRESHOLD_BASES: tuple[str, ...] = ("point", "wilson_lower", "cluster_lower")
 REGRESSION_METHODS: tuple[str, ...] = ("interval", "newcombe", "point")
 BUDGET_KEYS: tuple[str, ...] = ("cost_usd", "latency_ms")
 

@@ -28,7 +28,8 @@ CAVEATS = (
 )
 DIMENSION_KEYS = (
     "name", "verdict", "verdict_reasons", "in_scope", "n", "passes", "fails", "errors", "abstains", "rate",
-    "ci_low", "ci_high", "coverage", "threshold", "measure", "pass_k", "repeated_cases", "consistency", "flaky_cases",
+    "ci_low", "ci_high", "cases", "deff", "ci_cluster_low", "ci_cluster_high", "mde", "coverage", "threshold",
+    "measure", "pass_k", "pass_k_cases", "curve_k", "repeated_cases", "consistency", "flaky_cases", "variance",
 )
 
 

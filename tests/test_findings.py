@@ -11,7 +11,7 @@ import scorekit as sk
 from scorekit import scorers
 from scorekit._findings import finding_text
 
-SEVERITY_ORDER = ("blocker", "high", "medium", "low")
+SEVERITY_ORDER = ("blocker", "high", "medium", "low", "info")
 
 # Reasons the engine itself emits (not a scorer).
 ENGINE_REASONS = ("invalid_row", "case_definition_mismatch", "control_failed", "dimension_missing", "no_threshold",
@@ -106,7 +106,11 @@ def test_control_rows_and_pass_rows_produce_no_agent_findings(card):
 
 def test_all_pass_evaluation_has_no_findings():
     rows = [task(f"t{i}", "refund issued") for i in range(3)]
-    assert sk.evaluate(rows).findings == []
+    findings = sk.evaluate(rows).findings
+    # Three passing cases cannot show a 90% threshold is met: one advisory, nothing that blocks.
+    assert [(f["reason"], f["severity"]) for f in findings] == [("low_confidence", "info")]
+    assert sk.evaluate(rows, policy={"gate": {"thresholds": {"task_completion": 0.5}}}).findings[0]["severity"] == "info"
+    assert sk.evaluate(rows * 1, policy={"gate": {"thresholds": {"task_completion": 0.05}}}).findings == []
 
 
 def _assert_guidance(text):

@@ -399,7 +399,7 @@ def test_threshold_basis_values_are_accepted(basis):
 
 def test_unknown_threshold_basis_is_rejected():
     assert error(gate(threshold_basis="wilson")) == (
-        "gate.threshold_basis: must be one of point, wilson_lower; got 'wilson'"
+        "gate.threshold_basis: must be one of point, wilson_lower, cluster_lower; got 'wilson'"
     )
 
 
