@@ -22,19 +22,25 @@ from .reports._format import (
     DECISION_MEANING,
     LIST_LIMIT,
     REGRESSION_COLUMNS,
+    TWO_INTERVALS_NOTE,
     UNDEFINED,
+    VARIANCE_HEADER,
     comparison_facts,
     confidence_label,
     fmt_bool,
     fmt_ci,
     fmt_confidence,
     fmt_count,
+    fmt_deff,
+    fmt_pass_k,
     fmt_pct,
+    mde_text,
     more_text,
     pass_k_columns,
     problem_text,
     regression_rows,
     truncate,
+    variance_cells,
 )
 from .reports.html import OKABE_ITO, VERDICT_COLOURS
 from .reports.html import h as _escape
@@ -44,6 +50,7 @@ __all__ = [
     "caveats",
     "comparison",
     "controls_table",
+    "intervals_table",
     "decision_banner",
     "dimension_table",
     "files_list",
@@ -207,7 +214,7 @@ def dimension_table(data: Mapping[str, Any], *, ks: Sequence[str] | None = None)
             fmt_pct(dim.get("ci_low")),
             fmt_pct(dim.get("ci_high")),
             fmt_pct(dim.get("threshold")),
-            *[fmt_pct(pass_k.get(str(k))) for k in ks],
+            *[h(fmt_pass_k(dim, str(k))) for k in ks],
             fmt_pct(dim.get("consistency")),
             _ids(dim.get("flaky_cases") or []),
         ])
@@ -226,28 +233,31 @@ def caveats(data: Mapping[str, Any]) -> str:
             f'padding:0.3em 1em;margin:0.5em 0"><strong>Caveats</strong><ul style="margin:0.2em 0">{items}</ul></div>')
 
 
-def variance_table(variance: Any, *, confidence: float = 0.95, unnumbered: int = 0) -> str:
-    """``df.scorekit.variance(run, confidence=...)`` as a table: runs, mean, stdev, t-interval (percent).
+def intervals_table(data: Mapping[str, Any]) -> str:
+    """Both intervals per dimension, the design effect and what drop the evidence can detect (SPEC §6)."""
+    dims = data.get("dimensions") or []
+    if not dims:
+        return ""
+    conf = confidence_label(data)
+    rows = [[_code(d.get("name")), fmt_count(d.get("n")), fmt_count(d.get("cases")), fmt_pct(d.get("rate")),
+             fmt_ci(d.get("ci_low"), d.get("ci_high")), fmt_deff(d.get("deff")),
+             fmt_ci(d.get("ci_cluster_low"), d.get("ci_cluster_high")), h(mde_text(d.get("mde")))] for d in dims]
+    out = table(["dimension", "n", "cases", "rate", f"{conf} Wilson CI", "deff", f"{conf} clustered CI",
+                 "this evaluation can detect"], rows, numeric=[1, 2, 3, 4, 5, 6], css_class="sk-intervals")
+    return out + _note(h(TWO_INTERVALS_NOTE))
 
-    ``confidence`` is the one the variance was computed at (it labels the
-    interval); ``unnumbered`` counts the agent rows left out because they name
-    no run (no trial number), said under the table. An empty ``variance`` (no
-    agent row names a run) is a sentence, not an empty table.
-    """
-    if len(variance) == 0:
-        return _note("No agent row has a trial number: no run-to-run variation to show.")
-    rows = []
-    for name, row in variance.iterrows():
-        rows.append([_code(name), fmt_count(row["n_runs"]), fmt_pct(row["mean"]),
-                     f"{fmt_pct(row['stdev']).removesuffix('%')} pp" if fmt_pct(row["stdev"]) != UNDEFINED else UNDEFINED,
-                     fmt_ci(row["ci_low"], row["ci_high"])])
-    out = table(["dimension", "runs", "mean rate", "stdev", f"{fmt_confidence(confidence)} t-interval of the mean"],
-                rows, numeric=[1, 2, 3, 4], css_class="sk-variance")
-    if unnumbered:
-        out += _note(f"{fmt_count(unnumbered)} agent row{'s' if unnumbered != 1 else ''} without a trial number "
-                     f"{'are' if unnumbered != 1 else 'is'} in no run and left out here (the dimension table "
-                     f"counts {'them' if unnumbered != 1 else 'it'}).")
-    return out
+
+def variance_table(data: Mapping[str, Any]) -> str:
+    """The scorecard's run-to-run variance per dimension (SPEC §6): complete runs only, clipped, marked."""
+    dims = data.get("dimensions") or []
+    rows = [[_code(d.get("name")), *(h(c) for c in cells)] for d in dims if (cells := variance_cells(d)) is not None]
+    if not rows:
+        return _note("No run-to-run variance: the rows have no run column, and the cases do not share one set of "
+                     "trial numbers.")
+    conf = confidence_label(data)
+    return table(VARIANCE_HEADER, rows, numeric=[2, 3, 4, 5, 6, 7, 8], css_class="sk-variance") + _note(
+        f"A run is one pass over the suite; only complete runs (every case measured) are averaged. Interval: "
+        f"{h(conf)} t-interval of the mean (Student t over the runs), clipped to [0%, 100%].")
 
 
 def controls_table(data: Mapping[str, Any]) -> str:

@@ -103,24 +103,27 @@ class ScorekitAccessor:
         )
 
     def summary(self, *, by: str | Sequence[str] = "dimension", confidence: float = 0.95) -> pd.DataFrame:
-        """Pass rate with a Wilson interval per dimension.
+        """Pass rate with its Wilson and case-clustered intervals per dimension.
 
         Parameters
         ----------
         by : str or list of str, default "dimension"
             Grouping column(s), e.g. ``["dimension", "model"]``.
         confidence : float, default 0.95
-            Confidence level of the Wilson score interval.
+            Confidence level of both intervals.
 
         Returns
         -------
         DataFrame
             Indexed by ``by``, columns ``n`` (PASS + FAIL), ``passes``, ``fails``,
             ``errors``, ``abstains``, ``rate`` (NaN when n = 0), ``ci_low``,
-            ``ci_high`` and ``coverage`` ((PASS + FAIL) / all agent rows).
+            ``ci_high`` (Wilson), ``coverage`` ((PASS + FAIL) / all agent rows),
+            ``cases`` (cases with a measured trial), ``deff`` (design effect of
+            repeated trials) and ``ci_cluster_low`` / ``ci_cluster_high`` (the
+            case-clustered interval, SPEC §6).
         """
         _stats._check_confidence(confidence)
-        return _counts.count_groups(self._obj, by=by).summary(confidence=confidence)
+        return _counts.count_cases(self._obj, by=by).summary(confidence=confidence)
 
     def pass_k(self, k: int | Sequence[int], *, by: str | Sequence[str] = "dimension") -> pd.Series | pd.DataFrame:
         """pass^k per dimension: mean over cases with at least k measured trials.
@@ -164,45 +167,40 @@ class ScorekitAccessor:
         return _counts.count_cases(self._obj, by=by).consistency()
 
     # ------------------------------------------------------------------ run-to-run variance
-    def run_rates(self, run: str, *, by: str | Sequence[str] = "dimension") -> pd.DataFrame:
-        """Pass rate of each run per dimension: rows are dimensions, columns runs (NaN: no evidence)."""
-        by_list = _counts._by_list(by)
-        table = _counts.count_groups(self._obj, by=[*by_list, run]).summary()
-        return table["rate"].unstack(run)
+    def run_rates(self, run: str = "run", *, by: str | Sequence[str] = "dimension",
+                  confidence: float = 0.95) -> pd.DataFrame:
+        """Pass rate of each complete run per dimension: rows are dimensions, columns runs.
+
+        NaN where a run is not complete for the dimension (see :meth:`variance`).
+        """
+        return _counts.run_variance(self._obj, run=run, by=by, confidence=confidence).rates
 
     def variance(
-        self, run: str, *, by: str | Sequence[str] = "dimension", confidence: float = 0.95
+        self, run: str = "run", *, by: str | Sequence[str] = "dimension", confidence: float = 0.95
     ) -> pd.DataFrame:
-        """Run-to-run variation of the pass rate per dimension.
+        """Run-to-run variation of the pass rate per dimension (SPEC §6).
 
         Parameters
         ----------
-        run : str
-            Column naming the run (repeated execution of the suite) of each row.
+        run : str, default "run"
+            Column naming the run (one pass over the suite) of each row; without
+            it the trial index stands in, only where every case of a dimension
+            has the same set of trial numbers.
         by : str or list of str, default "dimension"
         confidence : float, default 0.95
 
         Returns
         -------
         DataFrame
-            Indexed by ``by``: ``n_runs`` (runs with evidence), ``mean``,
-            ``stdev`` (n − 1), ``cv_pct``, ``ci_low``/``ci_high``/``ci_half_width``
-            (Student t, n − 1 dof) and ``z_half_width`` — :func:`scorekit.mean_ci`
-            applied to each dimension's per-run rates.
+            Indexed by ``by``: ``basis`` (run / trial / None), ``runs`` (complete
+            runs: every case measured), ``incomplete_runs`` (counted, not
+            averaged), ``mean``, ``stdev`` (n − 1), ``cv_pct``, ``ci_low`` /
+            ``ci_high`` (Student t, clipped to [0, 1]), ``ci_half_width``,
+            ``z_half_width``, ``clipped`` and ``note`` (why there is none: fewer
+            than 2 complete runs). The same numbers as the scorecard's
+            ``variance``: :func:`scorekit._counts.run_variance` computes both.
         """
-        rates = self.run_rates(run, by=by)
-        values = rates.to_numpy(dtype="float64", na_value=np.nan)
-        defined = ~np.isnan(values)
-        count = defined.sum(axis=1)
-        total = np.where(defined, values, 0.0).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = np.where(count > 0, total / count, np.nan)
-        sq_dev = np.where(defined, (values - mean[:, None]) ** 2, 0.0).sum(axis=1)
-        table = _stats.mean_ci_arrays(count, total, sq_dev, confidence)
-        out = pd.DataFrame(table, index=rates.index)
-        out = out.rename(columns={"n": "n_runs"})
-        out["n_runs"] = count.astype(np.int64)
-        return out
+        return _counts.run_variance(self._obj, run=run, by=by, confidence=confidence).table
 
     # ------------------------------------------------------------------ plots
     def plot_rates(
@@ -222,15 +220,17 @@ class ScorekitAccessor:
                                 ax=ax)
 
     def plot_variance(self, run: str = "run", *, confidence: float = 0.95, ax: Any = None) -> Any:
-        """Per-run pass rates per dimension with their mean and t-interval band."""
+        """Per-run pass rates per dimension with their mean and t-interval band (complete runs only)."""
         from . import plots
 
-        return plots.plot_variance(
-            self.run_rates(run), self.variance(run, confidence=confidence), confidence=confidence, ax=ax
-        )
+        result = _counts.run_variance(self._obj, run=run, confidence=confidence)
+        return plots.plot_variance(result.rates, result.table, confidence=confidence, ax=ax)
 
     def plot_pass_k(self, ks: Iterable[int] = (1, 2, 4, 8), *, ax: Any = None) -> Any:
-        """pass^k against k per dimension (how reliability decays with repeats)."""
+        """pass^k against k per dimension (how reliability decays with repeats), each line
+        over the ks every case of the dimension reaches (SPEC §6)."""
         from . import plots
 
-        return plots.plot_pass_k(self.pass_k(list(ks)), ax=ax)
+        ks = list(ks)
+        cases = _counts.count_cases(self._obj)
+        return plots.plot_pass_k(cases.per_k(ks), curve_k=cases.curve_k(), cases=cases.per_k_cases(ks), ax=ax)

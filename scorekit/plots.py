@@ -189,10 +189,11 @@ def _percent_formatter() -> Any:
     return PercentFormatter(xmax=1.0, decimals=0)
 
 
-def pass_k_frame(dimensions: pd.DataFrame) -> pd.DataFrame:
-    """``Scorecard.dimensions['pass_k']`` (dicts keyed by k as text) as a dimensions × k frame."""
+def pass_k_frame(dimensions: pd.DataFrame, column: str = "pass_k") -> pd.DataFrame:
+    """``Scorecard.dimensions['pass_k']`` (dicts keyed by k as text) as a dimensions × k frame
+    (``column="pass_k_cases"``: the cases each k covers)."""
     frame = pd.DataFrame(
-        [{int(k): (np.nan if v is None else v) for k, v in entry.items()} for entry in dimensions["pass_k"]],
+        [{int(k): (np.nan if v is None else v) for k, v in entry.items()} for entry in dimensions[column]],
         index=dimensions.index,
     )
     frame = frame.reindex(sorted(frame.columns), axis=1)
@@ -200,18 +201,36 @@ def pass_k_frame(dimensions: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:
-    """pass^k against k, one line per dimension (from ``df.scorekit.pass_k([...])``)."""
+def plot_pass_k(pass_k: pd.DataFrame, *, curve_k: pd.Series | None = None, cases: pd.DataFrame | None = None,
+                ax: Any = None) -> Any:
+    """pass^k against k, one line per dimension (from ``df.scorekit.pass_k([...])``).
+
+    pass^k can only fall as k grows over one set of cases (SPEC §6). With
+    ``curve_k`` (per dimension, the largest k every case reaches) each line is
+    drawn only over ``k <= curve_k``; a value for a larger k covers a subset of
+    the cases and is never drawn on the curve: it is listed under the plot with
+    its case count (from ``cases``, dimensions × k).
+    """
     if isinstance(pass_k, pd.Series):
         pass_k = pass_k.to_frame()
     # Taller with many dimensions: the legend beside the plot holds one line per dimension.
     ax = _new_axes(ax, max(4.2, 0.22 * len(pass_k) + 1.2))
     ks = [int(k) for k in pass_k.columns]
+    off_curve: list[str] = []
+    shown = np.full(pass_k.shape, np.nan)
     for i, (key, row) in enumerate(pass_k.iterrows()):
         colour = PALETTE[i % len(PALETTE)]
+        values = row.to_numpy(dtype=float, na_value=np.nan)
+        limit = int(curve_k.get(key, 0)) if curve_k is not None else max(ks, default=0)
+        on = np.array([k <= limit for k in ks], dtype=bool)
+        for k, value, keep in zip(ks, values, on):
+            if not keep and np.isfinite(value):
+                covered = "" if cases is None else f" over {int(cases.loc[key, k])} of {int(cases.loc[key, min(ks)])} cases"
+                off_curve.append(f"{_label(key)}: pass^{k} {100 * value:.1f}%{covered}")
+        shown[i] = np.where(on, values, np.nan)
         ax.plot(
-            ks,
-            row.to_numpy(dtype=float, na_value=np.nan),
+            [k for k, keep in zip(ks, on) if keep],
+            values[on],
             marker=_MARKERS[i % len(_MARKERS)],
             linestyle=_LINESTYLES[i % len(_LINESTYLES)],
             color=colour,
@@ -223,11 +242,15 @@ def plot_pass_k(pass_k: pd.DataFrame, *, ax: Any = None) -> Any:
     ax.set_xticks(ks)
     ax.set_xlabel("k (trials that must all pass)")
     ax.set_ylabel("pass^k")
-    ax.set_ylim(_lower_limit(pass_k.to_numpy(dtype=float, na_value=np.nan)) - 0.02, 1.02)
+    ax.set_ylim(_lower_limit(shown) - 0.02, 1.02)
     ax.yaxis.set_major_formatter(_percent_formatter())
     _title(ax, "Reliability over repeated trials (pass^k)")
     if len(pass_k):  # no dimension: no line, and no empty legend
         ax.legend(fontsize=FONT_SIZES["legend"], frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    if off_curve:
+        shown_notes = off_curve[:6] + ([f"… and {len(off_curve) - 6} more"] if len(off_curve) > 6 else [])
+        ax.text(0.0, -0.16, "Not on the curve (a subset of the cases): " + "; ".join(shown_notes),
+                transform=ax.transAxes, fontsize=FONT_SIZES["legend"], va="top", wrap=True)
     _style(ax, grid="both")
     return ax
 

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 import scorekit as sk
 from scorekit.accessor import ScorekitAccessor
 
-SUMMARY_COLUMNS = ["n", "passes", "fails", "errors", "abstains", "rate", "ci_low", "ci_high", "coverage"]
+SUMMARY_COLUMNS = ["n", "passes", "fails", "errors", "abstains", "rate", "ci_low", "ci_high", "coverage",
+                   "cases", "deff", "ci_cluster_low", "ci_cluster_high"]
 
 
 @pytest.fixture
@@ -336,45 +337,98 @@ def test_counts_by_two_columns(frame):
 
 
 # --------------------------------------------------------------------------- variance
-def test_variance_equals_mean_ci_of_the_per_run_rates(frame):
+VARIANCE_COLUMNS = ["basis", "runs", "incomplete_runs", "mean", "stdev", "cv_pct", "ci_low", "ci_high",
+                    "ci_half_width", "z_half_width", "clipped", "note"]
+
+
+def _complete_runs(df, dimension):
+    """Reference: per-run rates of the runs that measured every case any run measured."""
+    rows = df[df["dimension"] == dimension]
+    measured = rows[rows["status"].isin(["PASS", "FAIL"])]
+    universe = set(measured["case_id"])
+    rates = {}
+    for run, part in measured.groupby("run", sort=True):
+        if universe and set(part["case_id"]) == universe:
+            rates[run] = (part["status"] == "PASS").mean()
+    return rates
+
+
+def test_variance_counts_only_complete_runs(frame):
     variance = frame.scorekit.variance(run="run")
-    rates = frame.scorekit.run_rates("run")
-    assert rates.columns.tolist() == ["r1", "r2"]
+    assert variance.columns.tolist() == VARIANCE_COLUMNS
     assert variance.index.tolist() == ["a", "b", "c"]
-    assert variance.columns.tolist() == ["n_runs", "mean", "stdev", "cv_pct", "ci_low", "ci_high",
-                                         "ci_half_width", "z_half_width"]
-    for dimension in variance.index:
-        per_run = rates.loc[dimension].dropna()
-        expected = sk.mean_ci(per_run.to_numpy())
-        got = variance.loc[dimension]
-        assert got["n_runs"] == expected["n"]
-        for key in ("mean", "stdev", "cv_pct", "ci_low", "ci_high", "ci_half_width", "z_half_width"):
-            assert_close(got[key], expected[key])
+    # b: run r2 missed case k, so it is incomplete: one complete run, no variance (stated).
+    assert (variance.loc["b", "runs"], variance.loc["b", "incomplete_runs"]) == (1, 1)
+    assert math.isnan(variance.loc["b", "mean"]) and "fewer than 2 complete runs" in variance.loc["b", "note"]
+    # a: only case x was ever measured, in both runs: two complete runs of rate 1.
+    assert (variance.loc["a", "runs"], variance.loc["a", "mean"], variance.loc["a", "stdev"]) == (2, 1.0, 0.0)
+    assert variance.loc["c", "runs"] == 0  # nothing measured
 
 
-def test_variance_run_rates_are_per_run_pass_rates(frame):
+def test_run_rates_are_the_complete_runs_pass_rates(frame):
     rates = frame.scorekit.run_rates("run")
     assert rates.loc["b", "r1"] == pytest.approx(2 / 3)  # z P, y P, k F
-    assert rates.loc["b", "r2"] == pytest.approx(1 / 2)
-    assert math.isnan(rates.loc["c", "r1"])  # no evidence in that run
+    assert math.isnan(rates.loc["b", "r2"])  # incomplete: k not measured in r2
+    assert rates.loc["a"].tolist() == [1.0, 1.0]
+
+
+def _runs_frame(passes_per_run, cases=100, dimension="d"):
+    records = []
+    for run, passes in enumerate(passes_per_run):
+        for c in range(cases):
+            records.append({"id": f"{dimension}-{run}-{c}", "dimension": dimension, "case_id": f"c{c}",
+                            "trial": run, "run": f"run-{run}", "status": "PASS" if c < passes else "FAIL"})
+    return pd.DataFrame.from_records(records)
+
+
+def test_variance_reference_values_spec():
+    # SPEC §6: [0.84, 0.85, 0.83] → mean 0.84, stdev 0.01, t-CI (0.8151586228824966, 0.8648413771175033).
+    v = _runs_frame([84, 85, 83]).scorekit.variance()
+    row = v.loc["d"]
+    assert row["basis"] == "run" and row["runs"] == 3 and not row["clipped"]
+    assert row["mean"] == pytest.approx(0.84, abs=1e-12)
+    assert row["stdev"] == pytest.approx(0.01, abs=1e-12)
+    assert row["ci_low"] == pytest.approx(0.8151586228824966, abs=1e-12)
+    assert row["ci_high"] == pytest.approx(0.8648413771175033, abs=1e-12)
+
+
+def test_trial_index_stands_in_only_when_trials_are_balanced():
+    df = _runs_frame([84, 85, 83]).drop(columns="run")
+    assert df.scorekit.variance().loc["d", "basis"] == "trial"
+    unbalanced = df[~((df["case_id"] == "c0") & (df["trial"] == 2))]
+    row = unbalanced.scorekit.variance().loc["d"]
+    assert row["basis"] is None and math.isnan(row["mean"])
+    assert "do not share one set of trial numbers" in row["note"]
+
+
+def test_variance_interval_is_clipped_to_the_unit_interval_and_says_so():
+    row = _runs_frame([10, 10, 4], cases=10).scorekit.variance().loc["d"]
+    assert row["clipped"] and row["ci_high"] == 1.0 and 0.0 <= row["ci_low"]
 
 
 @given(scored_frames(max_trials=6))
-def test_variance_equals_mean_ci_per_dimension_on_random_frames(df):
+def test_variance_equals_mean_ci_of_the_complete_runs_on_random_frames(df):
     variance = df.scorekit.variance(run="run")
-    rates = df.scorekit.run_rates("run")
     for dimension in variance.index:
-        expected = sk.mean_ci(rates.loc[dimension].dropna().to_numpy())
+        rates = _complete_runs(df, dimension)
         got = variance.loc[dimension]
-        assert got["n_runs"] == expected["n"]
-        for key in ("mean", "stdev", "ci_low", "ci_high", "z_half_width"):
+        assert got["runs"] == len(rates)
+        if len(rates) < 2:
+            assert math.isnan(got["mean"])
+            continue
+        expected = sk.mean_ci(np.array(list(rates.values())))
+        for key in ("mean", "stdev", "z_half_width"):
             assert_close(got[key], expected[key])
+        assert_close(got["ci_low"], max(expected["ci_low"], 0.0))
+        assert_close(got["ci_high"], min(expected["ci_high"], 1.0))
+        assert 0.0 <= got["ci_low"] <= got["ci_high"] <= 1.0
 
 
-def test_variance_with_confidence(frame):
-    v90 = frame.scorekit.variance(run="run", confidence=0.9)
-    expected = sk.mean_ci(frame.scorekit.run_rates("run").loc["b"].to_numpy(), confidence=0.9)
-    assert v90.loc["b", "ci_low"] == pytest.approx(expected["ci_low"], abs=1e-12)
+def test_variance_with_confidence():
+    df = _runs_frame([84, 85, 83])
+    v90 = df.scorekit.variance(confidence=0.9)
+    expected = sk.mean_ci([0.84, 0.85, 0.83], confidence=0.9)
+    assert v90.loc["d", "ci_low"] == pytest.approx(expected["ci_low"], abs=1e-12)
 
 
 # --------------------------------------------------------------------------- statelessness and invariance
@@ -537,8 +591,8 @@ def test_plot_variance_draws_runs_per_dimension(frame):
     assert isinstance(ax, Axes)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "c"]
     points = [c for c in ax.collections if isinstance(c, PathCollection) and c.get_label() != "one run"]
-    # one scatter per dimension with as many points as runs with evidence: a 2, b 2, c 0
-    assert sorted(len(c.get_offsets()) for c in points) == [0, 2, 2]
+    # one scatter per dimension with as many points as complete runs: a 2, b 1 (r2 missed a case), c 0
+    assert sorted(len(c.get_offsets()) for c in points) == [0, 1, 2]
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "one run" in legend and "mean of runs" in legend
 
@@ -550,10 +604,14 @@ def test_plot_pass_k_draws_one_line_per_dimension(frame):
     assert isinstance(ax, Axes)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "4"]
     assert [line.get_label() for line in ax.lines] == ["a", "b", "c"]
-    for line in ax.lines:
-        assert list(line.get_xdata()) == [1, 2, 4]
+    # Each line only over the ks every measured case reaches (SPEC §6): a's one measured
+    # case has 2 trials, b's case k has 1, c has no measured case.
+    assert [list(line.get_xdata()) for line in ax.lines] == [[1, 2], [1], []]
     expected = frame.scorekit.pass_k([1, 2, 4])
-    assert_close(ax.lines[1].get_ydata(), expected.loc["b"].to_numpy())
+    assert_close(ax.lines[0].get_ydata(), expected.loc["a", [1, 2]].to_numpy())
+    assert_close(ax.lines[1].get_ydata(), expected.loc["b", [1]].to_numpy())
+    note = [t.get_text() for t in ax.texts if t.get_text().startswith("Not on the curve")]
+    assert note and "b: pass^2" in note[0] and "over 2 of 3 cases" in note[0]
 
 
 def test_plots_draw_on_a_given_axes(frame):

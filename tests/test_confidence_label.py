@@ -51,7 +51,7 @@ def test_cli_run_table_labels_intervals_with_the_policy_confidence(tmp_path):
     with redirect_stdout(out):
         assert cli.main(["run", "--results", str(results), "--policy", str(policy), "--out-dir", str(tmp_path)]) == 0
     text = out.getvalue()
-    assert "80% CI" in text
+    assert "80% Wilson CI" in text and "80% clustered CI" in text
     assert not FIXED_95.search(text), text
 
 
@@ -73,9 +73,10 @@ def test_notebook_fragments_label_intervals_with_the_policy_confidence(card):
     data = card.to_dict()
     table = _display.dimension_table(data)
     assert "80% CI low" in table and not FIXED_95.search(table)
-    variance = card.evidence.scorekit.variance("trial", confidence=data["confidence"])
-    fragment = _display.variance_table(variance, confidence=data["confidence"])
+    fragment = _display.variance_table(data)  # four cases × trials 0, 1, 2: the trial index stands in for runs
     assert "80% t-interval of the mean" in fragment and not FIXED_95.search(fragment)
+    intervals = _display.intervals_table(data)
+    assert "80% Wilson CI" in intervals and "80% clustered CI" in intervals and not FIXED_95.search(intervals)
 
 
 def test_figure_legends_label_intervals_with_the_given_confidence(card):

@@ -15,6 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from scorekit.reports._format import fmt_ci, fmt_pass_k
+
 import scorekit as sk
 from _rendered import EXAMPLE_AGENT, parse_html, rendered_example, table_rows
 from scorekit._examples import notebook_path
@@ -119,7 +121,52 @@ def test_report_dimension_numbers_equal_scorecard_json(report, scorecard):
         _assert_percent_of(row[col["95% CI high"]], dim["ci_high"])
         _assert_percent_of(row[col["threshold"]], dim["threshold"])
         for k, value in dim["pass_k"].items():
-            _assert_percent_of(row[col[f"pass^{k}"]], value)
+            cell = row[col[f"pass^{k}"]]
+            assert cell == fmt_pass_k(dim, k)  # a value over a subset of the cases says so
+            _assert_percent_of(cell.split(" (over ")[0], value)
+
+
+@pytest.mark.timeout(240)
+def test_report_shows_both_intervals_per_dimension(report, scorecard):
+    # Issue 12: the Wilson and the case-clustered interval side by side, with the design effect.
+    _, root, _ = report
+    (table,) = root.find_all("table", cls="sk-intervals")
+    header, rows = table_rows(table)
+    col = {name: i for i, name in enumerate(header)}
+    by_name = {row[0]: row for row in rows}
+    assert list(by_name) == [d["name"] for d in scorecard["dimensions"]]
+    for dim in scorecard["dimensions"]:
+        row = by_name[dim["name"]]
+        assert row[col["95% Wilson CI"]] == fmt_ci(dim["ci_low"], dim["ci_high"])
+        assert row[col["95% clustered CI"]] == fmt_ci(dim["ci_cluster_low"], dim["ci_cluster_high"])
+        assert int(row[col["cases"]]) == dim["cases"]
+    assert any(d["deff"] is not None and d["deff"] > 1.5 for d in scorecard["dimensions"])
+    text = report[0]
+    assert "Two intervals per dimension" in text
+
+
+@pytest.mark.timeout(240)
+def test_report_pass_k_never_rises_with_k_on_the_curve(report, scorecard):
+    _, root, _ = report
+    (table,) = root.find_all("table", cls="sk-dimensions")
+    header, rows = table_rows(table)
+    ks = [h.removeprefix("pass^") for h in header if h.startswith("pass^")]
+    for row in rows:
+        on_curve = [_percent(row[header.index(f"pass^{k}")]) for k in ks
+                    if row[header.index(f"pass^{k}")] != "—" and "(over " not in row[header.index(f"pass^{k}")]]
+        assert on_curve == sorted(on_curve, reverse=True), row[0]
+
+
+@pytest.mark.timeout(240)
+def test_report_run_to_run_bounds_stay_within_0_and_100_percent(report, scorecard):
+    _, root, _ = report
+    tables = root.find_all("table", cls="sk-variance")
+    assert tables, "the example has complete runs: the report shows a run-to-run table"
+    header, rows = table_rows(tables[0])
+    cell = header.index("t interval of the mean")
+    for row in rows:
+        for part in re.findall(r"(-?\d+(?:\.\d+)?)%", row[cell]):
+            assert 0.0 <= float(part) <= 100.0, row
 
 
 @pytest.mark.timeout(240)

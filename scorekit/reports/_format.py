@@ -31,6 +31,8 @@ __all__ = [
     "DECISION_MEANING",
     "DETAIL_LIMIT",
     "LIST_LIMIT",
+    "TWO_INTERVALS_NOTE",
+    "VARIANCE_HEADER",
     "UNDEFINED",
     "atomic_write",
     "REGRESSION_COLUMNS",
@@ -44,6 +46,11 @@ __all__ = [
     "fmt_confidence",
     "fmt_count",
     "fmt_pct",
+    "variance_cells",
+    "pass_k_on_curve",
+    "mde_text",
+    "fmt_pass_k",
+    "fmt_deff",
     "fmt_pp",
     "fmt_value",
     "md_escape",
@@ -178,6 +185,71 @@ def pass_k_columns(dimensions: Sequence[dict[str, Any]]) -> list[str]:
             return (1, 0.0, k)
 
     return sorted(keys, key=order)
+
+
+# Why a report shows two intervals per dimension (SPEC §6).
+TWO_INTERVALS_NOTE = (
+    "Two intervals per dimension: the Wilson interval treats every trial as independent; the case-clustered "
+    "interval treats the case as the unit of sampling (repeated trials of one case are correlated, Miller 2024), "
+    "so it is wider when trials repeat (design effect deff above 1) and equal when every case has one trial. "
+    "Read the clustered one as the honest uncertainty about the suite."
+)
+
+
+def pass_k_on_curve(dim: dict[str, Any], k: str) -> bool:
+    """Whether pass^k of ``dim`` covers every case (k ≤ the least trials of a case):
+    only such values lie on one curve that cannot rise with k (SPEC §6)."""
+    try:
+        return int(k) <= int(dim.get("curve_k") or 0)
+    except (TypeError, ValueError):
+        return False
+
+
+def fmt_pass_k(dim: dict[str, Any], k: str) -> str:
+    """pass^k of ``dim``; a value over a subset of the cases is marked with its case count."""
+    value = (dim.get("pass_k") or {}).get(k)
+    if _is_undefined(value):
+        return UNDEFINED
+    if pass_k_on_curve(dim, k):
+        return fmt_pct(value)
+    covered = (dim.get("pass_k_cases") or {}).get(k)
+    return f"{fmt_pct(value)} (over {fmt_count(covered)} of {fmt_count(dim.get('cases'))} cases)"
+
+
+def fmt_deff(value: Any) -> str:
+    """A design effect with two decimals (``2.45``); undefined → "—"."""
+    if _is_undefined(value):
+        return UNDEFINED
+    return f"{float(value):.2f}"
+
+
+def mde_text(value: Any) -> str:
+    """The minimum detectable drop in words: ``a drop of 6.1 points or more``."""
+    if _is_undefined(value):
+        return UNDEFINED
+    return f"a drop of {100.0 * float(value):.1f} points or more"
+
+
+def variance_cells(dim: dict[str, Any]) -> list[str] | None:
+    """Run-to-run variance of one dimension as table cells (runs, incomplete, mean,
+    stdev, CV, t interval (clipped is marked), z half-width), or None without a run structure."""
+    v = dim.get("variance")
+    if not v:
+        return None
+    ci = fmt_ci(v.get("ci_low"), v.get("ci_high"))
+    if v.get("clipped") and ci != UNDEFINED:
+        ci += " (clipped to [0%, 100%])"
+    return [
+        str(v.get("basis") or UNDEFINED), fmt_count(v.get("runs")), fmt_count(v.get("incomplete_runs")),
+        fmt_pct(v.get("mean")), fmt_pp(v.get("stdev")).lstrip("+") if not _is_undefined(v.get("stdev")) else UNDEFINED,
+        UNDEFINED if _is_undefined(v.get("cv_pct")) else f"{float(v['cv_pct']):.1f}%",
+        ci, UNDEFINED if _is_undefined(v.get("z_half_width")) else f"±{100.0 * float(v['z_half_width']):.1f} pp",
+        str(v.get("note") or ""),
+    ]
+
+
+VARIANCE_HEADER = ["dimension", "run basis", "complete runs", "incomplete runs", "mean", "stdev", "CV",
+                   "t interval of the mean", "z half-width", "note"]
 
 
 def describe_mapping(mapping: dict[str, Any]) -> list[tuple[str, str]]:

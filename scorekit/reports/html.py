@@ -18,11 +18,20 @@ import html as _html
 from pathlib import Path
 from typing import Any
 
+from .._findings import SEVERITIES
+
 from ._format import (
     DECISION_MEANING,
     confidence_label,
     REGRESSION_COLUMNS,
     DETAIL_LIMIT,
+    TWO_INTERVALS_NOTE,
+    VARIANCE_HEADER,
+    fmt_deff,
+    fmt_pass_k,
+    mde_text,
+    pass_k_on_curve,
+    variance_cells,
     LIST_LIMIT,
     UNDEFINED,
     atomic_write,
@@ -91,7 +100,7 @@ code, .id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospac
 .v { font-weight: 700; padding: 0 .3rem; border-radius: 3px; white-space: nowrap; }
 .v-pass { color: #00694d; } .v-fail { color: #a84300; } .v-incomplete { color: #8a5f00; }
 .v-not-in-scope, .v-unknown { color: #2b6f96; }
-.sev-blocker { font-weight: 700; color: #a84300; } .sev-high { font-weight: 700; }
+.sev-blocker { font-weight: 700; color: #a84300; } .sev-high { font-weight: 700; } .sev-info { color: #555555; }
 .caveats { border-left: 4px solid #0072B2; background: #eef5fa; padding: .5rem 1rem; }
 .more { font-style: italic; color: #555; }
 .muted { color: #555; }
@@ -266,9 +275,15 @@ def _pass_k_chart(dims: list[dict[str, Any]], ks: list[str]) -> str:
             value = pass_k.get(k)
             y = y0 + j * bar_h
             parts.append("<g>")
-            parts.append(f"<title>{h(dim.get('name'))}: pass^{h(k)} = {fmt_pct(value)}</title>")
+            parts.append(f"<title>{h(dim.get('name'))}: pass^{h(k)} = {h(fmt_pass_k(dim, k))}</title>")
             if value is None:
                 parts.append(f'<text x="{label_w + 4}" y="{y + bar_h - 1}" fill="#777777" font-size="9">{UNDEFINED} (no case with {h(k)} trials)</text>')
+            elif not pass_k_on_curve(dim, k):
+                # Over a subset of the cases: never drawn as a bar beside the others (it may be higher).
+                parts.append(f'<text x="{label_w + 4}" y="{y + bar_h - 1}" fill="#777777" font-size="9">'
+                             f"{h(fmt_pass_k(dim, k))}: not comparable</text>")
+                parts.append("</g>")
+                continue
             else:
                 parts.append(
                     f'<rect x="{label_w}" y="{y}" width="{x(value) - label_w:.1f}" height="{bar_h - 1}" fill="{colours[k]}"/>'
@@ -393,11 +408,43 @@ def render_html(data: dict[str, Any], *, evidence_rows: int | None = None) -> st
                 _num(fmt_pct(dim.get("consistency"))),
                 _num(fmt_count(len(dim.get("flaky_cases") or []))),
             ]
-            cells += [_num(fmt_pct(pass_k.get(k))) for k in ks]
+            cells += [_num(h(fmt_pass_k(dim, k))) for k in ks]
             why = dim.get("verdict_reasons") or []
             cells.append("<td>" + ("<br>".join(h(r) for r in why) if why else UNDEFINED) + "</td>")
             add("<tr>" + "".join(cells) + "</tr>")
         add("</tbody></table></div>")
+        if ks:
+            add("<p>pass^k is the chance that all k trials of a case pass (τ-bench). It can only fall as k grows over "
+                "one set of cases; a value marked “over N of M cases” covers only the cases with at least k trials "
+                "and is not comparable with the smaller ks.</p>")
+        add(f'<h3>Intervals and power</h3><p class="note" id="two-intervals">{h(TWO_INTERVALS_NOTE)}</p>')
+        power_header = ["dimension", "n", "cases", "rate", f"{conf} Wilson CI", "deff", f"{conf} clustered CI",
+                        "this evaluation can detect"]
+        add('<div class="wide"><table id="intervals"><thead><tr>'
+            + "".join(f'<th scope="col">{h(c)}</th>' for c in power_header) + "</tr></thead><tbody>")
+        for dim in dims:
+            add("<tr>" + "".join([
+                f'<th scope="row"><code>{_hx(dim.get("name"))}</code></th>',
+                _num(fmt_count(dim.get("n"))), _num(fmt_count(dim.get("cases"))), _num(fmt_pct(dim.get("rate"))),
+                _num(fmt_ci(dim.get("ci_low"), dim.get("ci_high"))), _num(fmt_deff(dim.get("deff"))),
+                _num(fmt_ci(dim.get("ci_cluster_low"), dim.get("ci_cluster_high"))),
+                f"<td>{h(mde_text(dim.get('mde')))}</td>",
+            ]) + "</tr>")
+        add("</tbody></table></div>")
+        add('<h3>Run-to-run variance</h3>')
+        var_rows = [(dim, cells) for dim in dims if (cells := variance_cells(dim)) is not None]
+        if var_rows:
+            add(f"<p>A run is one pass over the suite; only complete runs (every case measured) are averaged. "
+                f"Interval: {h(conf)} t-interval of the mean (Student t over the runs), clipped to [0%, 100%].</p>")
+            add('<div class="wide"><table id="variance"><thead><tr>'
+                + "".join(f'<th scope="col">{h(c)}</th>' for c in VARIANCE_HEADER) + "</tr></thead><tbody>")
+            for dim, cells in var_rows:
+                add("<tr>" + f'<th scope="row"><code>{_hx(dim.get("name"))}</code></th>'
+                    + "".join(_num(h(c)) if i < 8 else f"<td>{h(c)}</td>" for i, c in enumerate(cells)) + "</tr>")
+            add("</tbody></table></div>")
+        else:
+            add("<p>No run-to-run variance: the rows have no run column, and the cases do not share one set of trial "
+                "numbers.</p>")
         if ks and any(v is not None for d in dims for v in (d.get("pass_k") or {}).values()):
             add(f"<h3>Reliability: pass^k</h3><figure>{_pass_k_chart(dims, ks)}</figure>")
     else:
@@ -430,7 +477,7 @@ def render_html(data: dict[str, Any], *, evidence_rows: int | None = None) -> st
             + "</tr></thead><tbody>")
         for i, f in enumerate(findings, 1):
             severity = f.get("severity")
-            sev_class = _slug(severity, ("blocker", "high", "medium", "low"))
+            sev_class = _slug(severity, SEVERITIES)
             add(
                 "<tr>"
                 + _num(str(i))

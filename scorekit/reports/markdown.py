@@ -16,6 +16,12 @@ from ._format import (
     confidence_label,
     REGRESSION_COLUMNS,
     DETAIL_LIMIT,
+    TWO_INTERVALS_NOTE,
+    VARIANCE_HEADER,
+    fmt_deff,
+    fmt_pass_k,
+    mde_text,
+    variance_cells,
     LIST_LIMIT,
     UNDEFINED,
     atomic_write,
@@ -144,11 +150,43 @@ def render_markdown(data: dict[str, Any], *, evidence_rows: int | None = None) -
             fmt_pct(dim.get("consistency")),
             fmt_count(len(dim.get("flaky_cases") or [])),
         ]
-        row += [fmt_pct(pass_k.get(k)) for k in ks]
+        row += [md_escape(fmt_pass_k(dim, k)) for k in ks]
         row.append("; ".join(md_escape(r) for r in dim.get("verdict_reasons") or []) or UNDEFINED)
         rows.append(row)
     out.extend(_table(header, rows) if rows else ["No dimension was measured."])
     add("")
+    if dims and ks:
+        add("pass^k is the chance that all k trials of a case pass (τ-bench). It can only fall as k grows over one set "
+            "of cases; a value marked \"over N of M cases\" covers only the cases with at least k trials and is not "
+            "comparable with the smaller ks.")
+        add("")
+    if dims:
+        add("### Intervals and power")
+        add("")
+        add(md_escape(TWO_INTERVALS_NOTE))
+        add("")
+        power_rows = [
+            [_e(dim.get("name")), fmt_count(dim.get("n")), fmt_count(dim.get("cases")), fmt_pct(dim.get("rate")),
+             fmt_ci(dim.get("ci_low"), dim.get("ci_high")), fmt_deff(dim.get("deff")),
+             fmt_ci(dim.get("ci_cluster_low"), dim.get("ci_cluster_high")), md_escape(mde_text(dim.get("mde")))]
+            for dim in dims
+        ]
+        out.extend(_table(["dimension", "n", "cases", "rate", f"{conf} Wilson CI", "deff",
+                           f"{conf} clustered CI", "this evaluation can detect"], power_rows))
+        add("")
+        add("### Run-to-run variance")
+        add("")
+        var_rows = [[_e(dim.get("name")), *(md_escape(c) for c in cells)]
+                    for dim in dims if (cells := variance_cells(dim)) is not None]
+        if var_rows:
+            add("A run is one pass over the suite; only complete runs (every case measured) are averaged. "
+                f"Interval: {conf} t-interval of the mean (Student t over the runs), clipped to [0%, 100%].")
+            add("")
+            out.extend(_table(VARIANCE_HEADER, var_rows))
+        else:
+            add("No run-to-run variance: the rows have no run column, and the cases do not share one set of trial "
+                "numbers.")
+        add("")
     add(f"Overall coverage (measured / all agent rows in scope): {fmt_pct(data.get('coverage'))}")
     add("")
 

@@ -21,7 +21,9 @@ import pytest
 
 import scorekit as sk
 from scorekit.reports import REPORT_FILES, write_reports
-from scorekit.reports._format import LIST_LIMIT, clean_text, fmt_ci, fmt_count, fmt_pct, md_unescape, more_text
+from scorekit.reports._format import (
+    LIST_LIMIT, clean_text, fmt_ci, fmt_count, fmt_pass_k, fmt_pct, md_unescape, more_text,
+)
 
 ROOT = Path(__file__).parents[2]
 CORPUS = json.loads((ROOT / "tests" / "data" / "xss" / "corpus.json").read_text("utf-8"))["strings"]
@@ -208,7 +210,7 @@ def expected_from_json(data: dict, rows: int) -> dict:
             "threshold": fmt_pct(d["threshold"]), "coverage": fmt_pct(d.get("coverage")),
             "consistency": fmt_pct(d["consistency"]), "flaky cases": fmt_count(len(d["flaky_cases"])),
         }
-        entry.update({f"pass^{k}": fmt_pct(v) for k, v in d["pass_k"].items()})
+        entry.update({f"pass^{k}": fmt_pass_k(d, k) for k in d["pass_k"]})
         dims[clean_text(d["name"])] = entry
     findings = []
     for f in data["findings"]:
