@@ -137,16 +137,42 @@ def format_card(card) -> str:  # type: ignore[no-untyped-def]
 
     names = {n: _t(n) for n in card.dimensions.index}
     width = max([len(n) for n in names.values()] + [9])
-    ci_label = f"{fmt_confidence(card.policy['confidence'])} CI"
-    lines.append(f"{'dimension'.ljust(width)}  {'verdict':<12} {'n':>5} {'rate':>7}  {ci_label:<15} threshold")
+    conf = fmt_confidence(card.policy['confidence'])
+    lines.append(f"{'dimension'.ljust(width)}  {'verdict':<12} {'n':>5} {'cases':>5} {'rate':>7}  "
+                 f"{conf + ' Wilson CI':<15} {conf + ' clustered CI':<17} threshold")
     for name, row in card.dimensions.iterrows():
-        ci = "—" if row["rate"] != row["rate"] else f"{_pct(row['ci_low'])}–{_pct(row['ci_high'])}"
-        threshold = "—" if row["threshold"] is None or row["threshold"] != row["threshold"] else f"{row['threshold']:g}"
-        lines.append(f"{names[name].ljust(width)}  {row['verdict']:<12} {int(row['n']):>5} {_pct(row['rate']):>7}  {ci:<15} {threshold}")
+        undefined = row["rate"] != row["rate"]
+        ci = "—" if undefined else f"{_pct(row['ci_low'])}–{_pct(row['ci_high'])}"
+        cluster = "—" if undefined else f"{_pct(row['ci_cluster_low'])}–{_pct(row['ci_cluster_high'])}"
+        threshold = "—" if row["threshold"] is None or row["threshold"] != row["threshold"] else _pct(row["threshold"])
+        lines.append(f"{names[name].ljust(width)}  {row['verdict']:<12} {int(row['n']):>5} {int(row['cases']):>5} "
+                     f"{_pct(row['rate']):>7}  {ci:<15} {cluster:<17} {threshold}")
+    if len(card.dimensions) and bool((card.dimensions["deff"] > 1).any()):
+        lines.append("clustered CI: the case is the unit of sampling (repeated trials are correlated), so it is "
+                     "wider than Wilson where trials repeat")
     blockers = [f for f in card.findings if f["severity"] in ("blocker", "high")]
     if blockers:
         lines.append(f"findings: {len(card.findings)} ({len(blockers)} blocker/high)")
     return "\n".join(lines)
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    """Power planning (SPEC §6): the cases a drop needs, or the drop a number of cases can detect."""
+    from ._stats import cases_needed, minimum_detectable_drop
+
+    options = {"trials": args.trials, "icc": args.icc, "alpha": args.alpha, "power": args.power}
+    setting = (f"rate {100 * args.rate:.1f}%, {args.trials} trial(s) per case, icc {args.icc:g}, "
+               f"one-sided alpha {args.alpha:g}, power {100 * args.power:g}%")
+    try:
+        if args.drop is not None:
+            needed = int(cases_needed(args.rate, args.drop, **options))
+            print(f"{needed:,} cases detect a drop of {100 * args.drop:.1f} points ({setting})")
+        else:
+            drop = float(minimum_detectable_drop(args.rate, args.cases, **options))
+            print(f"{args.cases:,} cases can detect a drop of {100 * drop:.1f} points or more ({setting})")
+    except (TypeError, ValueError) as exc:
+        raise ScorekitError(str(exc)) from None
+    return EXIT_OK
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
@@ -244,6 +270,21 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--label", metavar="L", help="label of this run's history record")
     run.add_argument("--baseline", metavar="L", help="compare with the latest history record labelled L")
     run.set_defaults(handler=_cmd_run)
+
+    plan = sub.add_parser("plan", help="how many cases a release decision needs (power, SPEC §6)",
+                          description="Plan an evaluation's size: the cases needed to detect a drop of the pass rate, "
+                                      "or the smallest drop a number of cases can detect (one-sided normal "
+                                      "approximation, Miller 2024).")
+    plan.add_argument("--rate", type=float, required=True, metavar="R", help="the expected pass rate, in (0, 1)")
+    size = plan.add_mutually_exclusive_group(required=True)
+    size.add_argument("--drop", type=float, metavar="D", help="the drop to detect (0.05 = 5 points): prints the cases needed")
+    size.add_argument("--cases", type=_positive_int, metavar="N", help="the cases measured: prints the smallest detectable drop")
+    plan.add_argument("--trials", type=_positive_int, default=1, metavar="T", help="trials per case (default 1)")
+    plan.add_argument("--icc", type=float, default=0.0, metavar="I",
+                      help="correlation of trials within a case, in [0, 1] (default 0)")
+    plan.add_argument("--alpha", type=float, default=0.05, metavar="A", help="one-sided significance level (default 0.05)")
+    plan.add_argument("--power", type=float, default=0.8, metavar="P", help="power, in (0, 1) (default 0.8)")
+    plan.set_defaults(handler=_cmd_plan)
 
     hist = sub.add_parser("history", help="list the evaluations recorded in a history database")
     hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB",
