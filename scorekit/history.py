@@ -30,7 +30,9 @@ Comparison status
                       record is not comparable or not eligible;
     ``unusable``      the candidate's results hash equals a recorded run's with a
                       different agent identity (re-scored old output), or a
-                      compared dimension has no PASS/FAIL row on one side;
+                      compared dimension has no PASS/FAIL row on one side, or
+                      (``paired``) fewer than 2 cases measured in both runs, or
+                      a baseline recorded without per-case counts;
     ``regressed``     a dimension regressed (``regression.method``);
     ``passed``        compared, no regression.
     Precedence: regressed, then unusable, then incompatible/missing.
@@ -48,13 +50,15 @@ Schema versions and migration
     1: records and per-dimension counts. 2: adds ``records.has_case_counts``
     and the ``cases`` table (per-(dimension, case) ``passes`` and ``n`` of the
     agent rows, counted by :func:`scorekit._counts.count_cases`). A database
-    of an older schema is read as it is (its records have no per-case counts)
-    and is migrated by the first write, inside that write's ``BEGIN
-    IMMEDIATE`` transaction: the migration and the record commit together or
-    not at all, and a racing writer finds the database already migrated once
-    it gets the lock. A new database is created at schema 1 and migrated in
-    the same transaction, so both paths build the same schema. Reads see one
-    snapshot (a deferred transaction), never half a migration.
+    of an older schema is read as it is (its records have no per-case counts:
+    they compare with the ``interval``, ``newcombe`` and ``point`` methods,
+    and a ``paired`` comparison with one is ``unusable``) and is migrated by
+    the first write, inside that write's ``BEGIN IMMEDIATE`` transaction:
+    the migration and the record commit together or not at all, and a racing
+    writer finds the database already migrated once it gets the lock. A new
+    database is created at schema 1 and migrated in the same transaction, so
+    both paths build the same schema. Reads see one snapshot (a deferred
+    transaction), never half a migration.
 """
 
 from __future__ import annotations
@@ -578,7 +582,7 @@ def compare(
     with _connect(db, create=False) as conn, (
         contextlib.nullcontext() if conn is None else _transaction(conn, "DEFERRED")
     ):
-        baseline_row = baseline_dims = rescored = None
+        baseline_row = baseline_dims = baseline_cases = rescored = None
         if conn is None:
             status, detail = "missing", "the history database does not exist yet: no baseline"
             if label is not None:
@@ -610,6 +614,13 @@ def compare(
                     "SELECT dimension, n, passes, fails, in_scope FROM dimensions WHERE record_id = ?",
                     (int(baseline_row["id"]),),
                 ).set_index("dimension")
+                if baseline_row.get("has_case_counts"):  # absent or 0: recorded without them
+                    baseline_cases = _frame(
+                        conn,
+                        "SELECT dimension, case_id, passes, n FROM cases WHERE record_id = ? "
+                        "ORDER BY dimension, case_id",
+                        (int(baseline_row["id"]),),
+                    )
             if results_hash is not None:
                 rescored = _fetch(
                     conn,
@@ -622,20 +633,31 @@ def compare(
         cand = _dimension_counts(card)
         base = baseline_dims
         names = sorted(set(cand.index[cand["in_scope"]]) | set(base.index[base["in_scope"].astype(bool)]))
+        # The candidate's cases: what `paired` compares, and the shared-case count of every method.
+        cand_cases = _case_counts(card) if baseline_cases is not None or reg.method == "paired" else None
         entries = _regressions(
-            base.reindex(names), cand.reindex(names), reg.method, reg.max_drop, _confidence(card)
+            base.reindex(names), cand.reindex(names), reg.method, reg.max_drop, _confidence(card),
+            baseline_cases=baseline_cases, candidate_cases=cand_cases,
         ) if names else []
         out["regressions"] = entries
         regressed = [e["dimension"] for e in entries if e["regressed"]]
-        undefined = [e["dimension"] for e in entries if e["status"] == "undefined"]
+        undefined = [e for e in entries if e["status"] == "undefined"]
         if regressed:
             status = "regressed"
             detail = f"regressed against record {baseline_row['id']} ({reg.method}): " + ", ".join(regressed)
         elif not entries:
             status, detail = "unusable", f"no dimension in scope to compare with record {baseline_row['id']}"
+        elif reg.method == "paired" and baseline_cases is None:
+            status = "unusable"
+            detail = (
+                f"the paired method compares case by case, but baseline record {baseline_row['id']} has no "
+                "per-case counts (recorded before the history stored them)"
+            )
         elif undefined:
             status = "unusable"
-            detail = "no PASS/FAIL row to compare on: " + ", ".join(undefined)
+            detail = "cannot compare " + "; ".join(
+                f"{e['dimension']} ({e['rule'].removeprefix('not compared: ')})" for e in undefined
+            )
         else:
             status = "passed"
             detail = f"no regression against record {baseline_row['id']} ({reg.method})"

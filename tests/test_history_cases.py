@@ -149,6 +149,57 @@ def test_schema_1_database_is_migrated_on_first_write(old_db):
     assert _schema(old_db)[0] == "2"
 
 
+def _as_schema_1(old_db, tmp_path, cards) -> list[int]:
+    """Empty ``old_db`` (schema 1) and fill it with ``cards`` as schema-1 scorekit recorded them.
+
+    The cards are recorded (compare, decision, record) into a current database,
+    and the columns schema 1 has are copied over: real records of this suite
+    and policy, in the old schema, whatever the hashes of this scorekit are.
+    """
+    new = tmp_path / "current.sqlite"
+    ids = [record(with_comparison(card, compare(card, new)), new) for card in cards]
+    conn = sqlite3.connect(old_db)
+    try:
+        conn.execute("ATTACH DATABASE ? AS current", (str(new),))
+        for table in ("dimensions", "records"):
+            conn.execute(f"DELETE FROM main.{table}")
+        for table in ("records", "dimensions"):
+            columns = ", ".join(r[1] for r in conn.execute(f"PRAGMA main.table_info({table})"))
+            conn.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM current.{table}")
+        conn.commit()
+        conn.execute("DETACH DATABASE current")
+    finally:
+        conn.close()
+    assert _schema(old_db)[0] == "1"
+    return ids
+
+
+def test_old_records_compare_with_the_unpaired_methods(old_db, tmp_path):
+    (baseline,) = _as_schema_1(old_db, tmp_path, [_card("1.0", fails=2)])
+    card = _card("2.0", fails=3)
+    for method in ("interval", "newcombe", "point"):
+        comp = compare(card, old_db, regression={"required": False, "method": method, "max_drop": 0.1})
+        assert comp["status"] == "passed" and comp["baseline"]["id"] == baseline, method
+        (entry,) = comp["regressions"]
+        assert entry["method"] == method and entry["shared_cases"] is None  # no per-case counts there
+        assert entry["difference"] == pytest.approx(-1 / 24)
+        assert entry["diff_low"] < entry["difference"] < entry["diff_high"]
+    assert _schema(old_db)[0] == "1"
+
+
+def test_paired_against_an_old_record_is_unusable(old_db, tmp_path):
+    (baseline,) = _as_schema_1(old_db, tmp_path, [_card("1.0")])
+    card = _card("2.0")
+    comp = compare(card, old_db, regression={"required": True, "method": "paired"})
+    assert comp["baseline"]["id"] == baseline
+    assert comp["status"] == "unusable"
+    assert "no per-case counts" in comp["detail"] and f"record {baseline}" in comp["detail"]
+    (entry,) = comp["regressions"]
+    assert entry["status"] == "undefined" and not entry["regressed"] and entry["shared_cases"] is None
+    assert "baseline has no per-case counts" in entry["rule"]
+    assert with_comparison(card, comp).decision == "INCOMPLETE"
+
+
 def test_a_failed_write_leaves_the_old_schema(old_db, monkeypatch):
     def broken(*_args):
         raise sqlite3.OperationalError("disk I/O error (simulated)")

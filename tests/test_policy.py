@@ -539,14 +539,14 @@ def test_regression_values_are_parsed():
     assert policy.regression == Regression(required=True, baseline="v1.2", method="newcombe", max_drop=0.02)
 
 
-@pytest.mark.parametrize("method", ["interval", "newcombe", "point"])
+@pytest.mark.parametrize("method", ["interval", "newcombe", "point", "paired"])
 def test_regression_methods_are_accepted(method):
     assert load_policy({"regression": {"method": method}}).regression.method == method
 
 
 def test_unknown_regression_method_is_rejected():
     assert error({"regression": {"method": "bootstrap"}}) == (
-        "regression.method: must be one of interval, newcombe, point; got 'bootstrap'"
+        "regression.method: must be one of interval, newcombe, point, paired; got 'bootstrap'"
     )
 
 
