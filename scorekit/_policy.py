@@ -70,7 +70,7 @@ DETERMINISTIC_DIMENSIONS: tuple[str, ...] = tuple(BUILTIN_THRESHOLDS)
 
 PURPOSES: tuple[str, ...] = ("release", "exploratory", "self_test")
 THRESHOLD_BASES: tuple[str, ...] = ("point", "wilson_lower", "cluster_lower")
-REGRESSION_METHODS: tuple[str, ...] = ("interval", "newcombe", "point")
+REGRESSION_METHODS: tuple[str, ...] = ("interval", "newcombe", "point", "paired")
 BUDGET_KEYS: tuple[str, ...] = ("cost_usd", "latency_ms")
 
 # Integers beyond ±(2^53−1) do not survive a round trip through JSON tools.

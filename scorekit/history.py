@@ -3,8 +3,9 @@
 One record per evaluation: label, agent identity, hashes (suite, policy,
 results, evidence), judge identity, scoring version, the final decision, the
 measured decision (before the comparison step), the comparison status, the
-baseline it was compared with and per-dimension counts (enough to recompute
-rates and Wilson bounds).
+baseline it was compared with, per-dimension counts (enough to recompute
+rates and Wilson bounds) and per-(dimension, case) passes and measured trials
+(what the ``paired`` method compares, SPEC §10).
 
 Typical use (what ``scorekit run --history DB --label L [--baseline L]`` does)::
 
@@ -29,7 +30,9 @@ Comparison status
                       record is not comparable or not eligible;
     ``unusable``      the candidate's results hash equals a recorded run's with a
                       different agent identity (re-scored old output), or a
-                      compared dimension has no PASS/FAIL row on one side;
+                      compared dimension has no PASS/FAIL row on one side, or
+                      (``paired``) fewer than 2 cases measured in both runs, or
+                      a baseline recorded without per-case counts;
     ``regressed``     a dimension regressed (``regression.method``);
     ``passed``        compared, no regression.
     Precedence: regressed, then unusable, then incompatible/missing.
@@ -42,6 +45,20 @@ Storage
     history of a given schema version; anything else (not SQLite, corrupt,
     another application's SQLite, a newer schema) raises
     :class:`scorekit.HistoryError` with a one-line message.
+
+Schema versions and migration
+    1: records and per-dimension counts. 2: adds ``records.has_case_counts``
+    and the ``cases`` table (per-(dimension, case) ``passes`` and ``n`` of the
+    agent rows, counted by :func:`scorekit._counts.count_cases`). A database
+    of an older schema is read as it is (its records have no per-case counts:
+    they compare with the ``interval``, ``newcombe`` and ``point`` methods,
+    and a ``paired`` comparison with one is ``unusable``) and is migrated by
+    the first write, inside that write's ``BEGIN IMMEDIATE`` transaction:
+    the migration and the record commit together or not at all, and a racing
+    writer finds the database already migrated once it gets the lock. A new
+    database is created at schema 1 and migrated in the same transaction, so
+    both paths build the same schema. Reads see one snapshot (a deferred
+    transaction), never half a migration.
 """
 
 from __future__ import annotations
@@ -82,14 +99,16 @@ __all__ = [
 #: Where history lives when ``--history`` is given without a path.
 DEFAULT_PATH = Path("reports") / "history.sqlite"
 #: Schema of the database this scorekit writes (``meta.schema_version``).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION = "scorekit-history"
 # The comparison statuses and the comparison step of the decision live in _decide (SPEC §8).
 _BLOCKING = ("missing", "incompatible", "unusable")
 _BUSY_TIMEOUT_S = 60.0
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
-_SCHEMA = (
+# Schema 1, as the first scorekit history created it; later versions are
+# migrations from it (_MIGRATIONS), for new and old databases alike.
+_SCHEMA_V1 = (
     """CREATE TABLE meta (
         key   TEXT PRIMARY KEY,
         value TEXT NOT NULL
@@ -134,6 +153,24 @@ _SCHEMA = (
     "CREATE INDEX records_label ON records (label)",
     "CREATE INDEX records_results ON records (results_hash)",
 )
+#: Statements that bring a database from version - 1 to version (only additions,
+#: so a reader of an older snapshot keeps working while a writer migrates).
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (
+        # 1: the record's per-case counts are in `cases`; 0: recorded before they were stored.
+        "ALTER TABLE records ADD COLUMN has_case_counts INTEGER NOT NULL DEFAULT 0",
+        """CREATE TABLE cases (
+            record_id INTEGER NOT NULL REFERENCES records(id),
+            dimension TEXT NOT NULL,
+            case_id   TEXT NOT NULL,
+            passes    INTEGER NOT NULL,
+            n         INTEGER NOT NULL,
+            PRIMARY KEY (record_id, dimension, case_id)
+        )""",
+    ),
+}
+# The tables each schema version must have.
+_TABLES = {1: {"meta", "records", "dimensions"}, 2: {"meta", "records", "dimensions", "cases"}}
 
 # Eligible as a baseline (SPEC §10); a regressed run never is.
 _ELIGIBLE_SQL = (
@@ -145,7 +182,10 @@ _RECORD_COLUMNS = (
     "id", "label", "agent_name", "agent_version", "created_at", "generated_at", "suite_hash", "policy_hash",
     "results_hash", "evidence_hash", "judges", "scoring_version", "purpose", "partial", "confidence", "decision",
     "measured_decision", "comparison_status", "comparison_required", "comparison_method", "baseline_id",
-    "scorekit_version",
+    "scorekit_version", "has_case_counts",
+)
+_CASE_COLUMNS = (
+    "record_id", "label", "agent_name", "agent_version", "created_at", "dimension", "case_id", "passes", "n",
 )
 
 
@@ -193,8 +233,8 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-def _check_schema(conn: sqlite3.Connection, path: Path, tables: set[str]) -> None:
-    """Refuse another application's database or a schema this scorekit does not know."""
+def _check_schema(conn: sqlite3.Connection, path: Path, tables: set[str]) -> int:
+    """The schema version; refuse another application's database or a schema this scorekit does not know."""
     if "meta" not in tables:
         raise _fail(path, "not a scorekit history database (an SQLite database of another application)")
     try:
@@ -214,30 +254,40 @@ def _check_schema(conn: sqlite3.Connection, path: Path, tables: set[str]) -> Non
             f"history schema version {version} is newer than this scorekit supports ({SCHEMA_VERSION}); "
             "upgrade scorekit",
         )
-    if version < 1 or not {"records", "dimensions"} <= tables:
+    if version < 1 or not _TABLES[version] <= tables:
         raise _fail(path, f"scorekit history database with an unknown or incomplete schema (version {version})")
+    return version
 
 
 def _initialise(conn: sqlite3.Connection, path: Path) -> None:
     """Create the schema in an empty database (once, even with racing creators)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with _transaction(conn):
         tables = _tables(conn)
         if not tables:
-            for statement in _SCHEMA:
+            for statement in _SCHEMA_V1:
                 conn.execute(statement)
             conn.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
-                [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION)),
-                 ("created_by", f"scorekit {__version__}")],
+                [("application", APPLICATION), ("schema_version", "1"), ("created_by", f"scorekit {__version__}")],
             )
-        conn.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-        raise
+            _migrate(conn, path)
     if tables:
         _check_schema(conn, path, tables)
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Bring the database to :data:`SCHEMA_VERSION`; call inside a write transaction.
+
+    The version is read under the write lock, so of racing writers exactly one
+    migrates and the others find the new schema.
+    """
+    version = _check_schema(conn, path, _tables(conn))
+    if version >= SCHEMA_VERSION:
+        return
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        for statement in _MIGRATIONS[target]:
+            conn.execute(statement)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
 
 def _ensure_wal(conn: sqlite3.Connection, path: Path) -> None:
@@ -284,11 +334,13 @@ def _connect(db: str | os.PathLike[str] | None, *, create: bool) -> Iterator[sql
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
             # Identify the file before changing anything in it: another
-            # application's database is left exactly as it was.
-            tables = _tables(conn)
-            if tables:
-                _check_schema(conn, path, tables)
-            elif not create:
+            # application's database is left exactly as it was. One read
+            # snapshot, so a writer migrating meanwhile is seen whole or not at all.
+            with _transaction(conn, "DEFERRED"):
+                tables = _tables(conn)
+                if tables:
+                    _check_schema(conn, path, tables)
+            if not tables and not create:
                 conn.close()
                 yield None
                 return
@@ -308,9 +360,10 @@ def _connect(db: str | os.PathLike[str] | None, *, create: bool) -> Iterator[sql
 
 
 @contextlib.contextmanager
-def _transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One ``BEGIN IMMEDIATE`` write transaction: all of it or none of it."""
-    conn.execute("BEGIN IMMEDIATE")
+def _transaction(conn: sqlite3.Connection, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
+    """One transaction: ``IMMEDIATE`` for a write (all of it or none of it),
+    ``DEFERRED`` for reads that must see one snapshot."""
+    conn.execute(f"BEGIN {mode}")
     try:
         yield conn
     except BaseException:
@@ -374,6 +427,30 @@ def _dimension_counts(card: Any) -> pd.DataFrame:
     out["in_scope"] = np.asarray(pd.Series(in_scope, index=dims.index), dtype=bool)
     out["verdict"] = [str(v) for v in dims["verdict"]] if "verdict" in dims.columns else None
     return out
+
+
+def _case_counts(card: Any) -> pd.DataFrame | None:
+    """The card's per-(dimension, case) ``passes`` and ``n`` (PASS + FAIL) of its agent rows.
+
+    Counted from ``card.evidence`` by :func:`scorekit._counts.count_cases` (the
+    one counting path: controls and rows not included leave), sorted by
+    (dimension, case); ``None`` for a card without evidence rows.
+    """
+    evidence = getattr(card, "evidence", None)
+    if not isinstance(evidence, pd.DataFrame) or "dimension" not in evidence.columns:
+        return None
+    from ._counts import count_cases
+
+    counts = count_cases(evidence)
+    dimensions = pd.Index(counts.groups.index.astype(str)).take(counts.case_group)
+    return pd.DataFrame(
+        {
+            "dimension": np.asarray(dimensions, dtype=object),
+            "case_id": pd.Series(counts.case_ids, dtype=object).astype(str).to_numpy(dtype=object),
+            "passes": counts.passes.astype(np.int64),
+            "n": counts.n.astype(np.int64),
+        }
+    )
 
 
 def _summary(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -502,8 +579,10 @@ def compare(
     agent = getattr(card, "agent", None) or {}
     name, version = agent.get("name"), agent.get("version")
     results_hash = (card.hashes or {}).get("results")
-    with _connect(db, create=False) as conn:
-        baseline_row = baseline_dims = rescored = None
+    with _connect(db, create=False) as conn, (
+        contextlib.nullcontext() if conn is None else _transaction(conn, "DEFERRED")
+    ):
+        baseline_row = baseline_dims = baseline_cases = rescored = None
         if conn is None:
             status, detail = "missing", "the history database does not exist yet: no baseline"
             if label is not None:
@@ -535,6 +614,13 @@ def compare(
                     "SELECT dimension, n, passes, fails, in_scope FROM dimensions WHERE record_id = ?",
                     (int(baseline_row["id"]),),
                 ).set_index("dimension")
+                if baseline_row.get("has_case_counts"):  # absent or 0: recorded without them
+                    baseline_cases = _frame(
+                        conn,
+                        "SELECT dimension, case_id, passes, n FROM cases WHERE record_id = ? "
+                        "ORDER BY dimension, case_id",
+                        (int(baseline_row["id"]),),
+                    )
             if results_hash is not None:
                 rescored = _fetch(
                     conn,
@@ -547,20 +633,31 @@ def compare(
         cand = _dimension_counts(card)
         base = baseline_dims
         names = sorted(set(cand.index[cand["in_scope"]]) | set(base.index[base["in_scope"].astype(bool)]))
+        # The candidate's cases: what `paired` compares, and the shared-case count of every method.
+        cand_cases = _case_counts(card) if baseline_cases is not None or reg.method == "paired" else None
         entries = _regressions(
-            base.reindex(names), cand.reindex(names), reg.method, reg.max_drop, _confidence(card)
+            base.reindex(names), cand.reindex(names), reg.method, reg.max_drop, _confidence(card),
+            baseline_cases=baseline_cases, candidate_cases=cand_cases,
         ) if names else []
         out["regressions"] = entries
         regressed = [e["dimension"] for e in entries if e["regressed"]]
-        undefined = [e["dimension"] for e in entries if e["status"] == "undefined"]
+        undefined = [e for e in entries if e["status"] == "undefined"]
         if regressed:
             status = "regressed"
             detail = f"regressed against record {baseline_row['id']} ({reg.method}): " + ", ".join(regressed)
         elif not entries:
             status, detail = "unusable", f"no dimension in scope to compare with record {baseline_row['id']}"
+        elif reg.method == "paired" and baseline_cases is None:
+            status = "unusable"
+            detail = (
+                f"the paired method compares case by case, but baseline record {baseline_row['id']} has no "
+                "per-case counts (recorded before the history stored them)"
+            )
         elif undefined:
             status = "unusable"
-            detail = "no PASS/FAIL row to compare on: " + ", ".join(undefined)
+            detail = "cannot compare " + "; ".join(
+                f"{e['dimension']} ({e['rule'].removeprefix('not compared: ')})" for e in undefined
+            )
         else:
             status = "passed"
             detail = f"no regression against record {baseline_row['id']} ({reg.method})"
@@ -602,9 +699,10 @@ def record(card: Any, db: str | os.PathLike[str] | None, *, label: str | None = 
     :func:`compare`, applied with :func:`with_comparison`) is recorded with it:
     its status decides whether this record can become a baseline.
 
-    One ``BEGIN IMMEDIATE`` transaction writes the record and its dimension
-    counts: safe with concurrent writers, and a writer killed midway leaves no
-    trace.
+    One ``BEGIN IMMEDIATE`` transaction writes the record, its dimension
+    counts and its per-(dimension, case) counts (migrating a database of an
+    older schema first): safe with concurrent writers, and a writer killed
+    midway leaves no trace.
     """
     if label is not None and (not isinstance(label, str) or not label.strip()):
         raise ValueError(f"label must be a non-empty string or None; got {label!r}")
@@ -639,20 +737,28 @@ def record(card: Any, db: str | os.PathLike[str] | None, *, label: str | None = 
         "comparison_method": comparison.get("method"),
         "baseline_id": None if baseline_id is None else int(baseline_id),
         "scorekit_version": __version__,
+        "has_case_counts": 1,
     }
     dims = _dimension_counts(card)
     dim_rows = [
         (name, int(r.in_scope), r.verdict, int(r.n), int(r.passes), int(r.fails), int(r.errors), int(r.abstains))
         for name, r in zip(dims.index, dims.itertuples(index=False))
     ]
+    cases = _case_counts(card)
+    case_rows = [] if cases is None else list(
+        zip(cases["dimension"].tolist(), cases["case_id"].tolist(), cases["passes"].tolist(), cases["n"].tolist())
+    )
     columns = ", ".join(values)
     marks = ", ".join("?" for _ in values)
-    with _connect(db, create=True) as conn:
+    path = _resolve(db)
+    with _connect(path, create=True) as conn:
         assert conn is not None
         with _transaction(conn):
+            _migrate(conn, path)  # an older database: migrated by its first write, in this transaction
             cur = conn.execute(f"INSERT INTO records ({columns}) VALUES ({marks})", tuple(values.values()))
             record_id = int(cur.lastrowid)
             _insert_dimensions(conn, record_id, dim_rows)
+            _insert_cases(conn, record_id, case_rows)
     return record_id
 
 
@@ -664,8 +770,17 @@ def _insert_dimensions(conn: sqlite3.Connection, record_id: int, rows: list[tupl
     )
 
 
+def _insert_cases(conn: sqlite3.Connection, record_id: int, rows: list[tuple[Any, ...]]) -> None:
+    conn.executemany(
+        "INSERT INTO cases (record_id, dimension, case_id, passes, n) VALUES (?, ?, ?, ?, ?)",
+        [(record_id, *row) for row in rows],
+    )
+
+
 # --------------------------------------------------------------------------- read
-def read_history(db: str | os.PathLike[str] | None = None, *, dimensions: bool = False) -> pd.DataFrame:
+def read_history(
+    db: str | os.PathLike[str] | None = None, *, dimensions: bool = False, cases: bool = False
+) -> pd.DataFrame:
     """The history as a DataFrame (for notebooks and ``scorekit history``).
 
     Parameters
@@ -681,23 +796,44 @@ def read_history(db: str | os.PathLike[str] | None = None, *, dimensions: bool =
         ``agent_version``, ``created_at``, ``dimension``, ``in_scope``,
         ``verdict``, the counts and the recomputed ``rate``, ``ci_low``,
         ``ci_high`` (Wilson at the record's confidence).
+        The record frame's ``has_case_counts`` says whether a record's
+        per-case counts are stored (False for records written before they were).
+    cases : bool, default False
+        True: one row per (record, dimension, case) with ``record_id``,
+        ``label``, ``agent_name``, ``agent_version``, ``created_at``,
+        ``dimension``, ``case_id``, ``passes``, ``n`` (measured trials: PASS +
+        FAIL) and ``rate`` (NaN when n = 0), sorted by record, dimension, case.
+        Records without per-case counts have no rows.
+
+    A database of an older schema is read as it is, never changed by a read.
     """
+    if dimensions and cases:
+        raise ValueError("read_history: give dimensions=True or cases=True, not both")
     path = _resolve(db)
     with _connect(path, create=False) as conn:
         if conn is None:
             raise _fail(path, "no history database here")
-        records = _frame(conn, f"SELECT {', '.join(_RECORD_COLUMNS)} FROM records ORDER BY id")
-        dims = None
-        if dimensions:
-            dims = _frame(
-                conn,
-                "SELECT d.record_id, r.label, r.agent_name, r.agent_version, r.created_at, r.confidence, "
-                "d.dimension, d.in_scope, d.verdict, d.n, d.passes, d.fails, d.errors, d.abstains "
-                "FROM dimensions d JOIN records r ON r.id = d.record_id ORDER BY d.record_id, d.dimension",
-            )
-    if dimensions:
-        return _dimension_frame(dims)
-    return _record_frame(records)
+        with _transaction(conn, "DEFERRED"):  # one snapshot, even while a writer migrates
+            if dimensions:
+                return _dimension_frame(_frame(
+                    conn,
+                    "SELECT d.record_id, r.label, r.agent_name, r.agent_version, r.created_at, r.confidence, "
+                    "d.dimension, d.in_scope, d.verdict, d.n, d.passes, d.fails, d.errors, d.abstains "
+                    "FROM dimensions d JOIN records r ON r.id = d.record_id ORDER BY d.record_id, d.dimension",
+                ))
+            if cases:
+                if "cases" not in _tables(conn):  # schema 1: no per-case counts anywhere
+                    return _case_frame(pd.DataFrame({c: pd.Series(dtype=object) for c in _CASE_COLUMNS}))
+                return _case_frame(_frame(
+                    conn,
+                    "SELECT c.record_id, r.label, r.agent_name, r.agent_version, r.created_at, "
+                    "c.dimension, c.case_id, c.passes, c.n "
+                    "FROM cases c JOIN records r ON r.id = c.record_id ORDER BY c.record_id, c.dimension, c.case_id",
+                ))
+            records = _frame(conn, "SELECT * FROM records ORDER BY id")
+    if "has_case_counts" not in records.columns:  # schema 1
+        records["has_case_counts"] = 0
+    return _record_frame(records[list(_RECORD_COLUMNS)])
 
 
 def _record_frame(records: pd.DataFrame) -> pd.DataFrame:
@@ -707,7 +843,7 @@ def _record_frame(records: pd.DataFrame) -> pd.DataFrame:
     frame["id"] = frame["id"].astype(np.int64)
     frame["created_at"] = pd.to_datetime(frame["created_at"], utc=True, format="ISO8601")
     frame["judges"] = [json.loads(j) if isinstance(j, str) else [] for j in frame["judges"]]
-    for column in ("partial", "comparison_required"):
+    for column in ("partial", "comparison_required", "has_case_counts"):
         frame[column] = frame[column].astype(bool)
     frame["baseline_id"] = pd.array(
         [None if v is None or v != v else int(v) for v in frame["baseline_id"]], dtype="Int64"
@@ -720,6 +856,17 @@ def _record_frame(records: pd.DataFrame) -> pd.DataFrame:
         dtype=bool,
     )
     return frame.set_index("id")
+
+
+def _case_frame(cases: pd.DataFrame) -> pd.DataFrame:
+    frame = cases.copy()
+    for column in ("record_id", "passes", "n"):
+        frame[column] = frame[column].astype(np.int64)
+    frame["created_at"] = pd.to_datetime(frame["created_at"], utc=True, format="ISO8601")
+    n = frame["n"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["rate"] = np.where(n > 0, frame["passes"].to_numpy(dtype=float) / n, np.nan)
+    return frame.reset_index(drop=True)
 
 
 def _dimension_frame(dims: pd.DataFrame) -> pd.DataFrame:

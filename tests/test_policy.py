@@ -392,7 +392,7 @@ def test_threshold_long_string_value_is_shortened():
 
 
 # --------------------------------------------------------------------------- gate.threshold_basis
-@pytest.mark.parametrize("basis", ["point", "wilson_lower"])
+@pytest.mark.parametrize("basis", ["point", "wilson_lower", "cluster_lower"])
 def test_threshold_basis_values_are_accepted(basis):
     assert load_policy(gate(threshold_basis=basis)).gate.threshold_basis == basis
 
@@ -539,14 +539,14 @@ def test_regression_values_are_parsed():
     assert policy.regression == Regression(required=True, baseline="v1.2", method="newcombe", max_drop=0.02)
 
 
-@pytest.mark.parametrize("method", ["interval", "newcombe", "point"])
+@pytest.mark.parametrize("method", ["interval", "newcombe", "point", "paired"])
 def test_regression_methods_are_accepted(method):
     assert load_policy({"regression": {"method": method}}).regression.method == method
 
 
 def test_unknown_regression_method_is_rejected():
     assert error({"regression": {"method": "bootstrap"}}) == (
-        "regression.method: must be one of interval, newcombe, point; got 'bootstrap'"
+        "regression.method: must be one of interval, newcombe, point, paired; got 'bootstrap'"
     )
 
 
