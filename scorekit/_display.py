@@ -308,7 +308,7 @@ def comparison(data: Mapping[str, Any]) -> str:
                   css_class="sk-comparison")
     rows = [[_code(r[0]), *[h(c) for c in r[1:]]] for r in regression_rows(comp)]
     if rows:
-        facts += table(list(REGRESSION_COLUMNS), rows, numeric=[2, 3, 4, 5], css_class="sk-regressions")
+        facts += table(list(REGRESSION_COLUMNS), rows, numeric=[2, 3, 4, 5, 6], css_class="sk-regressions")
     return facts
 
 

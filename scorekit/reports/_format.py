@@ -278,7 +278,8 @@ def problem_text(problem: Any) -> str:
 
 # --------------------------------------------------------------------------- comparison
 #: Columns of the regression table (one row per compared dimension).
-REGRESSION_COLUMNS = ("dimension", "status", "baseline", "candidate", "difference", "limit", "rule")
+REGRESSION_COLUMNS = ("dimension", "status", "baseline", "candidate", "difference", "shared cases", "limit", "rule")
+_DIFF_INTERVALS = {"wilson": "Wilson", "newcombe": "Newcombe", "t": "paired t"}
 _REGRESSION_ORDER = {"regressed": 0, "undefined": 1}
 
 
@@ -296,8 +297,10 @@ def regression_rows(comparison: dict[str, Any]) -> list[list[str]]:
 
     Entries are those of :func:`scorekit._regression.regressions`: ``dimension``,
     ``status``, ``baseline``/``candidate`` ``{n, passes, rate, ci_low, ci_high}``,
-    ``difference`` with its Newcombe interval, ``limit`` and ``rule``; an entry of
-    another shape is shown as ``key: value`` text.
+    ``difference`` with the interval its method uses (``diff_low``/``diff_high``,
+    named by ``diff_interval``; the Newcombe interval for older entries),
+    ``shared_cases``, ``limit`` and ``rule``; an entry of another shape is shown
+    as ``key: value`` text.
     """
     method = comparison.get("method")
     entries = list(comparison.get("regressions") or [])
@@ -309,8 +312,12 @@ def regression_rows(comparison: dict[str, Any]) -> list[list[str]]:
             rows.append([text] + [UNDEFINED] * (len(REGRESSION_COLUMNS) - 1))
             continue
         difference = fmt_pp(entry.get("difference"))
-        if entry.get("difference_ci_low") is not None and entry.get("difference_ci_high") is not None:
-            difference += f" ({fmt_pp(entry['difference_ci_low'])} to {fmt_pp(entry['difference_ci_high'])})"
+        low, high, kind = entry.get("diff_low"), entry.get("diff_high"), entry.get("diff_interval")
+        if low is None or high is None:
+            low, high, kind = entry.get("difference_ci_low"), entry.get("difference_ci_high"), "newcombe"
+        if low is not None and high is not None:
+            difference += f" ({fmt_pp(low)} to {fmt_pp(high)}, {_DIFF_INTERVALS.get(str(kind), str(kind))})"
+        shared = entry.get("shared_cases")
         limit = entry.get("limit")
         rows.append([
             fmt_value(entry.get("dimension")),
@@ -318,6 +325,7 @@ def regression_rows(comparison: dict[str, Any]) -> list[list[str]]:
             _side(entry.get("baseline")),
             _side(entry.get("candidate")),
             difference,
+            fmt_count(shared) if shared is not None else UNDEFINED,
             fmt_pct(limit) if method == "interval" else fmt_pp(limit),
             fmt_value(entry.get("rule")) if entry.get("rule") is not None else UNDEFINED,
         ])

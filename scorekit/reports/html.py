@@ -565,7 +565,7 @@ def render_html(data: dict[str, Any], *, evidence_rows: int | None = None) -> st
             cells = [f"<td><code>{h(row[0])}</code></td>",
                      f'<td><span class="v v-{"fail" if status == "regressed" else "pass" if status == "ok" else "unknown"}">'
                      f"{h(status)}</span></td>"]
-            cells += [_num(h(c)) for c in row[2:6]] + [f"<td>{h(row[6])}</td>"]
+            cells += [_num(h(c)) for c in row[2:-1]] + [f"<td>{h(row[-1])}</td>"]
             add("<tr>" + "".join(cells) + "</tr>")
         add("</tbody></table></div>")
     add("</section>")

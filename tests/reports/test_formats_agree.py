@@ -395,7 +395,7 @@ def test_comparison_regressions_agree_and_list_regressed_first():
     first = expected[0]
     assert first[0] == "action_correctness"
     assert first[2] == "100.0% (93.9% – 100.0%), n 59" and first[3] == "89.8% (79.5% – 95.3%), n 59"
-    assert first[4] == "-10.2 pp (-20.5 pp to -2.0 pp)" and first[5] == "93.9%"
+    assert first[4] == "-10.2 pp (-10.2 pp to -4.1 pp, Wilson)" and first[5] == "—" and first[6] == "93.9%"
     for text in (md, render_html(data)):
         assert "record 3, label v1.0, agent mail 1.0" in text
         assert "3 regressed of 8 compared" in text
