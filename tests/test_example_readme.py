@@ -139,6 +139,45 @@ def test_the_generator_writes_the_file_byte_for_byte():
     assert text == (EXAMPLE / "results.jsonl").read_text(encoding="utf-8")
 
 
+def _measured_cases_per_run(dimension: str) -> dict[str, set[str]]:
+    """{run: cases of ``dimension`` with a measured (PASS/FAIL) trial in it}, controls left out."""
+    ev = _card().evidence
+    rows = ev[(ev["dimension"] == dimension) & ~ev["control"]]
+    runs: dict[str, set[str]] = {run: set() for run in rows["run"].astype(str)}
+    measured = rows[rows["status"].isin(["PASS", "FAIL"])]
+    for run, case in zip(measured["run"].astype(str), measured["case_id"].astype(str)):
+        runs[run].add(case)
+    return runs
+
+
+def test_every_row_carries_the_run_of_its_trial():
+    m = _claim(r"trial t \(counted from 0\) of every case is in `run-\{t\+(\d+)\}`")
+    offset = int(m.group(1))
+    assert all(r["run"] == f"run-{r['trial'] + offset}" for r in _rows())
+    # one pass over the suite measures a case at most once
+    seen = collections.Counter((r["dimension"], r["case_id"], r["run"]) for r in _rows())
+    assert max(seen.values()) == 1
+
+
+def test_complete_runs_measure_every_case_of_their_dimension():
+    """SPEC §6: a run counts only when it measured every case that any run of the dimension measured."""
+    m = _claim(r"On every dimension `run-(\d+)` to `run-(\d+)` are complete runs .* averages (\d+) runs; "
+               r"the other (\d+) runs per dimension are incomplete")
+    first, last, averaged, incomplete = map(int, m.groups())
+    assert last - first + 1 == averaged >= 3
+    expected = {f"run-{i}" for i in range(first, last + 1)}
+    for dimension in {r["dimension"] for r in _agent_rows()}:
+        runs = _measured_cases_per_run(dimension)
+        cases = set().union(*runs.values())
+        complete = {run for run, measured in runs.items() if measured == cases}
+        assert complete == expected, dimension
+        assert len(runs) - len(complete) == incomplete, dimension
+    _claim(r"Every ERROR and ABSTAIN row sits in an incomplete run")
+    ev = _card().evidence
+    missing = ev[ev["status"].isin(["ERROR", "ABSTAIN"])]
+    assert len(missing) and not set(missing["run"].astype(str)) & expected
+
+
 # --------------------------------------------------------------------------- what is wrong in it
 def test_the_failing_dimension_and_the_decision_are_the_evaluations():
     m = _claim(r"`(\w+)` is at (\d+)/(\d+) = ([\d.]+)%, below its ([\d.]+) threshold: `([\w-]+)` deletes "
