@@ -178,6 +178,20 @@ def test_complete_runs_measure_every_case_of_their_dimension():
     assert len(missing) and not set(missing["run"].astype(str)) & expected
 
 
+def test_the_clustered_interval_is_wider_than_wilson_as_the_readme_states():
+    m = _claim(r"on `(\w+)` the design effect is ([\d.]+) and the 95% interval is ([\d.]+)%-([\d.]+)% "
+               r"against Wilson's ([\d.]+)%-([\d.]+)%")
+    dimension, deff_text = m.group(1), m.group(2)
+    ev = _card().evidence
+    rows = ev[(ev["dimension"] == dimension) & ~ev["control"] & ev["status"].isin(["PASS", "FAIL"])]
+    per_case = rows.groupby("case_id")["status"].agg(c=lambda s: int((s == "PASS").sum()), n="size")
+    low, high, deff = sk.cluster_interval(per_case["c"].to_numpy(), per_case["n"].to_numpy())
+    w_low, w_high = sk.wilson_interval(int(per_case["c"].sum()), int(per_case["n"].sum()))
+    assert f"{deff:.2f}" == deff_text and deff >= 1.5
+    assert [f"{100 * v:.1f}" for v in (low, high, w_low, w_high)] == list(m.groups()[2:])
+    assert low < w_low and high > w_high
+
+
 # --------------------------------------------------------------------------- what is wrong in it
 def test_the_failing_dimension_and_the_decision_are_the_evaluations():
     m = _claim(r"`(\w+)` is at (\d+)/(\d+) = ([\d.]+)%, below its ([\d.]+) threshold: `([\w-]+)` deletes "
@@ -208,14 +222,18 @@ def test_consistent_failures_fail_every_trial_while_their_dimension_passes():
 
 
 def test_flaky_cases_are_the_ones_whose_trials_disagree():
+    line = _claim(r"Flaky cases \(the trials disagree\): .*").group(0)
     m = _claim(r"`([\w-]+)` \(tool_call: (\d+) of (\d+) trials")
     statuses = _trials("tool_call", m.group(1))
     assert (list(statuses.values()).count("FAIL"), len(statuses)) == (int(m.group(2)), int(m.group(3)))
-    m = _claim(r"`([\w-]+)` \(action_correctness: trial (\d+), counted from 0, forgets")
-    statuses = _trials("action_correctness", m.group(1))
-    assert [t for t, s in statuses.items() if s != "PASS"] == [int(m.group(2))]
+    for dimension in ("action_correctness", "task_completion", "helpfulness"):
+        m = _claim(rf"`([\w-]+)` \({dimension}: trial (\d+)")
+        statuses = _trials(dimension, m.group(1))
+        assert [t for t, s in statuses.items() if s != "PASS"] == [int(m.group(2))], dimension
+    named = set(re.findall(r"`([\w-]+)` \([a-z_]+:", line))
     flaky = {case for cases in _card().dimensions["flaky_cases"] for case in cases}
-    assert flaky == {"schedule-budget-review", "forward-invoice-ap"}
+    assert flaky == named == {"schedule-budget-review", "forward-invoice-ap", "triage-reply-today",
+                              "reply-vendor-delay"}
 
 
 ERROR_PHRASES = {

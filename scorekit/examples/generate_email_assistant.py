@@ -300,8 +300,9 @@ TASK_COMPLETION = [
         ],
     },
     {
+        # Flaky: in trial 1 (run-2) the agent drops the payroll request from today's list.
         "case": "triage-reply-today",
-        "outcomes": "PPPPP",
+        "outcomes": "PFPPP",
         "input": {
             "request": "Which emails need a reply from me today?",
             "messages": [
@@ -322,6 +323,10 @@ TASK_COMPLETION = [
             "wait until Friday; the rest is FYI.",
             "Today: approve the timesheets for payroll (before 15:00) and confirm the signatory "
             "for Acme Legal (end of day). Priya's request is due Friday.",
+        ],
+        "fail": [
+            "One needs a reply today: Acme Legal wants you to confirm the contract signatory by end of "
+            "day. Priya's budget numbers can wait until Friday; the rest is FYI.",
         ],
     },
     {
@@ -636,9 +641,9 @@ ACTION_CORRECTNESS = [
         "output": "Cleared this week's promotions and kept your order receipt.",
     },
     {
-        # Flaky: in trial 3 (run-4) the agent forwards but forgets the label.
+        # Flaky: in trial 1 (run-2) the agent forwards but forgets the label.
         "case": "forward-invoice-ap",
-        "outcomes": "PPPFP",
+        "outcomes": "PFPPP",
         "input": {"request": "Forward the Fabrikam invoice to ap@northwind.example and label it Forwarded."},
         "expected_actions": ["get_message", "forward_message", "apply_label"],
         "match": "ordered",
@@ -1310,6 +1315,11 @@ LOW_SCORE_REASONS = {
         "No refund commitment and no timeline; the customer will have to write again.",
         "Generic apology; does not acknowledge the double charge at all.",
     ],
+    "reply-vendor-delay": [
+        "Gives up the hard limit: 'not later than Wednesday' became 'a little later is okay'.",
+        "Does not ask Tobias to confirm the date.",
+        "Friendly, but it invites the supplier to slip past Wednesday.",
+    ],
     "summarise-legal-redlines": [
         "Does not say which redline to push back on.",
         "Misses that the payment-terms change affects cash flow.",
@@ -1399,8 +1409,9 @@ HELPFULNESS = [
         ],
     },
     {
+        # Flaky: in trial 2 (run-3) the reply drops the "not later" limit and the panel fails it.
         "case": "reply-vendor-delay",
-        "outcomes": "PPPPP",
+        "outcomes": "PPFPP",
         "input": {"request": "Reply to Tobias: we can accept delivery next Wednesday, but not later."},
         "judge_criteria": "Accepts the new date, states the hard limit clearly but politely, asks for "
                           "confirmation. Score 1-5; 4 or more means helpful.",
@@ -1409,6 +1420,10 @@ HELPFULNESS = [
             "Could you confirm it will ship in time?\n\nThanks,\nDana",
             "Hi Tobias,\n\nThanks for the update. We can take delivery next Wednesday; anything later won't work "
             "for us, unfortunately. Please confirm.\n\nBest,\nDana",
+        ],
+        "fail": [
+            "Hi Tobias,\n\nThanks for letting us know. Next Wednesday is fine, and if it slips a little that's "
+            "okay too.\n\nBest,\nDana",
         ],
     },
     {
