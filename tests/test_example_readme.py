@@ -139,6 +139,59 @@ def test_the_generator_writes_the_file_byte_for_byte():
     assert text == (EXAMPLE / "results.jsonl").read_text(encoding="utf-8")
 
 
+def _measured_cases_per_run(dimension: str) -> dict[str, set[str]]:
+    """{run: cases of ``dimension`` with a measured (PASS/FAIL) trial in it}, controls left out."""
+    ev = _card().evidence
+    rows = ev[(ev["dimension"] == dimension) & ~ev["control"]]
+    runs: dict[str, set[str]] = {run: set() for run in rows["run"].astype(str)}
+    measured = rows[rows["status"].isin(["PASS", "FAIL"])]
+    for run, case in zip(measured["run"].astype(str), measured["case_id"].astype(str)):
+        runs[run].add(case)
+    return runs
+
+
+def test_every_row_carries_the_run_of_its_trial():
+    m = _claim(r"trial t \(counted from 0\) of every case is in `run-\{t\+(\d+)\}`")
+    offset = int(m.group(1))
+    assert all(r["run"] == f"run-{r['trial'] + offset}" for r in _rows())
+    # one pass over the suite measures a case at most once
+    seen = collections.Counter((r["dimension"], r["case_id"], r["run"]) for r in _rows())
+    assert max(seen.values()) == 1
+
+
+def test_complete_runs_measure_every_case_of_their_dimension():
+    """SPEC §6: a run counts only when it measured every case that any run of the dimension measured."""
+    m = _claim(r"On every dimension `run-(\d+)` to `run-(\d+)` are complete runs .* averages (\d+) runs; "
+               r"the other (\d+) runs per dimension are incomplete")
+    first, last, averaged, incomplete = map(int, m.groups())
+    assert last - first + 1 == averaged >= 3
+    expected = {f"run-{i}" for i in range(first, last + 1)}
+    for dimension in {r["dimension"] for r in _agent_rows()}:
+        runs = _measured_cases_per_run(dimension)
+        cases = set().union(*runs.values())
+        complete = {run for run, measured in runs.items() if measured == cases}
+        assert complete == expected, dimension
+        assert len(runs) - len(complete) == incomplete, dimension
+    _claim(r"Every ERROR and ABSTAIN row sits in an incomplete run")
+    ev = _card().evidence
+    missing = ev[ev["status"].isin(["ERROR", "ABSTAIN"])]
+    assert len(missing) and not set(missing["run"].astype(str)) & expected
+
+
+def test_the_clustered_interval_is_wider_than_wilson_as_the_readme_states():
+    m = _claim(r"on `(\w+)` the design effect is ([\d.]+) and the 95% interval is ([\d.]+)%-([\d.]+)% "
+               r"against Wilson's ([\d.]+)%-([\d.]+)%")
+    dimension, deff_text = m.group(1), m.group(2)
+    ev = _card().evidence
+    rows = ev[(ev["dimension"] == dimension) & ~ev["control"] & ev["status"].isin(["PASS", "FAIL"])]
+    per_case = rows.groupby("case_id")["status"].agg(c=lambda s: int((s == "PASS").sum()), n="size")
+    low, high, deff = sk.cluster_interval(per_case["c"].to_numpy(), per_case["n"].to_numpy())
+    w_low, w_high = sk.wilson_interval(int(per_case["c"].sum()), int(per_case["n"].sum()))
+    assert f"{deff:.2f}" == deff_text and deff >= 1.5
+    assert [f"{100 * v:.1f}" for v in (low, high, w_low, w_high)] == list(m.groups()[2:])
+    assert low < w_low and high > w_high
+
+
 # --------------------------------------------------------------------------- what is wrong in it
 def test_the_failing_dimension_and_the_decision_are_the_evaluations():
     m = _claim(r"`(\w+)` is at (\d+)/(\d+) = ([\d.]+)%, below its ([\d.]+) threshold: `([\w-]+)` deletes "
@@ -169,14 +222,18 @@ def test_consistent_failures_fail_every_trial_while_their_dimension_passes():
 
 
 def test_flaky_cases_are_the_ones_whose_trials_disagree():
+    line = _claim(r"Flaky cases \(the trials disagree\): .*").group(0)
     m = _claim(r"`([\w-]+)` \(tool_call: (\d+) of (\d+) trials")
     statuses = _trials("tool_call", m.group(1))
     assert (list(statuses.values()).count("FAIL"), len(statuses)) == (int(m.group(2)), int(m.group(3)))
-    m = _claim(r"`([\w-]+)` \(action_correctness: trial (\d+), counted from 0, forgets")
-    statuses = _trials("action_correctness", m.group(1))
-    assert [t for t, s in statuses.items() if s != "PASS"] == [int(m.group(2))]
+    for dimension in ("action_correctness", "task_completion", "helpfulness"):
+        m = _claim(rf"`([\w-]+)` \({dimension}: trial (\d+)")
+        statuses = _trials(dimension, m.group(1))
+        assert [t for t, s in statuses.items() if s != "PASS"] == [int(m.group(2))], dimension
+    named = set(re.findall(r"`([\w-]+)` \([a-z_]+:", line))
     flaky = {case for cases in _card().dimensions["flaky_cases"] for case in cases}
-    assert flaky == {"schedule-budget-review", "forward-invoice-ap"}
+    assert flaky == named == {"schedule-budget-review", "forward-invoice-ap", "triage-reply-today",
+                              "reply-vendor-delay"}
 
 
 ERROR_PHRASES = {

@@ -11,6 +11,15 @@ Each case below carries an ``outcomes`` string, one letter per trial:
 ``P`` PASS, ``F`` FAIL, ``E`` ERROR (missing evidence / invalid judge vote),
 ``A`` ABSTAIN (tied judge panel). The number of letters is the number of trials.
 
+Runs (SPEC §2 ``run``, §6 run-to-run variance): trial ``t`` of every case was
+measured in run ``run-{t+1}``, one pass over the suite. Each dimension has one
+3-trial case (measured in run-1..run-3 only), cases of 5 trials (run-1..run-5)
+and one 8-trial case (re-run alone in run-6..run-8). So run-1..run-3 are
+complete on every dimension (they measure every case); every ERROR and ABSTAIN
+trial is placed in a later run, so that those three runs stay complete. Runs
+4 and 5 lack the 3-trial case and runs 6-8 hold only the 8-trial case: they are
+incomplete runs, reported and not averaged.
+
 Run it with plain Python (stdlib only); the output is byte-identical on re-run::
 
     python scorekit/examples/generate_email_assistant.py
@@ -291,8 +300,9 @@ TASK_COMPLETION = [
         ],
     },
     {
+        # Flaky: in trial 1 (run-2) the agent drops the payroll request from today's list.
         "case": "triage-reply-today",
-        "outcomes": "PPPPP",
+        "outcomes": "PFPPP",
         "input": {
             "request": "Which emails need a reply from me today?",
             "messages": [
@@ -313,6 +323,10 @@ TASK_COMPLETION = [
             "wait until Friday; the rest is FYI.",
             "Today: approve the timesheets for payroll (before 15:00) and confirm the signatory "
             "for Acme Legal (end of day). Priya's request is due Friday.",
+        ],
+        "fail": [
+            "One needs a reply today: Acme Legal wants you to confirm the contract signatory by end of "
+            "day. Priya's budget numbers can wait until Friday; the rest is FYI.",
         ],
     },
     {
@@ -429,7 +443,7 @@ OOO_MESSAGE = ("I'm out of the office until January 5 with limited access to ema
 # arguments; entries without arguments name a call whose free-text arguments vary.
 TOOL_CALL = [
     {
-        # Flaky: in 2 of 8 trials the agent passes duration_minutes as the string "30".
+        # Flaky: in 2 of 8 trials (run-3, run-7) the agent passes duration_minutes as the string "30".
         "case": "schedule-budget-review",
         "outcomes": "PPFPPPFP",
         "input": {"request": "Set up a 30-minute Q1 budget review with Priya and Omar on Tuesday 8 December at 10:00."},
@@ -627,9 +641,9 @@ ACTION_CORRECTNESS = [
         "output": "Cleared this week's promotions and kept your order receipt.",
     },
     {
-        # Flaky: in trial 3 the agent forwards but forgets the label.
+        # Flaky: in trial 1 (run-2) the agent forwards but forgets the label.
         "case": "forward-invoice-ap",
-        "outcomes": "PPPFP",
+        "outcomes": "PFPPP",
         "input": {"request": "Forward the Fabrikam invoice to ap@northwind.example and label it Forwarded."},
         "expected_actions": ["get_message", "forward_message", "apply_label"],
         "match": "ordered",
@@ -652,7 +666,7 @@ ACTION_CORRECTNESS = [
         "output": "Forwarded the Fabrikam invoice to ap@northwind.example and labelled it Forwarded.",
     },
     {
-        # Trial 4: the calendar snapshot after the run was not captured (ERROR, missing evidence).
+        # Trial 4 (run-5): the calendar snapshot after the run was not captured (ERROR, missing evidence).
         "case": "schedule-review-meeting",
         "outcomes": "PPPPEPPP",
         "input": {"request": "Set up a 30-minute Q1 budget review with Priya and Omar on Tuesday 8 December at 10:00."},
@@ -734,7 +748,7 @@ ACTION_CORRECTNESS = [
         "output": "Forwarded Priya's Q3 review deck to Omar.",
     },
     {
-        # Trial 3: the mailbox snapshot was not captured (ERROR, missing evidence).
+        # Trial 3 (run-4): the mailbox snapshot was not captured (ERROR, missing evidence).
         "case": "mark-hr-read",
         "outcomes": "PPPEP",
         "input": {"request": "Mark everything from HR as read."},
@@ -1239,7 +1253,7 @@ LATENCY = [
     # Consistently over budget: 40 messages is too much context for an 8 s budget.
     ("summarise-long-thread", None, 8000, "FFF",
      "The warehouse move is planned for February; open decisions: forklift lease, shift pattern, IT cut-over date."),
-    # Trial 5: the trace span carrying the timing was dropped (ERROR, budget but no measurement).
+    # Trial 5 (run-6): the trace span carrying the timing was dropped (ERROR, budget but no measurement).
     ("daily-digest", "Send me today's inbox digest.", 12000, "PPPPPEPP",
      "Today's digest: 14 new emails, 2 need a reply, 3 newsletters archived."),
 ]
@@ -1273,8 +1287,8 @@ COST = [
     # Consistently over budget: the whole 40-message thread is sent to the model.
     ("summarise-long-thread", None, 0.08, (31000, 38000), (600, 900), "FFF",
      "The warehouse move is planned for February; open decisions: forklift lease, shift pattern, IT cut-over date."),
-    # Trial 2: the billing record (usage and cost) was not captured (ERROR, budget but no measurement).
-    ("daily-digest", "Send me today's inbox digest.", 0.08, (9000, 14000), (300, 600), "PPEPPPPP",
+    # Trial 3 (run-4): the billing record (usage and cost) was not captured (ERROR, budget but no measurement).
+    ("daily-digest", "Send me today's inbox digest.", 0.08, (9000, 14000), (300, 600), "PPPEPPPP",
      "Today's digest: 14 new emails, 2 need a reply, 3 newsletters archived."),
 ]
 
@@ -1300,6 +1314,11 @@ LOW_SCORE_REASONS = {
         "Apologises but never says the duplicate charge will be refunded.",
         "No refund commitment and no timeline; the customer will have to write again.",
         "Generic apology; does not acknowledge the double charge at all.",
+    ],
+    "reply-vendor-delay": [
+        "Gives up the hard limit: 'not later than Wednesday' became 'a little later is okay'.",
+        "Does not ask Tobias to confirm the date.",
+        "Friendly, but it invites the supplier to slip past Wednesday.",
     ],
     "summarise-legal-redlines": [
         "Does not say which redline to push back on.",
@@ -1333,10 +1352,10 @@ HELPFULNESS = [
         ],
     },
     {
-        # Four judges on this case; two trials end in a 2-2 tie (ABSTAIN).
+        # Four judges on this case; two trials (run-4, run-5) end in a 2-2 tie (ABSTAIN).
         "case": "summarise-legal-redlines",
         "judges": JUDGES_4,
-        "outcomes": "PPAPA",
+        "outcomes": "PPPAA",
         "input": {"request": "Summarise Acme Legal's redlines on our contract for me.",
                   "attachment_text": "Redlines: (1) liability cap reduced from 2x to 1x annual fees; (2) payment terms "
                                      "from 30 to 45 days; (3) governing law unchanged; (4) typo fixes in schedule B."},
@@ -1376,7 +1395,7 @@ HELPFULNESS = [
         ],
     },
     {
-        # Trial 3: judge-gemini returned an invalid score, so the panel cannot decide (ERROR).
+        # Trial 3 (run-4): judge-gemini returned an invalid score, so the panel cannot decide (ERROR).
         "case": "weekly-inbox-digest",
         "outcomes": "PPPEP",
         "input": {"request": "Give me a digest of this week's inbox: what needs me, what can wait."},
@@ -1390,8 +1409,9 @@ HELPFULNESS = [
         ],
     },
     {
+        # Flaky: in trial 2 (run-3) the reply drops the "not later" limit and the panel fails it.
         "case": "reply-vendor-delay",
-        "outcomes": "PPPPP",
+        "outcomes": "PPFPP",
         "input": {"request": "Reply to Tobias: we can accept delivery next Wednesday, but not later."},
         "judge_criteria": "Accepts the new date, states the hard limit clearly but politely, asks for "
                           "confirmation. Score 1-5; 4 or more means helpful.",
@@ -1400,6 +1420,10 @@ HELPFULNESS = [
             "Could you confirm it will ship in time?\n\nThanks,\nDana",
             "Hi Tobias,\n\nThanks for the update. We can take delivery next Wednesday; anything later won't work "
             "for us, unfortunately. Please confirm.\n\nBest,\nDana",
+        ],
+        "fail": [
+            "Hi Tobias,\n\nThanks for letting us know. Next Wednesday is fine, and if it slips a little that's "
+            "okay too.\n\nBest,\nDana",
         ],
     },
     {
@@ -1511,6 +1535,11 @@ def generic_usage(rng, case_input, output):
     return {"usage": usage, "latency_ms": latency_ms, "cost_usd": cost}
 
 
+def run_of(trial):
+    """The run (one pass over the suite, SPEC §2/§6) that measured a case's trial ``trial``."""
+    return f"run-{trial + 1}"
+
+
 def base_row(dimension, case, trial, case_input, extra_context=None):
     context = dict(CONTEXT)
     if extra_context:
@@ -1520,6 +1549,7 @@ def base_row(dimension, case, trial, case_input, extra_context=None):
         "dimension": dimension,
         "case_id": case,
         "trial": trial,
+        "run": run_of(trial),
         "input": case_input,
         "context": context,
     }
@@ -1593,10 +1623,10 @@ def rows_action_correctness(rng):
             row["forbidden_actions"] = c["forbidden_actions"]
             row["expected_state"] = c["expected_state"]
             row["agent_output"] = c["output"]
-            run = rng.choice(c["fail"] if outcome == "F" else c["pass"])
-            row["agent_actions"] = run["actions"]
+            attempt = rng.choice(c["fail"] if outcome == "F" else c["pass"])
+            row["agent_actions"] = attempt["actions"]
             if outcome != "E":  # ERROR: the final-state snapshot is missing
-                row["observed_state"] = run["state"]
+                row["observed_state"] = attempt["state"]
             row.update(generic_usage(rng, c["input"], row["agent_output"]))
             yield finish(row, outcome)
 
