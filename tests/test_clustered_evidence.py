@@ -151,3 +151,26 @@ def test_scorecard_json_validates_with_the_new_fields(tmp_path):
     written = card.write(tmp_path)
     data = json.loads(written["json"].read_text())
     assert data["dimensions"][0]["deff"] > 1
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def trial_patterns(draw):
+    cases = draw(st.integers(1, 8))
+    return [[draw(st.sampled_from(["PASS", "FAIL"])) for _ in range(draw(st.integers(1, 8)))] for _ in range(cases)]
+
+
+@given(trial_patterns())
+def test_pass_k_on_the_curve_never_rises_with_k(pattern):
+    # Over the ks every case reaches, pass^k is a mean of per-case C(c,k)/C(n,k) over one
+    # set of cases, each non-increasing in k; larger ks are off the curve (SPEC §6).
+    policy = {"gate": {"thresholds": {"helpfulness": 0.5}}, "pass_k": [1, 2, 3, 4, 5, 6, 7, 8]}
+    dim = sk.evaluate(rows_for(pattern), policy=policy).to_dict()["dimensions"][0]
+    on_curve = [dim["pass_k"][str(k)] for k in range(1, 9) if k <= dim["curve_k"]]
+    assert dim["curve_k"] == min(len(trials) for trials in pattern)
+    assert all(a >= b - 1e-12 for a, b in zip(on_curve, on_curve[1:]))
+    for k in range(1, 9):
+        assert dim["pass_k_cases"][str(k)] == sum(len(trials) >= k for trials in pattern)
