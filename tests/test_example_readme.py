@@ -21,7 +21,7 @@ from scorekit.scorers.pii import find_pii
 
 EXAMPLE = Path(sk.example_path()).parent
 README = EXAMPLE / "README.md"
-GENERATOR = EXAMPLE.parent / "generate_email_assistant.py"
+GENERATOR = Path(__file__).resolve().parents[1] / "tools" / "generate_email_assistant.py"
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import scorekit
 
-GENERATOR = Path(scorekit.__file__).parent / "examples" / "generate_email_assistant.py"
+# The example's generator lives outside the package (tools/); its cases are data in the package.
+GENERATOR = Path(__file__).resolve().parents[2] / "tools" / "generate_email_assistant.py"
 
 
 @lru_cache(maxsize=1)
