@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import jsonschema
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from scorekit.scorers._schema_fast import surely_valid
@@ -53,8 +53,7 @@ def test_typical_valid_arguments_are_decided_fast(schema, instance):
     # Not a soundness rule, a usefulness one: within the subset, without enum/const
     # and integer-valued floats, jsonschema's "valid" is also the fast verdict.
     text = repr(schema)
-    if "enum" in text or "const" in text or "integer" in text:
-        return
+    assume("enum" not in text and "const" not in text and "integer" not in text)
     if jsonschema.Draft202012Validator(schema).is_valid(instance):
         assert surely_valid(schema, instance), (schema, instance)
 
