@@ -38,3 +38,22 @@ def _close_figures():
 @pytest.fixture
 def rows_dir() -> Path:
     return ROWS_DATA
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """Run ``scorekit`` in process: ``run_cli(*argv) -> (exit code, stdout, stderr)``.
+
+    argparse's own exits (usage errors, ``--help``) are returned as codes too.
+    """
+    from scorekit import cli
+
+    def run(*argv: object) -> tuple[int, str, str]:
+        try:
+            code = cli.main([str(a) for a in argv])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 2
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

@@ -138,3 +138,20 @@ def evidence_hash_of(evidence: pd.DataFrame) -> str:
             evidence["status"], evidence["reason"], evidence["label"], evidence["control"], evidence["included"])
     ]
     return list_hash(digests, sort=True)
+
+
+# --------------------------------------------------------------------------- the CLI in a process
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def scorekit_process(*args: object, cwd: Path | str | None = None, timeout: float = 300, **kwargs):
+    """Run ``python -m scorekit ARGS`` in a new process of this interpreter (the checkout's
+    scorekit first on the path); returns the CompletedProcess with text output."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env.update(kwargs.pop("env", {}) or {})
+    return subprocess.run([sys.executable, "-m", "scorekit", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, env=env, **kwargs)

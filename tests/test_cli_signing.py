@@ -5,39 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import scorekit as sk
-from scorekit import _cli_evidence, cli
-
-
-def _build_parser():
-    """``scorekit.cli.build_parser()`` plus the evidence commands, until cli.py registers them itself."""
-    parser = _original_build_parser()
-    sub = next(a for a in parser._subparsers._group_actions if hasattr(a, "choices"))
-    if "keygen" not in sub.choices:
-        _cli_evidence.add_parsers(sub)
-    return parser
-
-
-_original_build_parser = cli.build_parser
-
-
-@pytest.fixture
-def run_cli(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "build_parser", _build_parser)
-
-    def run(*argv: str | Path) -> tuple[int, str, str]:
-        try:
-            code = cli.main([str(a) for a in argv])
-        except SystemExit as exc:  # argparse errors
-            code = exc.code
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
+from scorekit import _cli_evidence
 
 
 @pytest.fixture(scope="module")
@@ -210,12 +182,6 @@ def test_attest_that_cannot_run_exits_2(tmp_path, run_cli, scorecard_text, probl
 
 
 # --------------------------------------------------------------------------- run --sign
-def _has_run() -> bool:
-    sub = next(a for a in _build_parser()._subparsers._group_actions if hasattr(a, "choices"))
-    return "run" in sub.choices
-
-
-@pytest.mark.skipif(not _has_run(), reason="no run command")
 def test_run_sign_writes_an_envelope_that_verifies(tmp_path, run_cli):
     write_keys = run_cli("keygen", "--out-private", tmp_path / "k.pem", "--out-public", tmp_path / "k.pub")
     assert write_keys[0] == 0
@@ -228,7 +194,6 @@ def test_run_sign_writes_an_envelope_that_verifies(tmp_path, run_cli):
     assert (code, out.split(":")[0]) == (0, "verified")
 
 
-@pytest.mark.skipif(not _has_run(), reason="no run command")
 def test_run_sign_with_a_missing_key_exits_2_before_writing(tmp_path, run_cli):
     code, _, err = run_cli("run", "--results", sk.example_path(), "--out-dir", tmp_path / "reports",
                            "--sign", tmp_path / "missing.pem")

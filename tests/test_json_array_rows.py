@@ -8,10 +8,10 @@ document that is not an array of rows is an input error naming what it is.
 
 from __future__ import annotations
 
+from shared import scorekit_process
+
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,9 +25,7 @@ POLICY = str(sk.example_path(file="policy.yml"))
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "scorekit", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env=env)
+    return scorekit_process(*args, cwd=cwd)
 
 
 def _example_rows() -> list[dict]:

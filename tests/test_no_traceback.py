@@ -9,9 +9,7 @@ limit) each get what shallower or smaller inputs of the same kind get.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,18 +17,16 @@ import rfc8785
 from hypothesis import given, settings
 
 import scorekit as sk
-from scorekit._errors import PolicyError, SignatureError
+from scorekit._errors import PolicyError
 from scorekit._hashing import _deep_canonical_bytes, canonical_bytes, row_digest, tag_numbers
 from scorekit._policy import load_policy
-from shared import JSON_VALUES, python_paths
+from shared import scorekit_process, JSON_VALUES, python_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "scorekit", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env=env)
+    return scorekit_process(*args, cwd=cwd)
 
 
 def _nested(depth: int, leaf: str = "0") -> str:

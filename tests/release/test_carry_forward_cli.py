@@ -6,22 +6,10 @@ import shutil
 
 import pytest
 
-from scorekit import cli
 from scorekit.release import load_scorecard
 from scorekit.release._gate import gate
 
 
-@pytest.fixture
-def run_cli(capsys):
-    def run(*argv) -> tuple[int, str, str]:
-        try:
-            code = cli.main([str(a) for a in argv])
-        except SystemExit as exc:
-            code = exc.code
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture

@@ -21,17 +21,6 @@ from scorekit import cli
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
-@pytest.fixture
-def run_cli(capsys):
-    def run(*argv: str | Path) -> tuple[int, str, str]:
-        try:
-            code = cli.main([str(a) for a in argv])
-        except SystemExit as exc:  # argparse: usage errors and --help
-            code = exc.code
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorekit import cli
 from scorekit.release import (
     Metric,
     ResultPayload,
@@ -86,16 +85,13 @@ def test_front_matter_at_the_depth_bound_is_read():
     assert levels == MAX_FRONT_MATTER_DEPTH
 
 
-def _cli(capsys, *argv) -> tuple[int, str]:
-    try:
-        code = cli.main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    return code, capsys.readouterr().err
+def _cli(run_cli, *argv) -> tuple[int, str]:
+    code, _, err = run_cli(*argv)
+    return code, err
 
 
 @pytest.mark.parametrize(("case", "yaml_text", "expected"), HOSTILE, ids=IDS)
-def test_release_commands_exit_1_with_one_line_on_hostile_front_matter(case, yaml_text, expected, tmp_path, capsys):
+def test_release_commands_exit_1_with_one_line_on_hostile_front_matter(case, yaml_text, expected, tmp_path, run_cli):
     root = tmp_path / "doc-root"
     root.mkdir()
     card = root / "SCORECARD.md"
@@ -108,7 +104,7 @@ def test_release_commands_exit_1_with_one_line_on_hostile_front_matter(case, yam
         ("release-lint", "--doc-root", root),
     ]
     for argv in commands:
-        code, err = _cli(capsys, *argv)
+        code, err = _cli(run_cli, *argv)
         assert code == 1, (argv[0], err)
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (argv[0], err)
     assert not (tmp_path / "out.md").exists()

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scorekit._jsonstrict import finite_float
+from shared import scorekit_process
 
 SEED = Path(__file__).parent / "data" / "seed_example_SCORECARD.md"
 HUGE = "9" * 400
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scorekit", *args], capture_output=True, text=True, timeout=120)
+    return scorekit_process(*args, timeout=120)
 
 
 def test_huge_integer_is_no_finite_float():

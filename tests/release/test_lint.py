@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scorekit import cli
 from scorekit.release._lint import lint_doc_root, tag_names_version
 
 GOOD_README = """# @amd-gaia/agent-email
@@ -32,17 +31,6 @@ def doc_root(tmp_path, write_card) -> Path:
     return root
 
 
-@pytest.fixture
-def run_cli(capsys):
-    def run(*argv) -> tuple[int, str, str]:
-        try:
-            code = cli.main([str(a) for a in argv])
-        except SystemExit as exc:
-            code = exc.code
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def test_doc_root_following_the_convention_has_no_problems(doc_root, run_cli):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from scorekit import cli
 from scorekit.release._refresh import refresh_check
 
 
@@ -14,17 +13,6 @@ def committed(tmp_path, write_card):
     return write_card(tmp_path, dataset_size=220, limit=220, n_runs=3, ctx_size=16384)
 
 
-@pytest.fixture
-def run_cli(capsys):
-    def run(*argv) -> tuple[int, str, str]:
-        try:
-            code = cli.main([str(a) for a in argv])
-        except SystemExit as exc:
-            code = exc.code
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def test_subset_run_never_commits(committed, run_cli):
