@@ -27,7 +27,7 @@ import os
 import stat
 from pathlib import Path
 
-from ._errors import InputError
+from ._errors import FileProblem, InputError
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -55,36 +55,6 @@ SCORECARD_JSON_LIMIT = 256 * _MIB
 # the open returns at once and the fstat below refuses the FIFO. It changes
 # nothing for a regular file. Windows has neither flag (nor FIFOs to open).
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-
-
-class FileProblem(Exception):
-    """Why a file cannot be read as an input file.
-
-    ``kind`` is ``missing``, ``directory``, ``special`` (not a regular file:
-    ``detail`` says what it is, e.g. "a FIFO"), ``too_large`` (``detail`` is the
-    cap in bytes) or ``unreadable`` (``detail`` is the system's reason).
-    """
-
-    def __init__(self, kind: str, detail: str | int = "") -> None:
-        super().__init__(f"{kind}: {detail}" if detail != "" else kind)
-        self.kind = kind
-        self.detail = detail
-
-    def message(self, name: str, what: str) -> str:
-        """The one-line message naming the file ``name`` as a ``what``."""
-        if self.kind == "missing":
-            return f"{name}: {what} not found"
-        if self.kind == "directory":
-            return f"{name}: is a directory, not a {what}"
-        if self.kind == "special":
-            return f"{name}: not a regular file ({self.detail}), not a {what}"
-        if self.kind == "too_large":
-            return f"{name}: too large for a {what} (more than {_size(int(self.detail))})"
-        return f"{name}: cannot read {what}: {self.detail}"
-
-
-def _size(limit: int) -> str:
-    return f"{limit // _MIB} MiB" if limit % _MIB == 0 else f"{limit} bytes"
 
 
 def _reason(exc: OSError) -> str:
@@ -120,7 +90,7 @@ def check_regular(path: str | os.PathLike[str]) -> os.stat_result:
     >>> check_regular("/dev/null")
     Traceback (most recent call last):
     ...
-    scorekit._files.FileProblem: special: a character device
+    scorekit._errors.FileProblem: special: a character device
     """
     try:
         st = os.stat(path)

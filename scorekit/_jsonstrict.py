@@ -21,19 +21,9 @@ import numbers
 import sys
 from typing import Any
 
+from ._errors import DuplicateKeyError, StrictJSONError
+
 __all__ = ["DuplicateKeyError", "StrictJSONError", "finite_float", "loads_strict", "unique_object"]
-
-
-class DuplicateKeyError(ValueError):
-    """An object has the same key twice; ``key`` names it."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(f"duplicate key {key!r}")
-        self.key = key
-
-
-class StrictJSONError(ValueError):
-    """The text is JSON Python would accept (or choke on) but scorekit refuses to read as a document."""
 
 
 def finite_float(value: Any) -> float | None:
@@ -68,13 +58,15 @@ def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _reject_constant(name: str) -> Any:
-    raise StrictJSONError(f"{name} is not a JSON number (non-finite numbers cannot be signed)")
+    raise StrictJSONError(f"{name} is not a JSON number (non-finite numbers cannot be signed)", "constant", name)
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise StrictJSONError(f"number {text} overflows to infinity (non-finite numbers cannot be signed)")
+        raise StrictJSONError(
+            f"number {text} overflows to infinity (non-finite numbers cannot be signed)", "overflow", text
+        )
     return value
 
 
@@ -96,17 +88,16 @@ def loads_strict(text: str) -> Any:
     >>> loads_strict('{"a": 1' + '0' * 5000 + '}')
     Traceback (most recent call last):
     ...
-    scorekit._jsonstrict.StrictJSONError: an integer with more than 4300 digits is too long to read as a number
+    scorekit._errors.StrictJSONError: an integer with more than 4300 digits is too long to read as a number
     """
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                           object_pairs_hook=unique_object)
-    except DuplicateKeyError as exc:
-        raise StrictJSONError(f"duplicate object key {exc.key!r}") from None
-    except RecursionError:
-        raise StrictJSONError("nested too deeply") from None
-    except (StrictJSONError, json.JSONDecodeError):
+    except (StrictJSONError, json.JSONDecodeError):  # a DuplicateKeyError is a StrictJSONError
         raise
-    except ValueError:  # int() refused a literal beyond the interpreter's digit limit
+    except RecursionError:
+        raise StrictJSONError("nested too deeply", "too_deep") from None
+    except ValueError as exc:  # int() refused a literal beyond the interpreter's digit limit
         limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
-        raise StrictJSONError(f"an integer with more than {limit} digits is too long to read as a number") from None
+        raise StrictJSONError(f"an integer with more than {limit} digits is too long to read as a number",
+                              "too_long", " ".join(str(exc).splitlines())) from None

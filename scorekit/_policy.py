@@ -32,7 +32,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ._errors import PolicyError
+from ._errors import InvalidParameterError, PolicyError
 from ._files import decode_utf8, read_input_bytes
 from ._jsonstrict import DuplicateKeyError, finite_float, unique_object
 
@@ -276,11 +276,9 @@ class Policy:
 
 
 # --------------------------------------------------------------------------- value checks
-class _Invalid(Exception):
+def _invalid(path: str, message: str) -> InvalidParameterError:
     """A problem at a key path; turned into a PolicyError with the file name."""
-
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
+    return InvalidParameterError(f"{path}: {message}" if path else message, path=path, reason=message)
 
 
 _SHOWN_DIGITS = 30  # a longer integer is described by its length in messages
@@ -330,45 +328,45 @@ def _number(
     bounds = f"{lo}{_fmt(low)}, {_fmt(high)}{hi}"
     x = finite_float(value)
     if x is None:
-        raise _Invalid(path, f"must be a finite number in {bounds}; got {_show(value)}")
+        raise _invalid(path, f"must be a finite number in {bounds}; got {_show(value)}")
     if x < low or x > high or (open_low and x == low) or (open_high and x == high):
-        raise _Invalid(path, f"must be a finite number in {bounds}; got {_show(value)}")
+        raise _invalid(path, f"must be a finite number in {bounds}; got {_show(value)}")
     return x
 
 
 def _nonneg_number(value: Any, path: str) -> float:
     x = finite_float(value)
     if x is None or x < 0:
-        raise _Invalid(path, f"must be a finite number >= 0; got {_show(value)}")
+        raise _invalid(path, f"must be a finite number >= 0; got {_show(value)}")
     return x
 
 
 def _integer(value: Any, path: str, low: int, high: int = _MAX_INT) -> int:
     what = f"an integer >= {low}" if high == _MAX_INT else f"an integer in [{low}, {high}]"
     if not _is_int(value) or value < low:
-        raise _Invalid(path, f"must be {what}; got {_show(value)}")
+        raise _invalid(path, f"must be {what}; got {_show(value)}")
     if value > high:
         if high == _MAX_INT:
             what += " and <= 2^53-1"
-        raise _Invalid(path, f"must be {what}; got {_show(value)}")
+        raise _invalid(path, f"must be {what}; got {_show(value)}")
     return int(value)
 
 
 def _choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
-        raise _Invalid(path, f"must be one of {', '.join(choices)}; got {_show(value)}")
+        raise _invalid(path, f"must be one of {', '.join(choices)}; got {_show(value)}")
     return value
 
 
 def _boolean(value: Any, path: str) -> bool:
     if not isinstance(value, bool):
-        raise _Invalid(path, f"must be true or false; got {_show(value)}")
+        raise _invalid(path, f"must be true or false; got {_show(value)}")
     return value
 
 
 def _name(value: Any, path: str, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _Invalid(path, f"{what} must be a non-empty string; got {_show(value)}")
+        raise _invalid(path, f"{what} must be a non-empty string; got {_show(value)}")
     return value
 
 
@@ -384,11 +382,11 @@ def _section(value: Any, path: str, allowed: tuple[str, ...] | None) -> Mapping[
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise _Invalid(path, f"must be a mapping; got {_show(value)}")
+        raise _invalid(path, f"must be a mapping; got {_show(value)}")
     if allowed is not None:
         for key in value:
             if not (isinstance(key, str) and key in allowed):
-                raise _Invalid(_join(path, key), f"unknown key (expected one of: {', '.join(allowed)})")
+                raise _invalid(_join(path, key), f"unknown key (expected one of: {', '.join(allowed)})")
     return value
 
 
@@ -397,12 +395,12 @@ def _name_list(value: Any, path: str, what: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, (list, tuple)):
-        raise _Invalid(path, f"must be a list of {what}s; got {_show(value)}")
+        raise _invalid(path, f"must be a list of {what}s; got {_show(value)}")
     seen: set[str] = set()
     for i, item in enumerate(value):
         name = _name(item, f"{path}[{i}]", what)
         if name in seen:
-            raise _Invalid(f"{path}[{i}]", f"duplicate {what} {_show(name)}")
+            raise _invalid(f"{path}[{i}]", f"duplicate {what} {_show(name)}")
         seen.add(name)
     return tuple(sorted(seen))
 
@@ -411,7 +409,7 @@ def _pass_k(value: Any, path: str) -> tuple[int, ...]:
     if _is_int(value):
         value = [value]
     if not isinstance(value, (list, tuple)) or not value:
-        raise _Invalid(path, f"must be a non-empty list of integers >= 1; got {_show(value)}")
+        raise _invalid(path, f"must be a non-empty list of integers >= 1; got {_show(value)}")
     ks = {_integer(item, f"{path}[{i}]", 1) for i, item in enumerate(value)}
     return tuple(sorted(ks))
 
@@ -431,11 +429,11 @@ def _pass_k_thresholds(value: Any, path: str) -> Mapping[str, PassKThreshold]:
         where = _join(path, name)
         if not isinstance(item, Mapping):
             shape = "{k: <integer >= 1>, min: <number in [0, 1]>}"
-            raise _Invalid(where, f"must be a mapping {shape}; got {_show(item)}")
+            raise _invalid(where, f"must be a mapping {shape}; got {_show(item)}")
         entry = _section(item, where, _PASS_K_THRESHOLD_KEYS)
         for required in _PASS_K_THRESHOLD_KEYS:
             if required not in entry:
-                raise _Invalid(_join(where, required), "missing (both k and min are required)")
+                raise _invalid(_join(where, required), "missing (both k and min are required)")
         out[name] = PassKThreshold(
             k=_integer(entry["k"], _join(where, "k"), 1),
             min=_number(entry["min"], _join(where, "min"), 0.0, 1.0),
@@ -481,7 +479,7 @@ def _regression(value: Any) -> Regression:
     if "baseline" in data and data["baseline"] is not None:
         baseline = data["baseline"]
         if not isinstance(baseline, str) or not baseline.strip():
-            raise _Invalid(
+            raise _invalid(
                 "regression.baseline", f"must be null or a non-empty string label; got {_show(baseline)}"
             )
         kwargs["baseline"] = baseline
@@ -504,7 +502,7 @@ def _partial(value: Any) -> str | Mapping[str, float]:
         data = _section(value, "partial", ("min",))
         if "min" in data:
             return _frozen_map({"min": _number(data["min"], "partial.min", 0.0, 1.0, open_low=True)})
-    raise _Invalid("partial", f"must be fail, abstain or {{min: <number in (0, 1]>}}; got {_show(value)}")
+    raise _invalid("partial", f"must be fail, abstain or {{min: <number in (0, 1]>}}; got {_show(value)}")
 
 
 def _build(document: Any) -> Policy:
@@ -512,7 +510,7 @@ def _build(document: Any) -> Policy:
     if document is None:
         return Policy()
     if not isinstance(document, Mapping):
-        raise _Invalid("", f"the policy must be a mapping of keys to values; got {_show(document)}")
+        raise _invalid("", f"the policy must be a mapping of keys to values; got {_show(document)}")
     data = _section(document, "", _TOP_KEYS)
     kwargs: dict[str, Any] = {}
     if "purpose" in data:
@@ -690,6 +688,6 @@ def load_policy(policy: Policy | Mapping[str, Any] | str | os.PathLike[str] | No
         )
     try:
         return _build(document)
-    except _Invalid as exc:
+    except InvalidParameterError as exc:
         message = _one_line(str(exc))
         raise PolicyError(f"{name}: {message}" if name else message) from None

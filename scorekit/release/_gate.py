@@ -39,6 +39,7 @@ from typing import Any, Mapping
 
 from .._jsonstrict import finite_float
 from .._terminal import workflow_command
+from .._errors import BaselineError as _BaselineError
 from .._errors import PolicyError
 from .._files import decode_utf8, read_input_bytes
 from ._document import (
@@ -321,10 +322,6 @@ def _band_floor(baseline: float, k: float, stdev: float | None) -> float:
 
 
 # --------------------------------------------------------------------------- git baseline
-class _BaselineError(Exception):
-    """The baseline cannot be resolved (exit 1)."""
-
-
 def _git(directory: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(  # noqa: S603 - fixed argv, no shell
