@@ -32,9 +32,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ._errors import InvalidParameterError, PolicyError
-from ._files import decode_utf8, read_input_bytes
-from ._jsonstrict import DuplicateKeyError, finite_float, unique_object
+from ._errors import InvalidParameterError, PolicyError, StrictJSONError
+from ._io import decode_utf8, finite_float, loads_strict, read_input_bytes
 
 __all__ = [
     "BUDGET_KEYS",
@@ -599,22 +598,17 @@ def _parse_yaml(text: str, name: str) -> Any:
 def _parse_json(text: str, name: str) -> Any:
     if not text.strip():
         return None
-
-    def reject_constant(token: str) -> Any:
-        raise PolicyError(f"{name}: invalid JSON: {token} is not allowed (numbers must be finite)")
-
-    try:
-        return json.loads(text, parse_constant=reject_constant, object_pairs_hook=unique_object)
-    except PolicyError:
-        raise
-    except DuplicateKeyError as exc:
-        raise PolicyError(f"{name}: invalid JSON: duplicate key {_show(exc.key)}") from None
+    try:  # 1e999 is read as inf, for the value check to name it with its key
+        return loads_strict(text, nonfinite="overflow")
     except json.JSONDecodeError as exc:
         raise PolicyError(f"{name}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
-    except RecursionError:
-        raise PolicyError(f"{name}: invalid JSON: nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer literal with too many digits
-        raise PolicyError(f"{name}: invalid JSON: {_one_line(exc)}") from None
+    except StrictJSONError as exc:
+        reason = {
+            "duplicate_key": f"duplicate key {_show(exc.detail)}",
+            "constant": f"{exc.detail} is not allowed (numbers must be finite)",
+            "too_long": exc.detail,  # Python's own words: "Exceeds the limit (4300 digits) ..."
+        }.get(exc.kind, str(exc))
+        raise PolicyError(f"{name}: invalid JSON: {reason}") from None
 
 
 def _read_file(name: str) -> Any:

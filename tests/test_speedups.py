@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from shared import c_helper_built, python_paths
 
 from scorekit import _hashing
-from scorekit._jsonstrict import DuplicateKeyError, unique_object
+from scorekit._errors import DuplicateKeyError
+from scorekit._io import unique_object
 from scorekit._rows import FileLines, _screens
 
 if not c_helper_built():

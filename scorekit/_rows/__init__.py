@@ -18,6 +18,9 @@ The package holds one idea per module:
 * :mod:`._fields` — the field table :data:`FIELDS` (each field's check);
 * :mod:`._screens` — the number and duplicate-key screens (with the C helper);
 * :mod:`._normalise` — each row checked, the rules across rows, the typed frame.
+
+Files are read through :mod:`scorekit._io` (regular files only, the shared
+messages, strict JSON).
 """
 
 from __future__ import annotations

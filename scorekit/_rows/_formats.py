@@ -32,17 +32,12 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError
-from .._files import FileProblem, check_regular, read_bounded
-from .._jsonstrict import DuplicateKeyError, unique_object
+from .._errors import DuplicateKeyError, FileProblem, InputError
+from .._io import check_regular, constant_as_float, loads_strict, read_bounded
 from ._fields import ALIASES, CSV_JSON_FIELDS, FLOAT_FIELDS, kind
 from ._screens import has_escaped_surrogate, may_repeat_a_key, span_is_clean, text_is_clean
 
 __all__ = ["FileLines", "Source", "jsonl_records", "open_source"]
-
-
-def _reject_constant(name: str) -> float:
-    return float(name.lower().replace("infinity", "inf"))  # checked by bad_numbers
 
 
 def _decode(data: bytes, source: str) -> str:
@@ -148,7 +143,7 @@ def jsonl_records(
 
     def constant(name: str) -> float:
         suspect[0] = True
-        return _reject_constant(name)
+        return constant_as_float(name)
 
     def parse_float(text: str) -> float:
         value = float(text)
@@ -168,7 +163,6 @@ def jsonl_records(
     else:
         decoder = json.JSONDecoder(parse_constant=constant, parse_float=parse_float, parse_int=parse_int)
     decode = decoder.decode
-    strict_decode = json.JSONDecoder(parse_constant=constant, object_pairs_hook=unique_object).decode
     fast_loads, fast_error = _fast_decoder() if clean else (None, ())
     for number, raw in enumerate(lines, start=first):
         if raw.endswith(b"\r"):
@@ -191,7 +185,7 @@ def jsonl_records(
             # object: JSON keeps the last value, silently. A possible repeat is
             # confirmed by an exact parse that names it.
             if type(value) is dict and may_repeat_a_key(raw, value):
-                strict_decode(raw.decode("utf-8") if line is None else line)
+                loads_strict(raw.decode("utf-8") if line is None else line, nonfinite="keep")
         except DuplicateKeyError as exc:
             yield number, value if isinstance(value, dict) else None, [(exc.key, "duplicate key in one object; "
                                                                        "JSON would silently keep only the last value")], False, raw
@@ -348,7 +342,7 @@ def _csv_value(name: str, text: str) -> Any:
     if name in CSV_JSON_FIELDS:
         stripped = text.strip()
         if stripped[:1] in ("[", "{", '"') or stripped in ("true", "false", "null") or _is_json_number(stripped):
-            return json.loads(stripped, parse_constant=_reject_constant)
+            return json.loads(stripped, parse_constant=constant_as_float)
         if name in ("tags", "must_include", "must_not_include", "allowed_tools", "forbidden_tools"):
             return [part.strip() for part in text.split(";") if part.strip()]
         return text
@@ -356,7 +350,7 @@ def _csv_value(name: str, text: str) -> Any:
         return int(text) if re.fullmatch(r"[+-]?\d+", text.strip()) else text
     if name in FLOAT_FIELDS:
         try:
-            return json.loads(text.strip(), parse_constant=_reject_constant)
+            return json.loads(text.strip(), parse_constant=constant_as_float)
         except ValueError:
             return text
     if name == "should_refuse":

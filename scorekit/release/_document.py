@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import ScorecardFileError, ScorecardInvalidError
-from .._jsonstrict import finite_float
-from .._files import FileProblem, read_bounded
+from .._errors import FileProblem, ScorecardFileError, ScorecardInvalidError
+from .._io import finite_float, read_bounded
 
 __all__ = [
     "ABSENT",

@@ -37,11 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .._jsonstrict import finite_float
-from .._terminal import workflow_command
 from .._errors import BaselineError as _BaselineError
 from .._errors import PolicyError
-from .._files import decode_utf8, read_input_bytes
+from .._io import decode_utf8, finite_float, read_input_bytes
+from .._terminal import workflow_command
 from ._document import (
     ABSENT,
     BASIS_FIELDS,

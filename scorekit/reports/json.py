@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ScorecardSchemaError
-from ._format import atomic_write
+from .._io import atomic_write
 
 __all__ = [
     "SCHEMA_RESOURCE",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scorekit._jsonstrict import finite_float
+from scorekit._io import finite_float
 
 SEED = Path(__file__).parent / "data" / "seed_example_SCORECARD.md"
 HUGE = "9" * 400

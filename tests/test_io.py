@@ -1,4 +1,4 @@
-"""Bounded reads of users' files (scorekit/_files.py): regular files only, capped where a file cannot be large.
+"""scorekit/_io.py. Bounded reads of users' files: regular files only, capped where a file cannot be large.
 
 Every reader refuses a FIFO, a device or a symlink to one with a one-line
 message ("not a regular file") instead of hanging or reading without end, and a
@@ -16,9 +16,9 @@ from typing import Any, Callable
 import pytest
 
 import scorekit as sk
-from scorekit import _files
-from scorekit._errors import HistoryError, InputError, PolicyError, SignatureError
-from scorekit._files import FileProblem, read_bounded, read_input_bytes
+from scorekit import _io
+from scorekit._errors import FileProblem, HistoryError, InputError, PolicyError, SignatureError
+from scorekit._io import read_bounded, read_input_bytes
 from scorekit._policy import load_policy
 from scorekit._rows import open_source
 from scorekit.release import ScorecardFileError, parse_scorecard
@@ -128,9 +128,9 @@ def _sparse(path: Path, size: int) -> Path:
 
 @pytest.mark.parametrize(
     ("reader", "cap"),
-    [("policy", _files.DEFAULT_LIMIT), ("thresholds manifest", _files.DEFAULT_LIMIT),
-     ("private key", _files.KEY_LIMIT), ("public key", _files.KEY_LIMIT), ("signature", _files.SIGNATURE_LIMIT),
-     ("scorecard.json", _files.SCORECARD_JSON_LIMIT)],
+    [("policy", _io.DEFAULT_LIMIT), ("thresholds manifest", _io.DEFAULT_LIMIT),
+     ("private key", _io.KEY_LIMIT), ("public key", _io.KEY_LIMIT), ("signature", _io.SIGNATURE_LIMIT),
+     ("scorecard.json", _io.SCORECARD_JSON_LIMIT)],
 )
 def test_files_that_cannot_be_that_large_are_refused_over_their_cap(tmp_path, reader, cap):
     path = _sparse(tmp_path / f"big{SUFFIXES[reader]}", cap + 1)
@@ -150,10 +150,10 @@ def test_scorecard_md_over_its_cap_is_refused(tmp_path):
 
 def test_a_file_at_its_cap_is_read_whole(tmp_path):
     path = tmp_path / "key.pem"
-    path.write_bytes(b"k" * _files.KEY_LIMIT)
-    assert read_bounded(path, _files.KEY_LIMIT) == b"k" * _files.KEY_LIMIT
+    path.write_bytes(b"k" * _io.KEY_LIMIT)
+    assert read_bounded(path, _io.KEY_LIMIT) == b"k" * _io.KEY_LIMIT
     with pytest.raises(FileProblem) as info:
-        read_bounded(path, _files.KEY_LIMIT - 1)
+        read_bounded(path, _io.KEY_LIMIT - 1)
     assert info.value.kind == "too_large"
 
 
@@ -162,10 +162,10 @@ def test_results_files_are_not_capped(tmp_path):
     path = tmp_path / "results.jsonl"
     row = b'{"id": "r%d", "dimension": "helpfulness", "status": "PASS", "evaluator": "h", "agent_output": "' + b"x" * 4000 + b'"}\n'
     with open(path, "wb") as handle:
-        for i in range(_files.DEFAULT_LIMIT // len(row) + 10):
+        for i in range(_io.DEFAULT_LIMIT // len(row) + 10):
             handle.write(row.replace(b"%d", str(i).encode()))
-    assert path.stat().st_size > _files.DEFAULT_LIMIT
-    assert len(open_source(path).lines) > _files.DEFAULT_LIMIT // len(row)
+    assert path.stat().st_size > _io.DEFAULT_LIMIT
+    assert len(open_source(path).lines) > _io.DEFAULT_LIMIT // len(row)
 
 
 def test_a_symlink_to_a_regular_file_is_read(tmp_path):
@@ -174,3 +174,129 @@ def test_a_symlink_to_a_regular_file_is_read(tmp_path):
     link = tmp_path / "link.yml"
     link.symlink_to(target)
     assert load_policy(link).purpose == "exploratory"
+
+
+# --------------------------------------------------------------------------- readers that report problems
+def test_lint_refuses_a_package_json_that_is_not_regular(tmp_path):
+    from scorekit.release import lint_doc_root
+
+    os.mkfifo(tmp_path / "package.json")
+    problems = _outcome(lambda: lint_doc_root(tmp_path)) or lint_doc_root(tmp_path)
+    assert any("package.json: not a regular file (a FIFO)" in p for p in problems), problems
+
+
+def test_history_header_is_read_from_regular_files_only(tmp_path):
+    from scorekit import history
+
+    link = _special_path(tmp_path, "zero", ".sqlite")
+    exc = _outcome(lambda: history.read_history(link))
+    assert isinstance(exc, HistoryError) and "not a regular file (a character device)" in str(exc)
+
+
+def test_read_bounded_head_reads_the_start_of_a_larger_file(tmp_path):
+    path = tmp_path / "db.sqlite"
+    path.write_bytes(b"SQLite format 3\x00" + b"x" * 1000)
+    assert read_bounded(path, 16, head=True) == b"SQLite format 3\x00"
+    with pytest.raises(FileProblem) as info:
+        read_bounded(path, 16)
+    assert info.value.kind == "too_large"
+
+
+# --------------------------------------------------------------------------- strict JSON
+@pytest.mark.parametrize(
+    ("text", "kind", "detail"),
+    [
+        ('{"a": 1, "a": 2}', "duplicate_key", "a"),
+        ('{"x": [{"b": 1, "b": 1}]}', "duplicate_key", "b"),
+        ('{"a": NaN}', "constant", "NaN"),
+        ('[Infinity]', "constant", "Infinity"),
+        ('[-Infinity]', "constant", "-Infinity"),
+        ('{"a": 1e999}', "overflow", "1e999"),
+        ('[1' + "0" * 5000 + "]", "too_long", None),
+        ("[" * 100_000 + "]" * 100_000, "too_deep", ""),
+    ],
+)
+def test_loads_strict_refuses_what_json_would_read_silently(text, kind, detail):
+    from scorekit._errors import StrictJSONError
+
+    with pytest.raises(StrictJSONError) as info:
+        _io.loads_strict(text)
+    assert info.value.kind == kind and "\n" not in str(info.value)
+    if detail is not None:
+        assert info.value.detail == detail
+    else:
+        assert info.value.detail.startswith("Exceeds the limit")  # Python's own words, for readers that quote them
+
+
+def test_loads_strict_relaxes_only_what_it_is_told():
+    from scorekit._errors import DuplicateKeyError, StrictJSONError
+
+    assert _io.loads_strict('{"a": 1e999}', nonfinite="overflow") == {"a": float("inf")}
+    with pytest.raises(StrictJSONError, match="NaN"):
+        _io.loads_strict('{"a": NaN}', nonfinite="overflow")
+    kept = _io.loads_strict('{"a": NaN, "b": -Infinity, "c": 1e999}', nonfinite="keep")
+    assert kept["a"] != kept["a"] and kept["b"] == float("-inf") and kept["c"] == float("inf")
+    for nonfinite in ("refuse", "overflow", "keep"):  # a repeated key is never read
+        with pytest.raises(DuplicateKeyError):
+            _io.loads_strict('{"a": 1, "a": 1}', nonfinite=nonfinite)
+
+
+def test_read_json_strict_names_the_file_and_the_problem(tmp_path):
+    path = tmp_path / "scorecard.json"
+    path.write_text('{"decision": "PASS",\n "decision": "FAIL"}', encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        _io.read_json_strict(path, "scorecard", InputError)
+    assert str(info.value) == f"{path}: the scorecard cannot be used: duplicate object key 'decision'"
+    path.write_text('{"decision": ', encoding="utf-8")
+    with pytest.raises(InputError, match=r"scorecard\.json:1: the scorecard is not valid JSON"):
+        _io.read_json_strict(path, "scorecard", InputError)
+
+
+# --------------------------------------------------------------------------- atomic writes
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_atomic_write_leaves_no_partial_file_on_failure(tmp_path):
+    path = tmp_path / "report.md"
+    path.write_text("the old report", encoding="utf-8")
+
+    def half_then_fail(tmp: Path) -> None:
+        tmp.write_text("half a rep", encoding="utf-8")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        _io.atomic_write(path, half_then_fail)
+    assert path.read_text(encoding="utf-8") == "the old report" and _leftovers(tmp_path) == []
+    new = tmp_path / "new.md"
+    with pytest.raises(KeyboardInterrupt):  # even an interrupt leaves nothing behind
+        _io.atomic_write(new, lambda tmp: (_ for _ in ()).throw(KeyboardInterrupt()))
+    assert not new.exists() and _leftovers(tmp_path) == []
+
+
+def test_atomic_write_gives_the_file_its_mode(tmp_path):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    plain = _io.atomic_write(tmp_path / "a.json", lambda tmp: tmp.write_bytes(b"{}"))
+    secret = _io.atomic_write(tmp_path / "k.pem", lambda tmp: tmp.write_bytes(b"key"), mode=0o600)
+    assert plain.stat().st_mode & 0o777 == 0o666 & ~umask
+    assert secret.stat().st_mode & 0o777 == 0o600 and secret.read_bytes() == b"key"
+
+
+def _package_sources() -> dict[str, str]:
+    root = Path(sk.__file__).parent
+    return {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))
+            if "examples" not in p.parts}
+
+
+def test_atomic_writes_live_only_in_io():
+    # One home: every writer calls _io.atomic_write, none renames a temporary file of its own.
+    found = {name for name, text in _package_sources().items()
+             if any(marker in text for marker in ("os.replace(", "mkstemp(", "NamedTemporaryFile(", "os.rename("))}
+    assert found == {"_io.py"}
+
+
+def test_strict_json_decoding_lives_only_in_io():
+    # One home: duplicate keys are refused by _io.unique_object, through _io.loads_strict.
+    found = {name for name, text in _package_sources().items() if "object_pairs_hook" in text}
+    assert found == {"_io.py"}
