@@ -252,6 +252,33 @@ def test_read_json_strict_names_the_file_and_the_problem(tmp_path):
         _io.read_json_strict(path, "scorecard", InputError)
 
 
+def test_package_json_with_a_repeated_key_is_refused_by_lint(tmp_path):
+    from scorekit.release import lint_doc_root
+
+    (tmp_path / "package.json").write_text('{"files": ["SCORECARD.md"], "files": []}', encoding="utf-8")
+    problems = lint_doc_root(tmp_path)
+    assert f"{tmp_path / 'package.json'}: invalid JSON: duplicate object key 'files'" in problems
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_repeated_key_in_a_structured_cell_makes_the_row_invalid(tmp_path, suffix):
+    import pandas as pd
+
+    from scorekit._rows import read_row_table
+
+    path = tmp_path / f"rows{suffix}"
+    frame = pd.DataFrame([{"id": "r1", "dimension": "pii", "evaluator": "h", "status": "PASS",
+                           "observed_state": '{"label": "a", "label": "b"}'}])
+    if suffix == ".csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path)
+    table = read_row_table(path)
+    line = 2 if suffix == ".csv" else 1
+    assert [(p.line, p.field, p.message) for p in table.problems] == [
+        (line, "observed_state", "duplicate key 'label' in one object; JSON would silently keep only the last value")]
+
+
 # --------------------------------------------------------------------------- atomic writes
 def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))

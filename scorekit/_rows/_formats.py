@@ -342,7 +342,7 @@ def _csv_value(name: str, text: str) -> Any:
     if name in CSV_JSON_FIELDS:
         stripped = text.strip()
         if stripped[:1] in ("[", "{", '"') or stripped in ("true", "false", "null") or _is_json_number(stripped):
-            return json.loads(stripped, parse_constant=constant_as_float)
+            return loads_strict(stripped, nonfinite="keep")
         if name in ("tags", "must_include", "must_not_include", "allowed_tools", "forbidden_tools"):
             return [part.strip() for part in text.split(";") if part.strip()]
         return text
@@ -350,7 +350,7 @@ def _csv_value(name: str, text: str) -> Any:
         return int(text) if re.fullmatch(r"[+-]?\d+", text.strip()) else text
     if name in FLOAT_FIELDS:
         try:
-            return json.loads(text.strip(), parse_constant=constant_as_float)
+            return loads_strict(text.strip(), nonfinite="keep")
         except ValueError:
             return text
     if name == "should_refuse":
@@ -399,6 +399,8 @@ def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, 
                 continue  # empty cell = absent field
             try:
                 row[name] = _csv_value(ALIASES.get(name, name), cell)
+            except DuplicateKeyError as exc:
+                errors.append((name, _repeated_key(exc.key)))
             except ValueError as exc:
                 errors.append((name, f"not valid JSON ({getattr(exc, 'msg', exc)})"))
             except RecursionError:  # as a JSON Lines row nested as deeply is reported
@@ -454,10 +456,17 @@ def _parquet_records(path: Path, source: str) -> Iterator[tuple[int, Any, Any, b
         raise InputError(f"{source}: not a readable Parquet file ({exc})") from None
     if table.num_rows == 0:
         raise InputError(f"{source}: empty file, no rows")
-    # Parquet writes an absent field as null (_check_row drops nulls) and gives
+    # Parquet writes an absent field as null (check_row drops nulls) and gives
     # every struct all of its fields, null where a row had none: drop those too.
     # Structured fields may also be stored as JSON text, as in CSV.
-    return ((i, _parquet_row(row), None, True, None) for i, row in enumerate(table.to_pylist(), start=1))
+    return (_parquet_item(i, row) for i, row in enumerate(table.to_pylist(), start=1))
+
+
+def _parquet_item(position: int, row: dict[str, Any]) -> tuple[int, Any, Any, bool, None]:
+    out, errors = _parquet_row(row)
+    if errors:  # keep the identity of the row so the problem can name it
+        return position, {k: v for k, v in out.items() if k in ("id", "dimension", "case_id")}, errors, True, None
+    return position, out, None, True, None
 
 
 def _drop_null_keys(value: Any) -> Any:
@@ -468,16 +477,24 @@ def _drop_null_keys(value: Any) -> Any:
     return value
 
 
-def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
+def _parquet_row(row: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     out: dict[str, Any] = {}
+    errors: list[tuple[str, str]] = []
     for name, value in row.items():
         if isinstance(value, str) and ALIASES.get(name, name) in CSV_JSON_FIELDS:
             try:
                 value = _csv_value(ALIASES.get(name, name), value)
+            except DuplicateKeyError as exc:
+                errors.append((name, _repeated_key(exc.key)))
             except (ValueError, RecursionError):
                 pass  # left as text: the field check reports the wrong type
         out[name] = _drop_null_keys(value)
-    return out
+    return out, errors
+
+
+def _repeated_key(key: str) -> str:
+    """The problem of a structured cell (CSV, Parquet text) whose JSON repeats ``key``."""
+    return f"duplicate key {key!r} in one object; JSON would silently keep only the last value"
 
 
 # --------------------------------------------------------------------------- the source
