@@ -46,6 +46,7 @@ or envelope, and a failed write leaves the old file (or none) in place.
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import numbers
@@ -65,6 +66,7 @@ __all__ = [
     "SIGNATURE_LIMIT",
     "atomic_write",
     "check_regular",
+    "check_utf8",
     "constant_as_float",
     "decode_utf8",
     "finite_float",
@@ -220,8 +222,32 @@ def decode_utf8(data: bytes, name: str, error: type[Exception] = InputError) -> 
     """
     try:
         return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:  # the codec counts from after a BOM: name the byte in the file
+        raise _not_utf8(name, exc.start + (len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0),
+                        error) from None
+
+
+def check_utf8(data: bytes, name: str, error: type[Exception] = InputError) -> None:
+    """Raise ``error`` (the message of :func:`decode_utf8`) unless ``data`` is UTF-8,
+    without building one big string (a results file of any size is checked 1 MiB at a time).
+
+    Examples
+    --------
+    >>> check_utf8(b'{"id": "caf\\xc3\\xa9"}', "rows.jsonl")
+    >>> check_utf8(b'{"id": "caf\\xe9"}', "rows.jsonl")
+    Traceback (most recent call last):
+    ...
+    scorekit._errors.InputError: rows.jsonl: not UTF-8 (invalid byte at offset 11)
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    step = 1 << 20
+    start = 0
+    try:
+        for start in range(0, len(data), step):
+            decoder.decode(data[start : start + step])
+        decoder.decode(b"", final=True)
     except UnicodeDecodeError as exc:
-        raise _not_utf8(name, exc.start, error) from None
+        raise _not_utf8(name, start + exc.start, error) from None
 
 
 # --------------------------------------------------------------------------- strict JSON

@@ -202,6 +202,33 @@ def test_read_bounded_head_reads_the_start_of_a_larger_file(tmp_path):
     assert info.value.kind == "too_large"
 
 
+# --------------------------------------------------------------------------- UTF-8
+def test_not_utf8_offset_counts_the_byte_order_mark(tmp_path):
+    path = tmp_path / "policy.yml"
+    path.write_bytes(b"\xef\xbb\xbfpurpose: r\xe9lease\n")  # the bad byte is at offset 13 of the file
+    with pytest.raises(PolicyError) as info:
+        load_policy(path)
+    assert str(info.value) == f"{path}: not UTF-8 (invalid byte at offset 13)"
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_results_file_not_utf8_has_the_shared_message(tmp_path, suffix):
+    path = tmp_path / f"rows{suffix}"
+    data = b'{"id": "caf\xe9", "dimension": "pii"}\n' if suffix == ".jsonl" else b"id,dimension\ncaf\xe9,pii\n"
+    path.write_bytes(data)
+    with pytest.raises(InputError) as info:
+        open_source(path)
+    offset = 11 if suffix == ".jsonl" else 16
+    assert str(info.value) == f"{path}: not UTF-8 (invalid byte at offset {offset})"
+
+
+def test_check_utf8_finds_a_bad_byte_beyond_the_first_chunk():
+    data = b"a" * ((1 << 20) + 5) + b"\xff"
+    with pytest.raises(InputError, match=rf"big: not UTF-8 \(invalid byte at offset {len(data) - 1}\)"):
+        _io.check_utf8(data, "big")
+    _io.check_utf8(b"a" * ((1 << 20) - 1) + "é".encode(), "big")  # a character split across chunks is UTF-8
+
+
 # --------------------------------------------------------------------------- strict JSON
 @pytest.mark.parametrize(
     ("text", "kind", "detail"),

@@ -33,31 +33,11 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DuplicateKeyError, FileProblem, InputError
-from .._io import check_regular, constant_as_float, loads_strict, read_bounded
+from .._io import check_regular, check_utf8, constant_as_float, decode_utf8, loads_strict, read_bounded
 from ._fields import ALIASES, CSV_JSON_FIELDS, FLOAT_FIELDS, kind
 from ._screens import has_escaped_surrogate, may_repeat_a_key, span_is_clean, text_is_clean
 
 __all__ = ["FileLines", "Source", "jsonl_records", "open_source"]
-
-
-def _decode(data: bytes, source: str) -> str:
-    _check_utf8(data, source)
-    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
-
-
-def _check_utf8(data: bytes, source: str) -> None:
-    """Raise InputError unless ``data`` is UTF-8, without building one big string."""
-    import codecs
-
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    step = 1 << 20
-    try:
-        for start in range(0, len(data), step):
-            decoder.decode(data[start : start + step])
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError as exc:
-        offset = start + exc.start
-        raise InputError(f"{source}: not UTF-8 text (byte {offset}: {exc.reason})") from None
 
 
 class FileLines(Sequence[bytes]):
@@ -548,11 +528,11 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
     if not data or data.isspace():
         raise InputError(f"{name}: empty file, no rows")
     if fmt == "csv":
-        text = _decode(data, name)
+        text = decode_utf8(data, name)
         return Source(name, "csv", lambda: _csv_records(text, name))
     if fmt not in ("jsonl", "json", "auto"):  # JSON Lines or a JSON array: told apart by the content
         raise ValueError(f"format must be 'jsonl', 'json', 'csv' or 'parquet'; got {format!r}")
-    _check_utf8(data, name)
+    check_utf8(data, name)
     data = data.removeprefix(b"\xef\xbb\xbf")
     if not data or data.isspace():
         raise InputError(f"{name}: empty file, no rows")
