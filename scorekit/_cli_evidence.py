@@ -38,7 +38,7 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
-    from ._files import SIGNATURE_LIMIT
+    from ._io import SIGNATURE_LIMIT
     from .signing import read_json_strict, sign_scorecard
 
     out = sign_scorecard(args.scorecard, args.key, out=args.out)

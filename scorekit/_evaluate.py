@@ -7,13 +7,13 @@ together and builds the evidence table.
 from __future__ import annotations
 
 import datetime as _dt
-import numbers
 import os
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from ._constraints import Integral, Optional, Text, validate
 from ._counts import STATUS_DTYPE, count_cases, run_variance
 from ._decide import decide, dimension_table
 from ._errors import InputError, Problem
@@ -29,12 +29,8 @@ from ._validate import Validation, case_definition_conflicts, duplicate_identiti
 __all__ = ["evaluate"]
 
 
-def _check_limit(limit: Any) -> int | None:
-    if limit is None:
-        return None
-    if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 1:
-        raise ValueError(f"limit must be a positive integer or None; got {limit!r}")
-    return int(limit)
+_LIMIT = Optional(Integral(min=1))
+_AGENT = Optional(Text())
 
 
 _LABELS = pd.CategoricalDtype(["labeled", "unlabeled", "invalid"])
@@ -188,10 +184,9 @@ def evaluate(
     ('FAIL', False)
     """
     pol: Policy = load_policy(policy)
-    limit = _check_limit(limit)
+    limit = validate(limit, "limit", _LIMIT)
     src = open_source(rows)
-    if agent is not None and (not isinstance(agent, str) or not agent.strip()):
-        raise ValueError(f"agent must be a non-empty string or None; got {agent!r}")
+    agent = validate(agent, "agent", _AGENT)
     ctx_args = {
         "budgets": dict(pol.budgets),
         "judge_panel": tuple(pol.judges.panel),

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence
 
 from ._errors import Problem
-from ._rows import Source, _check_row, _jsonl_records
+from ._rows._formats import Source, jsonl_records
+from ._rows._normalise import check_row
 from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._validate import DEFINITION_FIELDS, definition_key, text_definition_key
 from .scorers import Context, Outcome, scorer_for
@@ -150,7 +151,7 @@ def _ingest_items(
     for line, value, error, deep, raw in items:
         row = None
         if error is None:
-            row, row_problems = _check_row(value, deep)
+            row, row_problems = check_row(value, deep)
         else:
             row_problems = error if isinstance(error, list) else [("row", error)]
         ident = value if isinstance(value, dict) else {}
@@ -265,7 +266,7 @@ def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None, s
             lines = _first_rows(lines, limit)
         if len(lines) >= PARALLEL_MIN_ROWS and _workers() > 1 and sys.platform.startswith("linux"):
             return _ingest_parallel(lines, src, ctx_args, strict)
-        return _ingest_items(_jsonl_records(lines, 1), src.name, Context(**ctx_args), strict)
+        return _ingest_items(jsonl_records(lines, 1), src.name, Context(**ctx_args), strict)
     items: Iterable[Any] = src.items()
     if limit is not None:
         items = _take(items, limit)
@@ -310,7 +311,7 @@ def _take_chunks(tasks: int) -> Iterator[int]:
 def _ingest_chunks(lines: Sequence[bytes], chunks: list[tuple[int, int]], numbers: Iterable[int], source: str,
                    ctx: Context, strict: bool) -> dict[int, Ingested]:
     return {
-        number: _ingest_items(_jsonl_records(lines[chunks[number][0]:chunks[number][1]], chunks[number][0] + 1),
+        number: _ingest_items(jsonl_records(lines[chunks[number][0]:chunks[number][1]], chunks[number][0] + 1),
                               source, ctx, strict)
         for number in numbers
     }

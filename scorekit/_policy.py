@@ -8,6 +8,10 @@ naming the file (when there is one), the dotted key path and the bad value::
 
     policy.yml: gate.thresholds.pii: must be a finite number in [0, 1]; got 1.5
 
+What each key must be is declared as data, :data:`POLICY_CONSTRAINTS`, and
+checked by the one validator of :mod:`scorekit._constraints` (the same that
+checks the arguments of the public functions).
+
 :meth:`Policy.to_dict` gives the normalised policy with every default filled in
 (the form that is recorded and, without its ``regression`` section, hashed:
 :meth:`Policy.hash_payload`, SPEC §10). Numbers are normalised to their kind
@@ -22,8 +26,6 @@ a YAML file is read.
 from __future__ import annotations
 
 import json
-import math
-import numbers
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -32,15 +34,31 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ._errors import PolicyError
-from ._files import decode_utf8, read_input_bytes
-from ._jsonstrict import DuplicateKeyError, finite_float, unique_object
+from ._constraints import (
+    MAX_SAFE_INT,
+    Boolean,
+    Either,
+    Integral,
+    Interval,
+    ListOf,
+    MapOf,
+    OneOf,
+    Optional,
+    Section,
+    Text,
+    check_document,
+    is_integer,
+)
+from ._constraints import show_value as _show
+from ._errors import InvalidParameterError, PolicyError, StrictJSONError
+from ._io import decode_utf8, loads_strict, read_input_bytes
 
 __all__ = [
     "BUDGET_KEYS",
     "BUILTIN_THRESHOLDS",
     "DETERMINISTIC_DIMENSIONS",
     "PARTIAL_RULES",
+    "POLICY_CONSTRAINTS",
     "PURPOSES",
     "REGRESSION_METHODS",
     "THRESHOLD_BASES",
@@ -73,23 +91,8 @@ THRESHOLD_BASES: tuple[str, ...] = ("point", "wilson_lower", "cluster_lower")
 REGRESSION_METHODS: tuple[str, ...] = ("interval", "newcombe", "point", "paired")
 BUDGET_KEYS: tuple[str, ...] = ("cost_usd", "latency_ms")
 
-# Integers beyond ±(2^53−1) do not survive a round trip through JSON tools.
-_MAX_INT = 2**53 - 1
-
-_TOP_KEYS = ("purpose", "confidence", "pass_k", "gate", "judges", "regression", "budgets", "partial")
 #: The ``partial`` rules (SPEC §7) besides ``{min: x}``.
 PARTIAL_RULES: tuple[str, ...] = ("fail", "abstain")
-_GATE_KEYS = (
-    "required_dimensions",
-    "thresholds",
-    "threshold_basis",
-    "min_samples",
-    "min_coverage",
-    "pass_k_thresholds",
-)
-_JUDGES_KEYS = ("panel", "pass_score")
-_REGRESSION_KEYS = ("required", "baseline", "method", "max_drop")
-_PASS_K_THRESHOLD_KEYS = ("k", "min")
 
 _SUFFIXES = {".yml": "yaml", ".yaml": "yaml", ".json": "json"}
 
@@ -275,265 +278,68 @@ class Policy:
         return sorted(names), inferred
 
 
-# --------------------------------------------------------------------------- value checks
-class _Invalid(Exception):
-    """A problem at a key path; turned into a PolicyError with the file name."""
+# --------------------------------------------------------------------------- value checks (as data)
+_DIMENSION = Text("dimension name")
+_UNIT = Interval(0, 1)
 
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
-
-
-_SHOWN_DIGITS = 30  # a longer integer is described by its length in messages
-
-
-def _show(value: Any) -> str:
-    """The offending value as the user wrote it (YAML/JSON spelling where it differs)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        text = value if len(value) <= 60 else value[:57] + "..."
-        return repr(text)
-    if isinstance(value, numbers.Integral):
-        if abs(int(value)) >= 10**_SHOWN_DIGITS:  # repr would be a screenful (or beyond Python's digit limit)
-            return f"an integer of about {int(math.log10(abs(int(value)))) + 1} digits"
-        return repr(int(value))
-    if isinstance(value, numbers.Real):
-        return repr(float(value))
-    if isinstance(value, numbers.Number):
-        return repr(value)
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    return f"a value of type {type(value).__name__}"
-
-
-def _join(path: str, key: Any) -> str:
-    text = key if isinstance(key, str) else _show(key)
-    return f"{path}.{text}" if path else text
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _number(
-    value: Any, path: str, low: float, high: float, *, open_low: bool = False, open_high: bool = False
-) -> float:
-    lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
-    bounds = f"{lo}{_fmt(low)}, {_fmt(high)}{hi}"
-    x = finite_float(value)
-    if x is None:
-        raise _Invalid(path, f"must be a finite number in {bounds}; got {_show(value)}")
-    if x < low or x > high or (open_low and x == low) or (open_high and x == high):
-        raise _Invalid(path, f"must be a finite number in {bounds}; got {_show(value)}")
-    return x
-
-
-def _nonneg_number(value: Any, path: str) -> float:
-    x = finite_float(value)
-    if x is None or x < 0:
-        raise _Invalid(path, f"must be a finite number >= 0; got {_show(value)}")
-    return x
-
-
-def _integer(value: Any, path: str, low: int, high: int = _MAX_INT) -> int:
-    what = f"an integer >= {low}" if high == _MAX_INT else f"an integer in [{low}, {high}]"
-    if not _is_int(value) or value < low:
-        raise _Invalid(path, f"must be {what}; got {_show(value)}")
-    if value > high:
-        if high == _MAX_INT:
-            what += " and <= 2^53-1"
-        raise _Invalid(path, f"must be {what}; got {_show(value)}")
-    return int(value)
-
-
-def _choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise _Invalid(path, f"must be one of {', '.join(choices)}; got {_show(value)}")
-    return value
-
-
-def _boolean(value: Any, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise _Invalid(path, f"must be true or false; got {_show(value)}")
-    return value
-
-
-def _name(value: Any, path: str, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise _Invalid(path, f"{what} must be a non-empty string; got {_show(value)}")
-    return value
-
-
-def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(x)
-
-
-def _section(value: Any, path: str, allowed: tuple[str, ...] | None) -> Mapping[Any, Any]:
-    """A mapping-valued key; ``null`` (all children commented out) means empty.
-
-    With ``allowed``, every key must be one of them (unknown keys are an error).
-    """
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise _Invalid(path, f"must be a mapping; got {_show(value)}")
-    if allowed is not None:
-        for key in value:
-            if not (isinstance(key, str) and key in allowed):
-                raise _Invalid(_join(path, key), f"unknown key (expected one of: {', '.join(allowed)})")
-    return value
-
-
-def _name_list(value: Any, path: str, what: str) -> tuple[str, ...]:
-    """A list of unique non-empty strings; ``null`` means empty."""
-    if value is None:
-        return ()
-    if not isinstance(value, (list, tuple)):
-        raise _Invalid(path, f"must be a list of {what}s; got {_show(value)}")
-    seen: set[str] = set()
-    for i, item in enumerate(value):
-        name = _name(item, f"{path}[{i}]", what)
-        if name in seen:
-            raise _Invalid(f"{path}[{i}]", f"duplicate {what} {_show(name)}")
-        seen.add(name)
-    return tuple(sorted(seen))
-
-
-def _pass_k(value: Any, path: str) -> tuple[int, ...]:
-    if _is_int(value):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not value:
-        raise _Invalid(path, f"must be a non-empty list of integers >= 1; got {_show(value)}")
-    ks = {_integer(item, f"{path}[{i}]", 1) for i, item in enumerate(value)}
-    return tuple(sorted(ks))
-
-
-def _thresholds(value: Any, path: str) -> Mapping[str, float]:
-    out: dict[str, float] = {}
-    for key, item in _section(value, path, None).items():
-        name = _name(key, path, "dimension name")
-        out[name] = _number(item, _join(path, name), 0.0, 1.0)
-    return _frozen_map(out)
-
-
-def _pass_k_thresholds(value: Any, path: str) -> Mapping[str, PassKThreshold]:
-    out: dict[str, PassKThreshold] = {}
-    for key, item in _section(value, path, None).items():
-        name = _name(key, path, "dimension name")
-        where = _join(path, name)
-        if not isinstance(item, Mapping):
-            shape = "{k: <integer >= 1>, min: <number in [0, 1]>}"
-            raise _Invalid(where, f"must be a mapping {shape}; got {_show(item)}")
-        entry = _section(item, where, _PASS_K_THRESHOLD_KEYS)
-        for required in _PASS_K_THRESHOLD_KEYS:
-            if required not in entry:
-                raise _Invalid(_join(where, required), "missing (both k and min are required)")
-        out[name] = PassKThreshold(
-            k=_integer(entry["k"], _join(where, "k"), 1),
-            min=_number(entry["min"], _join(where, "min"), 0.0, 1.0),
-        )
-    return _frozen_map(out)
-
-
-def _gate(value: Any) -> Gate:
-    data = _section(value, "gate", _GATE_KEYS)
-    kwargs: dict[str, Any] = {}
-    if "required_dimensions" in data:
-        kwargs["required_dimensions"] = _name_list(
-            data["required_dimensions"], "gate.required_dimensions", "dimension name"
-        )
-    if "thresholds" in data:
-        kwargs["thresholds"] = _thresholds(data["thresholds"], "gate.thresholds")
-    if "threshold_basis" in data:
-        kwargs["threshold_basis"] = _choice(data["threshold_basis"], "gate.threshold_basis", THRESHOLD_BASES)
-    if "min_samples" in data:
-        kwargs["min_samples"] = _integer(data["min_samples"], "gate.min_samples", 1)
-    if "min_coverage" in data:
-        kwargs["min_coverage"] = _number(data["min_coverage"], "gate.min_coverage", 0.0, 1.0)
-    if "pass_k_thresholds" in data:
-        kwargs["pass_k_thresholds"] = _pass_k_thresholds(data["pass_k_thresholds"], "gate.pass_k_thresholds")
-    return Gate(**kwargs)
-
-
-def _judges(value: Any) -> Judges:
-    data = _section(value, "judges", _JUDGES_KEYS)
-    kwargs: dict[str, Any] = {}
-    if "panel" in data:
-        kwargs["panel"] = _name_list(data["panel"], "judges.panel", "judge name")
-    if "pass_score" in data:
-        kwargs["pass_score"] = _integer(data["pass_score"], "judges.pass_score", 1, 5)
-    return Judges(**kwargs)
-
-
-def _regression(value: Any) -> Regression:
-    data = _section(value, "regression", _REGRESSION_KEYS)
-    kwargs: dict[str, Any] = {}
-    if "required" in data:
-        kwargs["required"] = _boolean(data["required"], "regression.required")
-    if "baseline" in data and data["baseline"] is not None:
-        baseline = data["baseline"]
-        if not isinstance(baseline, str) or not baseline.strip():
-            raise _Invalid(
-                "regression.baseline", f"must be null or a non-empty string label; got {_show(baseline)}"
-            )
-        kwargs["baseline"] = baseline
-    if "method" in data:
-        kwargs["method"] = _choice(data["method"], "regression.method", REGRESSION_METHODS)
-    if "max_drop" in data:
-        kwargs["max_drop"] = _number(data["max_drop"], "regression.max_drop", 0.0, 1.0)
-    return Regression(**kwargs)
-
-
-def _budgets(value: Any) -> Mapping[str, float]:
-    data = _section(value, "budgets", BUDGET_KEYS)
-    return _frozen_map({key: _nonneg_number(data[key], _join("budgets", key)) for key in data})
-
-
-def _partial(value: Any) -> str | Mapping[str, float]:
-    if isinstance(value, str) and value in PARTIAL_RULES:
-        return value
-    if isinstance(value, Mapping):
-        data = _section(value, "partial", ("min",))
-        if "min" in data:
-            return _frozen_map({"min": _number(data["min"], "partial.min", 0.0, 1.0, open_low=True)})
-    raise _Invalid("partial", f"must be fail, abstain or {{min: <number in (0, 1]>}}; got {_show(value)}")
-
-
-def _build(document: Any) -> Policy:
-    """Validate a parsed policy document (``None`` = all defaults) into a Policy."""
-    if document is None:
-        return Policy()
-    if not isinstance(document, Mapping):
-        raise _Invalid("", f"the policy must be a mapping of keys to values; got {_show(document)}")
-    data = _section(document, "", _TOP_KEYS)
-    kwargs: dict[str, Any] = {}
-    if "purpose" in data:
-        kwargs["purpose"] = _choice(data["purpose"], "purpose", PURPOSES)
-    if "confidence" in data:
-        kwargs["confidence"] = _number(
-            data["confidence"], "confidence", 0.0, 1.0, open_low=True, open_high=True
-        )
-    if "pass_k" in data:
-        kwargs["pass_k"] = _pass_k(data["pass_k"], "pass_k")
-    if "gate" in data:
-        kwargs["gate"] = _gate(data["gate"])
-    if "judges" in data:
-        kwargs["judges"] = _judges(data["judges"])
-    if "regression" in data:
-        kwargs["regression"] = _regression(data["regression"])
-    if "budgets" in data:
-        kwargs["budgets"] = _budgets(data["budgets"])
-    if "partial" in data:
-        kwargs["partial"] = _partial(data["partial"])
-    return Policy(**kwargs)
+#: What every policy key must be (SPEC §7), checked by :func:`scorekit._constraints.check_document`:
+#: unknown keys are errors at every level, and each problem names the dotted key path and the
+#: value as written. Each section builds its dataclass from the keys it was given.
+POLICY_CONSTRAINTS = Section(
+    {
+        "purpose": OneOf(*PURPOSES),
+        "confidence": Interval(0, 1, closed="neither"),
+        "pass_k": ListOf(Integral(1, MAX_SAFE_INT), "a non-empty list of integers >= 1", single=is_integer,
+                         null_is_empty=False, non_empty=True),
+        "gate": Section(
+            {
+                "required_dimensions": ListOf(_DIMENSION, "a list of dimension names", distinct="dimension name"),
+                "thresholds": MapOf(_DIMENSION, _UNIT, build=_frozen_map),
+                "threshold_basis": OneOf(*THRESHOLD_BASES),
+                "min_samples": Integral(1, MAX_SAFE_INT),
+                "min_coverage": _UNIT,
+                "pass_k_thresholds": MapOf(
+                    _DIMENSION,
+                    Section(
+                        {"k": Integral(1, MAX_SAFE_INT), "min": _UNIT},
+                        required=("k", "min"),
+                        missing="missing (both k and min are required)",
+                        what="a mapping {k: <integer >= 1>, min: <number in [0, 1]>}",
+                        null_is_empty=False,
+                        build=lambda keys: PassKThreshold(**keys),
+                    ),
+                    build=_frozen_map,
+                ),
+            },
+            build=lambda keys: Gate(**keys),
+        ),
+        "judges": Section(
+            {
+                "panel": ListOf(Text("judge name"), "a list of judge names", distinct="judge name"),
+                "pass_score": Integral(1, 5),
+            },
+            build=lambda keys: Judges(**keys),
+        ),
+        "regression": Section(
+            {
+                "required": Boolean(),
+                "baseline": Optional(Text(what="a non-empty string label")),
+                "method": OneOf(*REGRESSION_METHODS),
+                "max_drop": _UNIT,
+            },
+            build=lambda keys: Regression(**keys),
+        ),
+        "budgets": Section({key: Interval(0) for key in BUDGET_KEYS}, document_order=True, build=_frozen_map),
+        "partial": Either(
+            OneOf(*PARTIAL_RULES),
+            Section({"min": Interval(0, 1, closed="right")}, build=_frozen_map),
+            what="fail, abstain or {min: <number in (0, 1]>}",
+        ),
+    },
+    subject="the policy",
+    what="a mapping of keys to values",
+    build=lambda keys: Policy(**keys),
+)
 
 
 # --------------------------------------------------------------------------- file reading
@@ -601,22 +407,17 @@ def _parse_yaml(text: str, name: str) -> Any:
 def _parse_json(text: str, name: str) -> Any:
     if not text.strip():
         return None
-
-    def reject_constant(token: str) -> Any:
-        raise PolicyError(f"{name}: invalid JSON: {token} is not allowed (numbers must be finite)")
-
-    try:
-        return json.loads(text, parse_constant=reject_constant, object_pairs_hook=unique_object)
-    except PolicyError:
-        raise
-    except DuplicateKeyError as exc:
-        raise PolicyError(f"{name}: invalid JSON: duplicate key {_show(exc.key)}") from None
+    try:  # 1e999 is read as inf, for the value check to name it with its key
+        return loads_strict(text, nonfinite="overflow")
     except json.JSONDecodeError as exc:
         raise PolicyError(f"{name}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
-    except RecursionError:
-        raise PolicyError(f"{name}: invalid JSON: nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer literal with too many digits
-        raise PolicyError(f"{name}: invalid JSON: {_one_line(exc)}") from None
+    except StrictJSONError as exc:
+        reason = {
+            "duplicate_key": f"duplicate key {_show(exc.detail)}",
+            "constant": f"{exc.detail} is not allowed (numbers must be finite)",
+            "too_long": exc.detail,  # Python's own words: "Exceeds the limit (4300 digits) ..."
+        }.get(exc.kind, str(exc))
+        raise PolicyError(f"{name}: invalid JSON: {reason}") from None
 
 
 def _read_file(name: str) -> Any:
@@ -689,7 +490,7 @@ def load_policy(policy: Policy | Mapping[str, Any] | str | os.PathLike[str] | No
             f"got {type(policy).__name__}"
         )
     try:
-        return _build(document)
-    except _Invalid as exc:
+        return check_document(document, POLICY_CONSTRAINTS)
+    except InvalidParameterError as exc:
         message = _one_line(str(exc))
         raise PolicyError(f"{name}: {message}" if name else message) from None

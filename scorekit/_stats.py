@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ._constraints import Integral, Interval, validate
+
 __all__ = [
     "cases_needed",
     "cluster_interval",
@@ -37,13 +39,19 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- helpers
+# Scalar arguments, declared as data (scorekit._constraints: one validator for arguments and the policy).
+_CONFIDENCE = Interval(0, 1, closed="neither")
+_K = Integral(min=1)
+
+
 def _check_confidence(confidence: Any) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
-        raise TypeError(f"confidence must be a number in (0, 1); got {confidence!r}")
-    value = float(confidence)
-    if not (0.0 < value < 1.0):
-        raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
-    return value
+    """``confidence`` as a float in (0, 1), or InvalidParameterError (a ValueError and a TypeError) naming it."""
+    return float(validate(confidence, "confidence", _CONFIDENCE))
+
+
+def _k(k: Any) -> int:
+    """``k`` as an int >= 1, or InvalidParameterError naming it."""
+    return int(validate(k, "k", _K))
 
 
 def z_value(confidence: float = 0.95) -> float:
@@ -121,14 +129,6 @@ def _counts(value: Any, name: str) -> np.ndarray:
         first = arr[bad].flat[0]
         raise ValueError(f"{name} must be non-negative integers; got {first!r}")
     return arr
-
-
-def _k(k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"k must be a positive integer; got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be a positive integer; got {k!r}")
-    return int(k)
 
 
 def _successes_and_n(successes: Any, n: Any, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,6 @@ import html
 import json
 import os
 import re
-import tempfile
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any, Mapping
 
 from ._datafiles import data_text, load_data_yaml
 from ._errors import InputError
+from ._io import atomic_write
 from ._terminal import BIDI_CONTROLS
 from ._version import __version__
 from .reports._format import confidence_label
@@ -557,18 +557,6 @@ def render_agent_card_markdown(card: Mapping[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------- writing
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_agent_card(card_dict: Mapping[str, Any], out_dir: str | os.PathLike[str]) -> dict[str, Path]:
     """Write ``agent-card.json`` and ``agent-card.md`` into ``out_dir`` (created if needed).
 
@@ -588,8 +576,9 @@ def write_agent_card(card_dict: Mapping[str, Any], out_dir: str | os.PathLike[st
         paths = {"json": out / "agent-card.json", "md": out / "agent-card.md"}
         text = json.dumps(card_dict, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         markdown = render_agent_card_markdown(card_dict)
-        _write_atomic(paths["json"], text)
-        _write_atomic(paths["md"], markdown)
+        for kind, content in (("json", text), ("md", markdown)):
+            data = content.encode("utf-8")
+            atomic_write(paths[kind], lambda tmp, data=data: tmp.write_bytes(data), mode=0o644)
     except OSError as exc:
         raise InputError(f"{out}: cannot write the Agent Card ({exc.strerror or exc})") from None
     return paths

@@ -213,17 +213,15 @@ def _check_file(path: Path) -> bool:
         return False
     if path.is_dir():
         raise _fail(path, "is a directory, not a history database file")
-    from ._files import FileProblem, check_regular
+    from ._errors import FileProblem
+    from ._io import read_bounded
 
-    try:  # a FIFO would hang the read below, a device feed SQLite forever
-        check_regular(path)
+    try:  # a regular file only: a FIFO would hang the read, a device feed SQLite forever
+        header = read_bounded(path, len(_SQLITE_HEADER), head=True)
     except FileProblem as problem:
+        if problem.kind == "unreadable":
+            raise _fail(path, f"cannot read the history database: {problem.detail}") from None
         raise HistoryError(problem.message(str(path), "history database file")) from None
-    try:
-        with open(path, "rb") as fh:
-            header = fh.read(len(_SQLITE_HEADER))
-    except OSError as exc:
-        raise _fail(path, f"cannot read the history database: {exc.strerror or exc}") from None
     if header and header != _SQLITE_HEADER:  # an empty file is an empty database
         raise _fail(path, "not a scorekit history database (not an SQLite file)")
     return True

@@ -37,9 +37,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Mapping
 
-from ._errors import InputError, ScorekitError
+from ._errors import FileProblem, InputError, ScorekitError
 from ._examples import notebook_path
-from ._files import FileProblem, check_regular
+from ._io import atomic_write, check_regular, read_json_strict
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -501,8 +501,6 @@ def export_notebook(executed: str | os.PathLike[str], out_dir: str | os.PathLike
 
 
 def _write_text(path: Path, text: str) -> None:
-    from .reports._format import atomic_write
-
     payload = text.encode("utf-8")
     atomic_write(path, lambda tmp: tmp.write_bytes(payload))
 
@@ -637,8 +635,6 @@ def render_notebook(
     reports = {kind: target / name for kind, name in LIBRARY_REPORTS.items() if _fresh(target / name, started)}
     decision, overall = None, False
     if "json" in reports:
-        from .signing import read_json_strict
-
         data = read_json_strict(reports["json"], "scorecard", InputError)
         if isinstance(data, dict):
             decision, overall = data.get("decision"), data.get("overall_pass") is True

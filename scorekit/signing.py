@@ -62,15 +62,22 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ._errors import SignatureError
-from ._files import KEY_LIMIT, SCORECARD_JSON_LIMIT, SIGNATURE_LIMIT, decode_utf8, read_input_bytes
-from ._jsonstrict import StrictJSONError, loads_strict
+from . import _io
+from ._errors import SignatureError, StrictJSONError
+from ._io import (
+    KEY_LIMIT,
+    SCORECARD_JSON_LIMIT,
+    SIGNATURE_LIMIT,
+    atomic_write,
+    decode_utf8,
+    loads_strict,
+    read_input_bytes,
+)
 
 __all__ = [
     "ALGORITHM",
@@ -110,6 +117,9 @@ def read_json_strict(
 ) -> Any:
     """Parse a JSON file, rejecting NaN/Infinity, overflowing numbers and duplicate keys.
 
+    :func:`scorekit._io.read_json_strict` with this module's defaults (a
+    scorecard; a :class:`~scorekit.SignatureError`), kept here as public API.
+
     Parameters
     ----------
     path : path-like
@@ -119,7 +129,7 @@ def read_json_strict(
         Raised (with a one-line message naming the file) when the file is missing,
         not a regular file, larger than ``limit`` bytes, unreadable or not strict JSON.
     limit : int
-        The most bytes read (default: :data:`~scorekit._files.SCORECARD_JSON_LIMIT`).
+        The most bytes read (default: :data:`~scorekit._io.SCORECARD_JSON_LIMIT`).
 
     Examples
     --------
@@ -132,14 +142,7 @@ def read_json_strict(
     ...     print("rejected")
     rejected
     """
-    path = Path(path)
-    text = decode_utf8(read_input_bytes(path, what, error, limit=limit), str(path), error)
-    try:
-        return loads_strict(text)
-    except StrictJSONError as exc:
-        raise error(f"{path}: the {what} cannot be used: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise error(f"{path}:{exc.lineno}: the {what} is not valid JSON ({exc.msg})") from None
+    return _io.read_json_strict(path, what, error, limit=limit)
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -226,15 +229,7 @@ def _write_new(path: Path, data: bytes, mode: int, overwrite: bool) -> None:
             path.unlink(missing_ok=True)
             raise
         return
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.chmod(tmp, mode)  # before any secret byte is written
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda tmp: tmp.write_bytes(data), mode=mode)  # written 0600, then given ``mode``
 
 
 def write_keypair(
@@ -417,15 +412,7 @@ def sign_scorecard(
     text = json.dumps(envelope, indent=2) + "\n"
     try:
         out_path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=out_path.parent, prefix=f".{out_path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, out_path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(out_path, lambda tmp: tmp.write_bytes(text.encode("utf-8")), mode=0o644)
     except OSError as exc:
         raise SignatureError(f"{out_path}: cannot write the signature envelope ({exc.strerror or exc})") from None
     return out_path

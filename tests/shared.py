@@ -95,7 +95,7 @@ def assert_close(actual, expected, tol: float = 1e-12) -> None:
 # with the same results. Tests run both; this switches the C paths off.
 _C_HOOKS = (("scorekit._hashing", "_c_canonical"), ("scorekit._hashing", "_c_evidence"), ("scorekit._validate", "_c_exact_key"),
             ("scorekit._validate", "_c_definition_text"),
-            ("scorekit._rows", "_c_duplicate_key"), ("scorekit._rows", "_c_text_is_clean"))
+            ("scorekit._rows._screens", "_c_duplicate_key"), ("scorekit._rows._screens", "_c_text_is_clean"))
 
 
 def c_helper_built() -> bool:

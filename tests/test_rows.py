@@ -768,7 +768,7 @@ import json as _json
 
 import orjson as _orjson
 
-from scorekit import _rows as _rows_module
+from scorekit._rows import _formats, _screens
 
 _CLEAN_NUMBERS = _st.one_of(
     _st.integers(-(10**15) + 1, 10**15 - 1),
@@ -813,7 +813,7 @@ def test_rows_are_read_the_same_without_orjson(monkeypatch):
             readable.append((path, sk.evaluate(path).to_dict()))
         except sk.InputError:
             continue
-    monkeypatch.setattr(_rows_module, "_fast_decoder", lambda: (None, ()))
+    monkeypatch.setattr(_formats, "_fast_decoder", lambda: (None, ()))
     for path, with_fast in readable:
         without = sk.evaluate(path).to_dict()
         for key in ("decision", "dimensions", "validation", "hashes", "findings", "controls"):
@@ -821,7 +821,7 @@ def test_rows_are_read_the_same_without_orjson(monkeypatch):
 
 
 # --------------------------------------------------------------------------- repeated top-level keys
-from scorekit._rows import _may_repeat_a_key
+from scorekit._rows._screens import may_repeat_a_key as _may_repeat_a_key
 
 _ROW_HEAD = '{"id":"r1","dimension":"pii","evaluator":"h",'
 
@@ -845,7 +845,7 @@ def test_a_repeated_top_level_key_is_reported_however_it_is_written(tmp_path, ta
     assert [(p.line, p.field) for p in problems] == [(1, "status")] and "duplicate key" in problems[0].message
 
 
-@pytest.mark.skipif(_rows_module._c_duplicate_key is None, reason="the Python check parses escaped or spaced text strictly")
+@pytest.mark.skipif(_screens._c_duplicate_key is None, reason="the Python check parses escaped or spaced text strictly")
 @pytest.mark.parametrize("ensure_ascii", [True, False])
 @pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")])
 def test_nested_keys_named_like_top_level_keys_need_no_strict_parse(ensure_ascii, separators):
@@ -876,7 +876,7 @@ _FIELD_VALUES = _st.sampled_from(["x", "", "  ", "\x1c", 3, -1, 2.5, None, True,
                                            "agent_output", "judge_criteria", "canary", "tags", "cost_usd", "match",
                                            "input", "usage", "extra"]), _FIELD_VALUES, max_size=9))
 def test_field_checks_by_layout_give_the_plain_checks(row):
-    from scorekit._rows import _check_row
+    from scorekit._rows._normalise import check_row as _check_row
 
     row = {k: v for k, v in row.items() if v is not None}
     row.setdefault("id", "r")

@@ -11,8 +11,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from shared import c_helper_built, python_paths
 
-from scorekit import _hashing, _rows
-from scorekit._jsonstrict import DuplicateKeyError, unique_object
+from scorekit import _hashing
+from scorekit._errors import DuplicateKeyError
+from scorekit._io import unique_object
+from scorekit._rows import FileLines, _screens
 
 if not c_helper_built():
     if os.environ.get("CI"):
@@ -174,7 +176,7 @@ def test_the_python_check_never_misses_a_repeat_either(text):
     assume(text.startswith("{"))
     if has_duplicate(text):
         with python_paths():
-            assert _rows._may_repeat_a_key(text.encode(), json.loads(text)), text
+            assert _screens.may_repeat_a_key(text.encode(), json.loads(text)), text
 
 
 def test_duplicate_key_gives_up_rather_than_guess():
@@ -196,7 +198,7 @@ PIECES = st.sampled_from(["0", "7", "9" * 8, "e", "E", "+", "-", ".", "N", "a", 
 def test_text_is_clean_in_c_agrees_with_python(text):
     data = text.encode()
     with python_paths():
-        expected = _rows.text_is_clean(data)
+        expected = _screens.text_is_clean(data)
     assert _speedups.text_is_clean(data) is expected
     assert _speedups.text_is_clean(memoryview(b"[" + data + b"]")[1:-1]) is expected
 
@@ -204,7 +206,7 @@ def test_text_is_clean_in_c_agrees_with_python(text):
 def test_file_lines_screen_the_whole_file_at_once(tmp_path):
     path = tmp_path / "rows.jsonl"
     path.write_bytes(b'{"a": 1}\n' * 200_000 + b'{"a": 1e400}\n')
-    lines = _rows.FileLines(path.read_bytes())
+    lines = FileLines(path.read_bytes())
     assert not lines.is_clean() and lines[:200_000].is_clean()
 
 

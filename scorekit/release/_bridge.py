@@ -14,7 +14,7 @@ import numbers
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._jsonstrict import finite_float
+from .._io import finite_float
 from ._document import SEMVER, validate_scorecard
 from ._payload import DEFAULT_AGGREGATE_NAME, Metric, ResultPayload, hardware_class
 

@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import InputError
-from .._jsonstrict import finite_float
-from .._files import FileProblem, read_bounded
+from .._errors import FileProblem, ScorecardFileError, ScorecardInvalidError
+from .._io import finite_float, read_bounded
 
 __all__ = [
     "ABSENT",
@@ -92,44 +91,6 @@ MAX_SCORECARD_BYTES = 16_000_000
 MAX_FRONT_MATTER_CHARS = 1_000_000
 MAX_FRONT_MATTER_VALUES = 100_000
 MAX_FRONT_MATTER_DEPTH = 64
-
-
-# --------------------------------------------------------------------------- errors
-class ScorecardFileError(InputError):
-    """The file cannot be used as a scorecard at all.
-
-    Missing, a directory, unreadable, not UTF-8, no front matter, unclosed front
-    matter, invalid YAML, or front matter that is not a mapping. ``str(exc)`` is
-    one line naming the path and what is wrong.
-    """
-
-    def __init__(self, source: str, reason: str) -> None:
-        self.source = str(source)
-        self.reason = _one_line(reason)
-        super().__init__(f"{self.source}: {self.reason}")
-
-
-class ScorecardInvalidError(InputError):
-    """A scorecard that parsed but breaks the schema.
-
-    Attributes
-    ----------
-    problems : list of str
-        Every problem found, each ``"field.path: message"``.
-    source : str
-        The path (or ``"<text>"``) of the card.
-    """
-
-    def __init__(self, source: str, problems: list[str]) -> None:
-        self.source = str(source)
-        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-        first = _one_line(problems[0]) if problems else "no problem recorded"
-        super().__init__(f"{self.source}: invalid scorecard: {first}{more}")
-        self.problems: list[str] = list(problems)  # type: ignore[assignment]  # str, not Problem
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
 
 
 # --------------------------------------------------------------------------- document

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .._jsonstrict import finite_float
-from .._terminal import workflow_command
+from .._errors import BaselineError as _BaselineError
 from .._errors import PolicyError
-from .._files import decode_utf8, read_input_bytes
+from .._io import decode_utf8, finite_float, read_input_bytes
+from .._terminal import workflow_command
 from ._document import (
     ABSENT,
     BASIS_FIELDS,
@@ -321,10 +321,6 @@ def _band_floor(baseline: float, k: float, stdev: float | None) -> float:
 
 
 # --------------------------------------------------------------------------- git baseline
-class _BaselineError(Exception):
-    """The baseline cannot be resolved (exit 1)."""
-
-
 def _git(directory: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(  # noqa: S603 - fixed argv, no shell

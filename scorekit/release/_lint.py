@@ -15,9 +15,9 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 
-from .._files import DEFAULT_LIMIT, FileProblem, read_bounded
+from .._errors import FileProblem, InputError, StrictJSONError
+from .._io import DEFAULT_LIMIT, decode_utf8, loads_strict, read_bounded
 from ._document import ScorecardFileError, ScorecardInvalidError, load_scorecard
 
 __all__ = ["README_AGGREGATE_PATTERN", "README_LINK_PATTERN", "README_URL_PATTERN", "lint_doc_root", "pinned_ref",
@@ -188,13 +188,11 @@ def _readme_problems(readme: Path, aggregate: float | None, version: str | None 
         what = "is not a file" if readme.exists() else "not found"
         return [f"{readme}: {what} (the doc root's README must link ./SCORECARD.md)"]
     try:
-        text = read_bounded(readme, DEFAULT_LIMIT).decode("utf-8-sig")
+        text = decode_utf8(read_bounded(readme, DEFAULT_LIMIT), str(readme))
     except FileProblem as problem:
         return [problem.message(str(readme), "README file")]
-    except UnicodeDecodeError as exc:
-        return [f"{readme}: not UTF-8 (invalid byte at offset {exc.start})"]
-    except OSError as exc:
-        return [f"{readme}: cannot read: {exc.strerror or exc}"]
+    except InputError as exc:  # not UTF-8
+        return [str(exc)]
     problems = []
     pinned = False
     for match in README_URL_PATTERN.finditer(text):
@@ -232,21 +230,17 @@ def _package_problems(package: Path) -> list[str]:
     if not package.exists():
         return []
 
-    def reject_constant(token: str) -> Any:
-        raise ValueError(f"{token} is not allowed")
-
-    try:
-        data = json.loads(read_bounded(package, DEFAULT_LIMIT).decode("utf-8-sig"), parse_constant=reject_constant)
+    try:  # strict: a second "files" key must not be read one way here and another way by npm
+        data = loads_strict(decode_utf8(read_bounded(package, DEFAULT_LIMIT), str(package)), nonfinite="overflow")
     except FileProblem as problem:  # a FIFO or a device: never hang or read without end
         return [problem.message(str(package), "package.json file")]
-    except UnicodeDecodeError as exc:
-        return [f"{package}: not UTF-8 (invalid byte at offset {exc.start})"]
+    except InputError as exc:  # not UTF-8
+        return [str(exc)]
     except json.JSONDecodeError as exc:
         return [f"{package}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})"]
-    except (ValueError, RecursionError) as exc:
-        return [f"{package}: invalid JSON: {exc}"]
-    except OSError as exc:
-        return [f"{package}: cannot read: {exc.strerror or exc}"]
+    except StrictJSONError as exc:
+        reason = f"{exc.detail} is not allowed" if exc.kind == "constant" else str(exc)
+        return [f"{package}: invalid JSON: {reason}"]
     if not isinstance(data, dict):
         return [f"{package}: must be a JSON object"]
     files = data.get("files")

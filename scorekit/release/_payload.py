@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._jsonstrict import finite_float
+from .._io import finite_float
 from ._document import (
     AGGREGATE_FORMULA,
     ScorecardInvalidError,
@@ -678,7 +678,7 @@ def write_scorecard(payload: ResultPayload, path: str | os.PathLike[str]) -> Pat
     if problems:
         raise ScorecardInvalidError(os.fspath(path), problems)
 
-    from ..reports._format import atomic_write  # lazy
+    from .._io import atomic_write
 
     def _write(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="\n") as handle:

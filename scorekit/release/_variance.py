@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._jsonstrict import finite_float
+from .._io import finite_float
 
 __all__ = ["acceptance_variance"]
 

@@ -25,7 +25,7 @@ from . import html as _html_report
 from . import json as _json_report
 from . import markdown as _markdown_report
 from . import parquet as _parquet_report
-from ._format import atomic_write
+from .._io import atomic_write
 from .html import render_html, write_html
 from .json import ScorecardSchemaError, load_schema, render_json, validate_scorecard_json, write_json
 from .markdown import render_markdown, write_markdown

@@ -19,11 +19,8 @@ Rules (SPEC §12):
 from __future__ import annotations
 
 import math
-import os
 import re
-import tempfile
-from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Iterable, Sequence, TypeVar
 
 from .._terminal import BIDI_CONTROLS
 
@@ -34,7 +31,6 @@ __all__ = [
     "TWO_INTERVALS_NOTE",
     "VARIANCE_HEADER",
     "UNDEFINED",
-    "atomic_write",
     "REGRESSION_COLUMNS",
     "baseline_text",
     "clean_text",
@@ -469,33 +465,3 @@ def md_unescape(text: str) -> str:
     :func:`md_escape` replaces or normalises.
     """
     return _MD_UNESCAPE.sub(lambda m: m.group(1) if m.group(1) is not None else _MD_ENTITY[m.group(0)], text)
-
-
-# --------------------------------------------------------------------------- files
-def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:
-    """Write ``path`` atomically: ``write(tmp)`` fills a temporary file in the same
-    directory, which then replaces ``path`` (``os.replace``). A reader never sees
-    half a file; on error the temporary file is removed and ``path`` is untouched.
-    """
-    path = Path(path)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
-
-
-def _read_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-# mkstemp creates 0600 files; reports get the usual permissions (read once, at import).
-_UMASK = _read_umask()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._findings import SEVERITIES
+from .._io import atomic_write
 
 from ._format import (
     DECISION_MEANING,
@@ -34,7 +35,6 @@ from ._format import (
     variance_cells,
     LIST_LIMIT,
     UNDEFINED,
-    atomic_write,
     clean_text,
     comparison_facts,
     evidence_row_count,

@@ -13,8 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .._errors import ScorekitError
-from ._format import atomic_write
+from .._errors import ScorecardSchemaError
+from .._io import atomic_write
 
 __all__ = [
     "SCHEMA_RESOURCE",
@@ -28,20 +28,6 @@ __all__ = [
 #: Where the schema lives inside the package.
 SCHEMA_RESOURCE = "schemas/scorecard.schema.json"
 _MAX_LISTED = 20
-
-
-class ScorecardSchemaError(ScorekitError, ValueError):
-    """A scorecard dictionary does not match ``scorecard.schema.json``.
-
-    Attributes
-    ----------
-    errors : list of tuple
-        ``(json_path, message)`` for every violation found (``$.dimensions[0].rate``).
-    """
-
-    def __init__(self, message: str, errors: list[tuple[str, str]] | None = None) -> None:
-        super().__init__(message)
-        self.errors: list[tuple[str, str]] = list(errors or [])
 
 
 @functools.lru_cache(maxsize=1)

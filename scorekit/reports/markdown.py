@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .._io import atomic_write
 from ._format import (
     DECISION_MEANING,
     confidence_label,
@@ -24,7 +25,6 @@ from ._format import (
     variance_cells,
     LIST_LIMIT,
     UNDEFINED,
-    atomic_write,
     comparison_facts,
     evidence_row_count,
     fmt_bool,

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._format import atomic_write
+from .._io import atomic_write
 
 __all__ = ["METADATA_KEY", "read_evidence_metadata", "write_parquet"]
 

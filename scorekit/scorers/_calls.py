@@ -15,10 +15,9 @@ text make the row invalid).
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping, NamedTuple
 
-from .._jsonstrict import DuplicateKeyError, unique_object
+from .._io import loads_strict
 
 __all__ = ["Call", "call_shape_problem", "parse_arguments", "read_call", "row_calls"]
 
@@ -33,13 +32,6 @@ class Call(NamedTuple):
     malformed: bool = False
 
 
-def _reject_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not valid JSON")
-
-
-_DECODE = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=unique_object).decode
-
-
 def parse_arguments(text: str) -> dict[str, Any] | None:
     """The object a call's JSON ``text`` holds, or None when it is not one strict
     JSON object (bad JSON, NaN/Infinity, a repeated key, an array or a scalar).
@@ -51,9 +43,9 @@ def parse_arguments(text: str) -> dict[str, Any] | None:
     >>> parse_arguments('{"amount": 150') is None
     True
     """
-    try:
-        value = _DECODE(text)
-    except (ValueError, DuplicateKeyError, RecursionError):
+    try:  # strict JSON; 1e999 is read as inf, as the argument schemas have always seen it
+        value = loads_strict(text, nonfinite="overflow")
+    except ValueError:  # not JSON, or not strict JSON (NaN, a repeated key, too deep or too long)
         return None
     return value if isinstance(value, dict) else None
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scorekit._jsonstrict import finite_float
+from scorekit._io import finite_float
 from shared import scorekit_process
 
 SEED = Path(__file__).parent / "data" / "seed_example_SCORECARD.md"

@@ -1,0 +1,142 @@
+"""Screens over a row's JSON text and value: numbers JSON tools cannot carry, repeated keys.
+
+JSON keeps the last of two equal keys silently, and Python reads ``NaN``,
+``Infinity``, ``1e999`` and integers beyond ±(2^53−1) that other tools cannot
+represent. Checking every number of 100,000 rows would cost more than reading
+them, so the readers screen first:
+
+* :func:`text_is_clean` (and :func:`span_is_clean` over part of a buffer): a
+  whole-file test that no number can be NaN/Infinity, overflow or exceed 2^53;
+  a clean file skips the per-number walk;
+* :func:`bad_numbers`: the exact walk over one row, naming each bad number's
+  field (and lone surrogates in text);
+* :func:`may_repeat_a_key`: whether a row's text can repeat a key; only then is
+  it parsed again strictly (:func:`scorekit._io.loads_strict`) to name the key;
+* :func:`has_escaped_surrogate`: a ``\\uD800``-style escape the walk must name.
+
+The optional C helper (``scorekit/_speedups.c``) does the first and third in
+one pass each; without it the Python paths give the same answers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Iterable
+
+try:  # the C helper (scorekit/_speedups.c); None when it was not built
+    from .._speedups import duplicate_key as _c_duplicate_key, text_is_clean as _c_text_is_clean
+except ImportError:  # pragma: no cover - a build without a C compiler takes the Python paths
+    _c_duplicate_key = _c_text_is_clean = None
+
+__all__ = [
+    "MAX_SAFE_INT",
+    "bad_numbers",
+    "has_escaped_surrogate",
+    "may_repeat_a_key",
+    "span_is_clean",
+    "text_is_clean",
+]
+
+MAX_SAFE_INT = 2**53 - 1
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def bad_numbers(value: Any, path: str) -> Iterable[tuple[str, str]]:
+    """Yield (path, message) for NaN/Infinity, integers beyond ±(2^53−1) and lone
+    surrogates, recursively."""
+    if isinstance(value, str):
+        if not value.isascii() and _LONE_SURROGATE.search(value):
+            yield path, "text contains a lone UTF-16 surrogate (not valid Unicode)"
+        return
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            yield path, f"{value!r} is not a finite number (NaN/Infinity are not valid JSON)"
+    elif isinstance(value, int):
+        if abs(value) > MAX_SAFE_INT:
+            yield path, f"integer {value} is beyond ±(2^53−1) and cannot be represented exactly"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and not key.isascii() and _LONE_SURROGATE.search(key):
+                yield f"{path}.{key!r}", "key contains a lone UTF-16 surrogate (not valid Unicode)"
+            yield from bad_numbers(item, f"{path}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from bad_numbers(item, f"{path}[{i}]")
+
+
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789E", b"000000000e")
+_SUSPECT_TEXT = (b"NaN", b"Infinity", b"0" * 16, b"e000", b"e+000")
+
+
+def span_is_clean(data: bytes, first: int, last: int) -> bool:
+    """:func:`text_is_clean` over ``data[first:last]``, 1 MiB at a time (no full copy)."""
+    if _c_text_is_clean is not None:
+        return _c_text_is_clean(memoryview(data)[first:last])
+    step, overlap = 1 << 20, max(map(len, _SUSPECT_TEXT))
+    return all(
+        text_is_clean(data[start : min(start + step + overlap, last)])
+        for start in range(first, last, step)
+    )
+
+
+def text_is_clean(text: bytes) -> bool:
+    """True when no number in ``text`` can be NaN/Infinity, overflow, or exceed 2^53.
+
+    A cheap whole-file test (C-speed translate + substring search): a clean file
+    skips the per-number checks entirely; a suspicious one (even a false alarm,
+    e.g. "NaN" inside a string) takes the exact path that names the field.
+    """
+    if _c_text_is_clean is not None:
+        return _c_text_is_clean(text)
+    folded = text.translate(_DIGITS_TO_ZERO)
+    return not any(marker in folded for marker in _SUSPECT_TEXT)
+
+
+# Whitespace between a key and its colon hides the key from the count below.
+_SPACED_KEY = re.compile(rb'"[ \t\r]+:')
+_CONTAINERS = (dict, list)
+
+
+def _count_keys(value: Any) -> int:
+    """How many object keys ``value`` holds, at every depth."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            count += len(item)
+            stack.extend(v for v in item.values() if type(v) in _CONTAINERS)
+        else:
+            stack.extend(v for v in item if type(v) in _CONTAINERS)
+    return count
+
+
+def may_repeat_a_key(raw: bytes, value: Any) -> bool:
+    """False when ``raw`` (the valid JSON text ``value`` was parsed from)
+    provably repeats no key in any object; True means "parse again strictly
+    to find out" (the strict parse names the key).
+
+    JSON keeps the last of two equal keys silently, so a repeat is seen only in
+    the text. The C helper scans the text object by object. Without it: when
+    the text has no backslash and no whitespace before a colon, every key is
+    written ``"key":`` and nothing else is, so the text repeats a key exactly
+    when it has more ``":`` than the parsed value has keys.
+    """
+    if _c_duplicate_key is not None:
+        return _c_duplicate_key(raw) != 0
+    if b"\\" in raw or _SPACED_KEY.search(raw):
+        return True
+    return raw.count(b'":') != _count_keys(value)
+
+
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def has_escaped_surrogate(raw: bytes) -> bool:
+    """True when ``raw`` may hold an escaped lone surrogate (``\\ud800``): the walk names it.
+
+    The caller tests ``b"\\u" in raw`` first (most rows have no escape at all).
+    """
+    return _ESCAPED_SURROGATE.search(raw) is not None
