@@ -94,6 +94,6 @@ def test_browser_shows_the_library_html_scorecard_with_inline_svg_without_consol
     from selenium.webdriver.common.by import By
 
     driver.get(rendered.reports["html"].resolve().as_uri())
-    assert driver.find_element(By.ID, "decision").is_displayed()
+    assert driver.find_element(By.ID, "sk-decision").is_displayed()
     assert driver.find_elements(By.TAG_NAME, "svg")
     assert _severe(driver) == []
