@@ -90,7 +90,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     )
     print(f"\nreport: {_t(rendered.html)}")
     for path in (rendered.markdown, rendered.notebook, *rendered.reports.values(),
-                 rendered.out_dir / "rates.png", rendered.out_dir / "pass_k.png"):
+                 rendered.out_dir / "rates.svg", rendered.out_dir / "pass_k.svg"):
         print(f"wrote {_t(path)}")
     return EXIT_OK
 
