@@ -22,7 +22,7 @@ def test_demo_prints_summary_table_and_writes_svg_charts(tmp_path, capsys):
         assert column in header
     for dimension in ("task_completion", "tool_call", "action_correctness", "pii", "helpfulness"):
         assert any(line.startswith(dimension) for line in out.splitlines()), dimension
-    assert "repeated trials of a case may be correlated" in out
+    assert "Repeated trials of one case may be correlated" in out
     for name in ("rates.svg", "pass_k.svg"):
         svg = (tmp_path / "demo" / name).read_text(encoding="utf-8")
         assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" role="img"') and svg.endswith("</svg>\n")

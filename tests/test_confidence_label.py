@@ -18,6 +18,8 @@ import pytest
 
 import scorekit as sk
 from scorekit import cli, notebook, plots
+from scorekit.reports._sections import build_sections
+from scorekit.reports.text import demo_text
 from scorekit.reports._format import fmt_confidence
 
 POLICY_80 = {"purpose": "release", "confidence": 0.8, "pass_k": [1, 2]}
@@ -55,9 +57,10 @@ def test_cli_run_table_labels_intervals_with_the_policy_confidence(tmp_path):
     assert not FIXED_95.search(text), text
 
 
-def test_cli_dimension_table_labels_intervals_with_the_given_confidence(card):
-    text = cli.format_dimensions(card.dimensions, card.to_dict()["confidence"])
-    assert "80% Wilson CI" in text.splitlines()[0]
+def test_cli_demo_table_labels_intervals_with_the_scorecard_confidence(card):
+    text = demo_text(build_sections(card.to_dict()))
+    header = next(line for line in text.splitlines() if line.startswith("dimension"))
+    assert "80% Wilson CI" in header
     assert not FIXED_95.search(text)
 
 
