@@ -13,7 +13,7 @@ import pandas as pd
 
 from ._datafiles import load_data_yaml
 
-__all__ = ["SEVERITIES", "build_findings", "finding_text", "low_confidence"]
+__all__ = ["SEVERITIES", "build_findings", "finding_text", "low_confidence", "verification_guidance"]
 
 # "info" findings are advisory: they change no verdict (SPEC §8 low_confidence).
 SEVERITIES = ("blocker", "high", "medium", "low", "info")
@@ -28,6 +28,15 @@ def _table() -> dict[str, Any]:
     return load_data_yaml("findings.yaml")
 
 
+def verification_guidance() -> str:
+    """What every finding's suggested fix ends with: it does not prove root cause, and how to verify a fix.
+
+    Reports say it once, above their findings (SPEC §17).
+    """
+    table = _table()
+    return f"{table['caveat'].strip()} {table['verify'].strip()}"
+
+
 def finding_text(dimension: str, reason: str, status: str = "FAIL") -> dict[str, str]:
     """Severity, review text and suggested fix for a (dimension, reason) group."""
     table = _table()
@@ -38,7 +47,7 @@ def finding_text(dimension: str, reason: str, status: str = "FAIL") -> dict[str,
     return {
         "severity": entry["severity"],
         "review": review,
-        "suggested_fix": f"{fix} {table['caveat'].strip()} {table['verify'].strip()}",
+        "suggested_fix": f"{fix} {verification_guidance()}",
     }
 
 

@@ -22,44 +22,14 @@ from ._version import __version__
 EXIT_OK, EXIT_NO, EXIT_CANNOT_RUN = 0, 1, 2
 
 
-# --------------------------------------------------------------------------- formatting
-def _pct(value: float) -> str:
-    return "—" if value != value else f"{100 * value:.1f}%"
-
-
-def format_dimensions(dimensions, confidence: float) -> str:  # type: ignore[no-untyped-def]
-    """Plain-text table of ``Scorecard.dimensions`` (intervals at ``confidence``), rates as percentages."""
-    from .reports._format import fmt_confidence
-
-    ks = sorted({k for entry in dimensions["pass_k"] for k in entry}, key=int)
-    headers = ["dimension", "verdict", "n", "passes", "errors", "abstains", "rate",
-               f"{fmt_confidence(confidence)} Wilson CI", "threshold"]
-    headers += [f"pass^{k}" for k in ks]
-    rows = []
-    for name, row in dimensions.iterrows():
-        ci = "—" if row["rate"] != row["rate"] else f"{_pct(row['ci_low'])} – {_pct(row['ci_high'])}"
-        threshold = row["threshold"]
-        cells = [_t(name), _t(row["verdict"])]
-        cells += [str(int(row[c])) for c in ("n", "passes", "errors", "abstains")]
-        cells += [_pct(row["rate"]), ci, "—" if threshold is None or threshold != threshold else _pct(threshold)]
-        cells += [_pct(float("nan") if row["pass_k"].get(k) is None else row["pass_k"][k]) for k in ks]
-        rows.append(cells)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
-
-
 # --------------------------------------------------------------------------- commands
 def _cmd_demo(args: argparse.Namespace) -> int:
     """Render the release notebook on the bundled example; print its decision and table."""
-    import pandas as pd
-
     from ._errors import InputError
     from ._examples import example_path
     from .render import render_notebook
+    from .reports._sections import build_sections
+    from .reports.text import demo_text
     from .signing import read_json_strict
 
     results = example_path("email_assistant", "results.jsonl")
@@ -70,33 +40,19 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                                agent_version="demo", out_dir=out_dir, progress=sys.stdout.isatty())
     # Everything printed below is read from the scorecard.json the notebook wrote.
     data = read_json_strict(rendered.reports["json"], "scorecard", InputError)
-    dimensions = pd.DataFrame(data["dimensions"]).set_index("name")
-    for column in ("rate", "ci_low", "ci_high", "threshold"):
-        dimensions[column] = pd.to_numeric(dimensions[column])
-    reasons = data.get("decision_reasons") or []
-    print(f"\n{data['evidence']['rows']} rows scored\n")
-    print(f"decision: {_t(data['decision'])}" + (f"  ({_t('; '.join(reasons))})" if reasons else ""))
     print()
-    print(format_dimensions(dimensions, data["confidence"]))
-    print()
-    flaky = {d["name"]: d["flaky_cases"] for d in data["dimensions"] if d.get("flaky_cases")}
-    if flaky:
-        print("Flaky cases (trials disagree): " + "; ".join(f"{_t(d)}: {', '.join(map(_t, c))}" for d, c in flaky.items()))
-    caught = sum(1 for c in data["controls"] if c["passed"])
-    print(f"Evaluator controls caught: {caught} of {len(data['controls'])} (known-bad rows, outside the agent's scores)")
-    print(
-        "Rates are PASS/(PASS+FAIL); ERROR and ABSTAIN rows are missing evidence, outside the denominator.\n"
-        "These figures apply to the supplied cases only, and repeated trials of a case may be correlated."
-    )
+    print(demo_text(build_sections(data)))
     print(f"\nreport: {_t(rendered.html)}")
     for path in (rendered.markdown, rendered.notebook, *rendered.reports.values(),
-                 rendered.out_dir / "rates.png", rendered.out_dir / "pass_k.png"):
+                 rendered.out_dir / "rates.svg", rendered.out_dir / "pass_k.svg"):
         print(f"wrote {_t(path)}")
     return EXIT_OK
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ._evaluate import evaluate
+    from .reports import render_reports
+    from .reports.text import run_text
 
     card = evaluate(
         args.results,
@@ -109,8 +65,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         label=args.label,
         baseline=args.baseline,
     )
-    written = _write(card, args.out_dir)
-    print(format_card(card))
+    reports = render_reports(card)  # the reports and the lines below show the same sections
+    written = _write(reports, args.out_dir)
+    print(run_text(reports.sections))
     for path in written.values():
         print(f"wrote {_t(path)}")
     if args.gate and not card.overall_pass:
@@ -119,41 +76,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write(card, out_dir: str) -> dict:  # type: ignore[no-untyped-def]
+def _write(reports, out_dir: str) -> dict:  # type: ignore[no-untyped-def]
     try:
-        return card.write(out_dir)
+        return reports.write(out_dir)
     except OSError as exc:
         raise ScorekitError(f"{out_dir}: cannot write the reports ({exc.strerror or exc})") from None
-
-
-def format_card(card) -> str:  # type: ignore[no-untyped-def]
-    """A short plain-text summary of a Scorecard: decision, then one line per dimension."""
-    lines = [f"decision: {card.decision}"
-             + (f"  ({_t('; '.join(card.decision_reasons))})" if card.decision_reasons else "")]
-    lines.append(f"purpose: {card.purpose}   rows: {len(card.evidence)}   "
-                 f"validation: {card.validation.labeled} labeled, {card.validation.unlabeled} unlabeled, "
-                 f"{card.validation.invalid} invalid")
-    from .reports._format import fmt_confidence
-
-    names = {n: _t(n) for n in card.dimensions.index}
-    width = max([len(n) for n in names.values()] + [9])
-    conf = fmt_confidence(card.policy['confidence'])
-    lines.append(f"{'dimension'.ljust(width)}  {'verdict':<12} {'n':>5} {'cases':>5} {'rate':>7}  "
-                 f"{conf + ' Wilson CI':<15} {conf + ' clustered CI':<17} threshold")
-    for name, row in card.dimensions.iterrows():
-        undefined = row["rate"] != row["rate"]
-        ci = "—" if undefined else f"{_pct(row['ci_low'])}–{_pct(row['ci_high'])}"
-        cluster = "—" if undefined else f"{_pct(row['ci_cluster_low'])}–{_pct(row['ci_cluster_high'])}"
-        threshold = "—" if row["threshold"] is None or row["threshold"] != row["threshold"] else _pct(row["threshold"])
-        lines.append(f"{names[name].ljust(width)}  {row['verdict']:<12} {int(row['n']):>5} {int(row['cases']):>5} "
-                     f"{_pct(row['rate']):>7}  {ci:<15} {cluster:<17} {threshold}")
-    if len(card.dimensions) and bool((card.dimensions["deff"] > 1).any()):
-        lines.append("clustered CI: the case is the unit of sampling (repeated trials are correlated), so it is "
-                     "wider than Wilson where trials repeat")
-    blockers = [f for f in card.findings if f["severity"] in ("blocker", "high")]
-    if blockers:
-        lines.append(f"findings: {len(card.findings)} ({len(blockers)} blocker/high)")
-    return "\n".join(lines)
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -177,27 +104,27 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 def _cmd_history(args: argparse.Namespace) -> int:
     from . import history
+    from .reports._sections import history_sections
+    from .reports.text import history_text
 
     records = history.read_history(args.db)
-    for column in ("label", "agent_name", "agent_version", "decision", "measured_decision", "comparison_status"):
-        if column in records:  # user text (labels, agent names) and values read from the database file
-            records[column] = [None if v is None or v != v else _t(v) for v in records[column]]
-    print(history.format_history(records))
+    dimensions = history.read_history(args.db, dimensions=True) if len(records) else None
+    print(history_text(history_sections(records, dimensions)))  # every value escaped for the terminal
     return EXIT_OK
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from ._evaluate import evaluate
     from ._policy import load_policy
+    from .reports._sections import build_sections
+    from .reports.text import validation_text
 
     policy = load_policy(args.policy)
     card = evaluate(args.results, policy=policy, agent=args.agent)
     v = card.validation
     strict = args.strict or policy.strict
-    print(f"{_t(args.results)}: {v.labeled} labeled, {v.unlabeled} unlabeled, {v.invalid} invalid"
-          f"{' (strict)' if strict else ''}")
-    for problem in v.problems:
-        print(_t(problem))
+    print(validation_text(build_sections(card.to_dict(), evidence_rows=len(card.evidence)), args.results,
+                          strict=strict))
     if v.invalid or (strict and v.unlabeled):
         return EXIT_NO
     return EXIT_OK

@@ -1,9 +1,15 @@
-"""Matplotlib figures drawn from tables scorekit already computed.
+"""Matplotlib figures drawn from tables scorekit already computed, for users' own figures.
 
-Plots never compute statistics: they take the DataFrames returned by
-``df.scorekit.summary()`` / ``pass_k()`` / ``variance()`` (or a Scorecard) and
-draw them. One style everywhere: readable at report size, intervals and
-thresholds visible, the Okabe–Ito colour-blind-safe palette.
+Plots never compute statistics, nor what a chart shows: ``plot_rates`` and
+``plot_pass_k`` take the DataFrames returned by ``df.scorekit.summary()`` /
+``pass_k()`` (or ``Scorecard.dimensions``) and draw the chart models of
+:mod:`scorekit.reports._charts` — the same rows, order, values, intervals,
+thresholds, texts and axis ranges the reports' and the notebook's SVG charts
+draw. One style everywhere: readable at report size, intervals and thresholds
+visible, the Okabe–Ito colour-blind-safe palette.
+
+The reports and the notebooks never import this module (matplotlib costs about
+half a second to import); it is for ``df.scorekit.plot_*`` and your own figures.
 """
 
 from __future__ import annotations
@@ -13,19 +19,26 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["PALETTE", "pass_k_frame", "plot_pass_k", "plot_rates", "plot_variance", "save_figure"]
+from .reports._charts import (
+    INTERVAL_COLOUR,
+    LABEL_LIMIT,
+    PALETTE,
+    THRESHOLD_COLOUR,
+    axis_floor,
+    axis_ticks,
+    chart_label,
+    pass_k_chart,
+    rate_chart,
+    tick_label,
+)
 
-# Okabe & Ito (2008): distinguishable under the common colour-vision deficiencies.
-# Yellow comes last: it is the hardest to see on white, so it is used only for
-# the eighth series (and then with a dark marker edge and a dashed line).
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
-THRESHOLD_COLOR = "#D55E00"
-RATE_COLOR = "#0072B2"
-RUN_COLOR = "#E69F00"
+__all__ = ["LABEL_LIMIT", "PALETTE", "pass_k_frame", "plot_pass_k", "plot_rates", "plot_variance", "save_figure"]
+
+RATE_COLOR = PALETTE[0]
+RUN_COLOR = PALETTE[1]
 GRID_COLOR = "#dddddd"
 #: Font sizes (points) of every figure: readable when a 7.5-inch figure is shown at report width.
 FONT_SIZES = {"title": 12.5, "label": 11, "tick": 10.5, "legend": 10, "annotation": 10}
-_LINESTYLES = ["-", "-", "-", "-", "--", "--", "--", "--"]
 _MARKERS = "osD^vP*X"
 
 
@@ -65,19 +78,6 @@ def _legend_above(ax: Any, ncols: int, *, markerscale: float = 1.0) -> None:
 _LEGEND_PAD = 30  # points between the plot and a title that has a legend row under it
 
 
-def _lower_limit(*arrays: Any) -> float:
-    """Where a 0–100% axis starts: 0, or lower when every value sits high (a zoom in steps of 10%).
-
-    Rates near 100% are the usual case; on a full 0–100% axis their intervals
-    and thresholds collapse into a few pixels.
-    """
-    values = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays]) if arrays else np.array([])
-    values = values[~np.isnan(values)]
-    if values.size == 0:
-        return 0.0
-    return float(max(0.0, np.floor((values.min() - 0.05) * 10.0) / 10.0))
-
-
 def _new_axes(ax: Any, height: float) -> Any:
     if ax is not None:
         return ax
@@ -86,20 +86,19 @@ def _new_axes(ax: Any, height: float) -> Any:
     return ax
 
 
-#: Longest dimension label drawn (characters); a longer one is cut with "…" so the plot keeps its width
-#: (at 40 the run-to-run figure's legend row no longer fits beside the labels in a notebook kernel).
-LABEL_LIMIT = 32
-
-
-def _label(key: Any) -> str:
-    text = " / ".join(map(str, key)) if isinstance(key, tuple) else str(key)
-    return text if len(text) <= LABEL_LIMIT else text[: LABEL_LIMIT - 1] + "…"
+def _percent_axis(axis: Any, ticks: tuple[float, ...]) -> None:
+    axis.set_ticks(list(ticks), [tick_label(t) for t in ticks])
 
 
 def _confidence_text(confidence: float) -> str:
     from .reports._format import fmt_confidence
 
     return fmt_confidence(confidence)
+
+
+def _value(value: Any) -> Any:
+    """A cell of a frame as the chart model reads it: NaN / NA → None."""
+    return None if value is None or pd.isna(value) else value
 
 
 def plot_rates(
@@ -109,13 +108,14 @@ def plot_rates(
     confidence: float = 0.95,
     ax: Any = None,
 ) -> Any:
-    """Pass rate per dimension with Wilson-interval error bars.
+    """Pass rate per dimension with Wilson-interval error bars (the chart of the reports).
 
     Parameters
     ----------
     summary : DataFrame
         As returned by ``df.scorekit.summary()`` (``rate``, ``ci_low``,
-        ``ci_high``, ``n``).
+        ``ci_high``, ``n``), or ``Scorecard.dimensions`` (its ``verdict``
+        colours the dots as in the reports).
     thresholds : float or mapping, optional
         One threshold for every dimension, or per dimension name; drawn as
         vertical marks.
@@ -131,45 +131,41 @@ def plot_rates(
     for column in ("rate", "ci_low", "ci_high", "n"):
         if column not in summary.columns:
             raise KeyError(f"summary has no column {column!r}; pass df.scorekit.summary()")
-    labels = [_label(k) for k in summary.index]
-    ax = _new_axes(ax, 0.5 * len(labels) + 1.4)
-    y = np.arange(len(labels))[::-1]
-    rate = summary["rate"].to_numpy(dtype=float, na_value=np.nan)
-    low = summary["ci_low"].to_numpy(dtype=float, na_value=np.nan)
-    high = summary["ci_high"].to_numpy(dtype=float, na_value=np.nan)
-    defined = ~np.isnan(rate)
-    ax.errorbar(
-        rate[defined],
-        y[defined],
-        xerr=np.vstack([rate[defined] - low[defined], high[defined] - rate[defined]]),
-        fmt="o",
-        color=RATE_COLOR,
-        ecolor=RATE_COLOR,
-        elinewidth=2.2,
-        capsize=5,
-        capthick=1.8,
-        markersize=7,
-        zorder=4,
-        label=f"pass rate, Wilson {_confidence_text(confidence)} CI",
-    )
-    for yi, n, r in zip(y, summary["n"].to_numpy(), rate):
-        text = "no evidence" if np.isnan(r) else f"{100 * r:.1f}%  n={n}"
+    limits = _thresholds_for(summary.index, thresholds) if thresholds is not None else np.full(len(summary), np.nan)
+    verdicts = summary["verdict"] if "verdict" in summary.columns else pd.Series([None] * len(summary))
+    chart = rate_chart([
+        {"name": key, "rate": _value(row["rate"]), "ci_low": _value(row["ci_low"]), "ci_high": _value(row["ci_high"]),
+         "n": _value(row["n"]), "threshold": _value(limit), "verdict": _value(verdict)}
+        for (key, row), limit, verdict in zip(summary.iterrows(), limits, verdicts)
+    ], _confidence_text(confidence))
+    points = chart.points
+    ax = _new_axes(ax, 0.5 * len(points) + 1.4)
+    y = np.arange(len(points))[::-1]
+    drawn = [(yi, p) for yi, p in zip(y, points) if p.rate is not None]
+    ys = np.array([yi for yi, _ in drawn], dtype=float)
+    rate = np.array([p.rate for _, p in drawn], dtype=float)
+    low = np.array([p.low if p.low is not None else p.rate for _, p in drawn], dtype=float)
+    high = np.array([p.high if p.high is not None else p.rate for _, p in drawn], dtype=float)
+    ax.errorbar(rate, ys, xerr=np.vstack([rate - low, high - rate]), fmt="o", color=INTERVAL_COLOUR,
+                elinewidth=1.5, capsize=5, capthick=1.5, markersize=8, zorder=3,
+                label=f"pass rate, Wilson {chart.confidence} CI")
+    # Each dot in its verdict's colour, as in the reports (over the error bar's own black dot).
+    ax.scatter(rate, ys, c=[p.colour for _, p in drawn], s=48, edgecolors="none", zorder=4)
+    for yi, p in zip(y, points):
+        text = "no evidence" if p.rate is None else f"{p.rate_text}  n={p.n_text}"
         ax.annotate(text, (1.02, yi), xycoords=("axes fraction", "data"), va="center",
                     fontsize=FONT_SIZES["annotation"])
-    values = np.array([])
-    if thresholds is not None:
-        values = _thresholds_for(summary.index, thresholds)
-        has = ~np.isnan(values)
-        ax.scatter(
-            values[has], y[has], marker="|", s=700, linewidths=3, color=THRESHOLD_COLOR, label="threshold", zorder=3
-        )
-    ax.set_yticks(y, labels)
-    ax.set_xlim(_lower_limit(rate, low, values) - 0.02, 1.02)
-    ax.set_ylim(-0.7, len(labels) - 0.3)
+    marks = [(yi, p.threshold) for yi, p in zip(y, points) if p.threshold is not None]
+    if marks:
+        ax.scatter([t for _, t in marks], [yi for yi, _ in marks], marker="|", s=700, linewidths=3,
+                   color=THRESHOLD_COLOUR, label="threshold", zorder=5)
+    ax.set_yticks(y, [p.label for p in points])
+    ax.set_xlim(chart.floor - 0.02, 1.02)
+    _percent_axis(ax.xaxis, chart.ticks)
+    ax.set_ylim(-0.7, len(points) - 0.3)
     ax.set_xlabel("pass rate  (PASS / (PASS + FAIL))")
-    ax.xaxis.set_major_formatter(_percent_formatter())
     _title(ax, "Pass rate per dimension", pad=_LEGEND_PAD)
-    _legend_above(ax, ncols=2, markerscale=0.6)
+    _legend_above(ax, ncols=2, markerscale=0.8)
     _style(ax)
     return ax
 
@@ -181,12 +177,6 @@ def _thresholds_for(index: pd.Index, thresholds: float | Mapping[str, float]) ->
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"thresholds must be in [0, 1]; got {thresholds!r}")
     return np.full(len(index), value)
-
-
-def _percent_formatter() -> Any:
-    from matplotlib.ticker import PercentFormatter
-
-    return PercentFormatter(xmax=1.0, decimals=0)
 
 
 def pass_k_frame(dimensions: pd.DataFrame, column: str = "pass_k") -> pd.DataFrame:
@@ -203,7 +193,7 @@ def pass_k_frame(dimensions: pd.DataFrame, column: str = "pass_k") -> pd.DataFra
 
 def plot_pass_k(pass_k: pd.DataFrame, *, curve_k: pd.Series | None = None, cases: pd.DataFrame | None = None,
                 ax: Any = None) -> Any:
-    """pass^k against k, one line per dimension (from ``df.scorekit.pass_k([...])``).
+    """pass^k against k, one line per dimension (from ``df.scorekit.pass_k([...])``): the chart of the reports.
 
     pass^k can only fall as k grows over one set of cases (SPEC §6). With
     ``curve_k`` (per dimension, the largest k every case reaches) each line is
@@ -213,43 +203,41 @@ def plot_pass_k(pass_k: pd.DataFrame, *, curve_k: pd.Series | None = None, cases
     """
     if isinstance(pass_k, pd.Series):
         pass_k = pass_k.to_frame()
-    # Taller with many dimensions: the legend beside the plot holds one line per dimension.
-    ax = _new_axes(ax, max(4.2, 0.22 * len(pass_k) + 1.2))
     ks = [int(k) for k in pass_k.columns]
-    off_curve: list[str] = []
-    shown = np.full(pass_k.shape, np.nan)
-    for i, (key, row) in enumerate(pass_k.iterrows()):
-        colour = PALETTE[i % len(PALETTE)]
-        values = row.to_numpy(dtype=float, na_value=np.nan)
-        limit = int(curve_k.get(key, 0)) if curve_k is not None else max(ks, default=0)
-        on = np.array([k <= limit for k in ks], dtype=bool)
-        for k, value, keep in zip(ks, values, on):
-            if not keep and np.isfinite(value):
-                covered = "" if cases is None else f" over {int(cases.loc[key, k])} of {int(cases.loc[key, min(ks)])} cases"
-                off_curve.append(f"{_label(key)}: pass^{k} {100 * value:.1f}%{covered}")
-        shown[i] = np.where(on, values, np.nan)
+    dims = []
+    for key, row in pass_k.iterrows():
+        dim: dict[str, Any] = {"name": key, "pass_k": {str(k): _value(v) for k, v in zip(ks, row.tolist())},
+                               "curve_k": int(curve_k.get(key, 0)) if curve_k is not None else max(ks, default=0)}
+        if cases is not None and ks:
+            dim["pass_k_cases"] = {str(k): _value(cases.loc[key, k]) for k in ks}
+            dim["cases"] = _value(cases.loc[key, min(ks)])
+        dims.append(dim)
+    chart = pass_k_chart(dims)
+    # Taller with many dimensions: the legend beside the plot holds one line per dimension.
+    ax = _new_axes(ax, max(4.2, 0.22 * len(chart.lines) + 1.2))
+    for i, line in enumerate(chart.lines):
         ax.plot(
-            [k for k, keep in zip(ks, on) if keep],
-            values[on],
+            [k for k, _, _ in line.points],
+            [v for _, v, _ in line.points],
             marker=_MARKERS[i % len(_MARKERS)],
-            linestyle=_LINESTYLES[i % len(_LINESTYLES)],
-            color=colour,
-            markeredgecolor="#333333" if colour == "#F0E442" else colour,
+            linestyle="--" if line.dashed else "-",
+            color=line.colour,
+            markeredgecolor="#333333" if line.colour == "#F0E442" else line.colour,
             markersize=7,
             linewidth=2,
-            label=_label(key),
+            label=line.label,
         )
-    ax.set_xticks(ks)
+    ax.set_xticks(list(chart.ks))
     ax.set_xlabel("k (trials that must all pass)")
     ax.set_ylabel("pass^k")
-    ax.set_ylim(_lower_limit(shown) - 0.02, 1.02)
-    ax.yaxis.set_major_formatter(_percent_formatter())
-    _title(ax, "Reliability over repeated trials (pass^k)")
-    if len(pass_k):  # no dimension: no line, and no empty legend
+    ax.set_ylim(chart.floor - 0.02, 1.02)
+    _percent_axis(ax.yaxis, chart.ticks)
+    _title(ax, chart.title)
+    if chart.lines:  # no dimension: no line, and no empty legend
         ax.legend(fontsize=FONT_SIZES["legend"], frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    if off_curve:
-        shown_notes = off_curve[:6] + ([f"… and {len(off_curve) - 6} more"] if len(off_curve) > 6 else [])
-        ax.text(0.0, -0.16, "Not on the curve (a subset of the cases): " + "; ".join(shown_notes),
+    if chart.off_curve:
+        notes = [*chart.off_curve, *([chart.more] if chart.more else [])]
+        ax.text(0.0, -0.16, "Not on the curve (a subset of the cases): " + "; ".join(notes),
                 transform=ax.transAxes, fontsize=FONT_SIZES["legend"], va="top", wrap=True)
     _style(ax, grid="both")
     return ax
@@ -268,7 +256,7 @@ def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, confidence
     confidence : float, default 0.95
         The confidence ``variance`` was computed at (the legend says it).
     """
-    labels = [_label(k) for k in run_rates.index]
+    labels = [chart_label(k) for k in run_rates.index]
     ax = _new_axes(ax, 0.5 * len(labels) + 1.4)
     y = np.arange(len(labels))[::-1]
     for yi, key in zip(y, run_rates.index):
@@ -286,10 +274,11 @@ def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, confidence
     ax.plot([], [], color=RATE_COLOR, linewidth=2.6, label="mean of runs")
     ax.fill_between([], [], color=RATE_COLOR, alpha=0.2, label=f"{_confidence_text(confidence)} t-interval of the mean")
     ax.set_yticks(y, labels)
-    ax.set_xlim(_lower_limit(run_rates.to_numpy(dtype=float, na_value=np.nan),
-                             variance["ci_low"].to_numpy(dtype=float, na_value=np.nan)) - 0.02, 1.02)
+    floor = axis_floor([*run_rates.to_numpy(dtype=float, na_value=np.nan).ravel(),
+                        *variance["ci_low"].to_numpy(dtype=float, na_value=np.nan)])
+    ax.set_xlim(floor - 0.02, 1.02)
+    _percent_axis(ax.xaxis, axis_ticks(floor))
     ax.set_ylim(-0.7, len(labels) - 0.3)
-    ax.xaxis.set_major_formatter(_percent_formatter())
     ax.set_xlabel("pass rate per run")
     _title(ax, "Run-to-run variation", pad=_LEGEND_PAD)
     _legend_above(ax, ncols=3)

@@ -58,6 +58,8 @@ DEFAULT_TIMEOUT = 600
 #: The nbconvert template (under ``scorekit/templates/``) of the exported HTML.
 TEMPLATE_NAME = "scorekit_report"
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
+#: Output types the Markdown export takes, best first: never ``text/html`` (release_scorecard.md holds no HTML).
+MARKDOWN_PRIORITY = ["text/markdown", "image/svg+xml", "image/png", "image/jpeg", "text/latex", "text/plain"]
 #: Files of the library's reports the notebook writes (``Scorecard.write``) and the signature.
 LIBRARY_REPORTS = {
     "json": "scorecard.json",
@@ -464,12 +466,15 @@ def check_offline_html(text: str) -> list[str]:
 def export_notebook(executed: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:
     """Export an executed notebook to ``<stem>.html`` (offline, no code) and ``<stem>.md``.
 
-    The HTML uses scorekit's nbconvert template (inline CSS, PNG images as data
-    URIs, no script, no external URL) and is checked before it is written; the
-    Markdown's images go to ``<stem>_files/``.
+    The HTML uses scorekit's nbconvert template (inline CSS, SVG charts inline and
+    images as data URIs, no script, no external URL) and is checked before it is
+    written. The Markdown is plain GitHub Markdown: each output's Markdown twin
+    (:mod:`scorekit.notebook`), image or text, never its HTML
+    (:data:`MARKDOWN_PRIORITY`); its images go to ``<stem>_files/``.
     """
     import nbformat
     from nbconvert import HTMLExporter, MarkdownExporter
+    from traitlets.config import Config
 
     executed = Path(executed)
     out = Path(out_dir)
@@ -486,7 +491,10 @@ def export_notebook(executed: str | os.PathLike[str], out_dir: str | os.PathLike
     html_path = out / f"{stem}.html"
     _write_text(html_path, body)
 
-    md_exporter = MarkdownExporter(**options)
+    # Plain GitHub Markdown: an output's Markdown twin (scorekit.notebook fragments), else its image or
+    # text, never its HTML.
+    md_exporter = MarkdownExporter(config=Config({"NbConvertBase": {"display_data_priority": MARKDOWN_PRIORITY}}),
+                                   **options)
     files_dir = f"{stem}_files"
     text, resources = md_exporter.from_notebook_node(
         nb, resources={"metadata": {"name": stem}, "output_files_dir": files_dir, "unique_key": stem}

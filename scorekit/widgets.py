@@ -21,8 +21,6 @@ Examples
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -154,7 +152,8 @@ class ExploreView:
         return table
 
     def rates_axes(self) -> Any:
-        """Pass rates with Wilson intervals and the chosen thresholds (matplotlib Axes)."""
+        """Pass rates with Wilson intervals and the chosen thresholds (matplotlib Axes, for your own figures;
+        the display draws the reports' SVG of the same chart model)."""
         from . import plots
 
         dims = self.card.dimensions
@@ -167,26 +166,16 @@ class ExploreView:
 
         return plots.plot_pass_k(plots.pass_k_frame(self.card.dimensions))
 
+    def fragment(self) -> Any:
+        """The state as a notebook fragment: decision, the table at the chosen k and the reports' two charts."""
+        from .notebook import Report
+
+        report = Report(self.data)
+        return (report.decision(heading=None) + report.summary(ks=[str(self.k)]) + report.rate_chart()
+                + report.pass_k_chart())
+
     def _repr_html_(self) -> str:
-        from . import _display as show
-
-        figures = "".join(_png_img(axes(), alt) for axes, alt in (
-            (self.rates_axes, "Pass rate per dimension with Wilson intervals and thresholds"),
-            (self.pass_k_axes, "pass^k against k per dimension"),
-        ))
-        return (show.decision_banner(self.data) + show.dimension_table(self.data, ks=[str(self.k)])
-                + f'<div class="sk-figures">{figures}</div>')
-
-
-def _png_img(ax: Any, alt: str) -> str:
-    """A figure as an inline ``<img>`` (PNG data URI); the figure is closed."""
-    from . import _display as show
-    from . import plots
-
-    buffer = io.BytesIO()
-    plots.save_figure(ax, buffer, dpi=100)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img src="data:image/png;base64,{data}" alt="{show.h(alt)}" style="max-width:100%">'
+        return str(self.fragment()._repr_html_())
 
 
 def explore_state(
@@ -288,10 +277,10 @@ class Explorer:
         return self.view
 
     def _repr_html_(self) -> str:
-        from . import _display as show
+        from .notebook import message
 
         if self.view is None:
-            return f'<p class="sk-explore-message"><strong>Cannot decide:</strong> {show.h(self.message)}</p>'
+            return str(message("Cannot decide", self.message)._repr_html_())
         return self.view._repr_html_()
 
 

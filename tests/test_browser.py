@@ -1,7 +1,10 @@
-"""Acceptance: headless Chromium opens the rendered report (file:// URL).
+"""Acceptance: headless Chromium opens the rendered reports (file:// URL).
 
-The decision banner and the chart images must be there and loaded, and the page
-must log no console error. Selenium drives Debian's ``chromium`` through
+The decision banner and the charts must be there, the page must log no console
+error, and at 1200 px every table fits: the page never scrolls sideways and no
+table (nor any scrolling box) is wider than its container — for both HTML
+reports of the bundled example and for a scorecard made to be wide (long ids,
+many ks, a comparison). Selenium drives Debian's ``chromium`` through
 ``/usr/bin/chromedriver`` given explicitly, so Selenium Manager never downloads
 a browser or a driver. Without a browser the test skips only when ``CI`` is
 unset; under CI a missing browser fails (``.ci/run`` installs it).
@@ -71,29 +74,103 @@ def _severe(browser) -> list[dict]:
 
 
 @pytest.mark.timeout(240)
-def test_browser_shows_the_decision_banner_and_loaded_charts_without_console_errors(driver, rendered):
+def test_browser_shows_the_decision_banner_and_the_charts_without_console_errors(driver, rendered):
     from selenium.webdriver.common.by import By
 
-    driver.get(rendered.html.resolve().as_uri())
     decision = json.loads(rendered.reports["json"].read_text(encoding="utf-8"))["decision"]
-    banner = driver.find_element(By.ID, "sk-decision")
-    assert banner.is_displayed()
-    assert banner.find_element(By.CLASS_NAME, "sk-decision-value").text == decision
-    images = driver.find_elements(By.TAG_NAME, "img")
-    assert len(images) >= 3
-    for image in images:
-        loaded = driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image)
-        assert loaded and loaded > 0, image.get_attribute("alt")
-    assert driver.find_elements(By.CSS_SELECTOR, "table.sk-dimensions tbody tr")
-    assert not driver.find_elements(By.TAG_NAME, "script")
-    assert _severe(driver) == []
+    for page in (rendered.html, rendered.reports["html"]):
+        driver.get(page.resolve().as_uri())
+        banner = driver.find_element(By.ID, "sk-decision")
+        assert banner.is_displayed()
+        assert banner.find_element(By.CLASS_NAME, "sk-decision-value").text == decision
+        charts = driver.find_elements(By.CSS_SELECTOR, "svg[role=img]")
+        assert len(charts) == 2, page.name  # rates and pass^k, inline
+        assert all(chart.is_displayed() and chart.size["width"] > 300 for chart in charts)
+        assert driver.find_elements(By.CSS_SELECTOR, "table.sk-measures tbody tr")
+        assert not driver.find_elements(By.TAG_NAME, "script")
+        assert _severe(driver) == []
+
+
+# Tables wider than their container, and scrolling boxes whose content is wider than they are.
+OVERFLOWING = """
+const out = [];
+for (const t of document.querySelectorAll('table')) {
+  const box = t.parentElement.getBoundingClientRect(), r = t.getBoundingClientRect();
+  if (r.right > box.right + 0.5 || r.left < box.left - 0.5 || t.scrollWidth > t.parentElement.clientWidth + 1)
+    out.push('table ' + (t.id || t.className));
+}
+for (const e of document.querySelectorAll('*')) {
+  const o = getComputedStyle(e).overflowX;
+  if ((o === 'auto' || o === 'scroll') && e.scrollWidth > e.clientWidth + 1) out.push('scrolls ' + e.tagName + '.' + e.className);
+}
+return out;
+"""
+
+
+def _at_width(driver, width: int) -> None:
+    driver.set_window_size(width, 2000)
+    chrome = driver.execute_script("return window.outerWidth - window.innerWidth")
+    driver.set_window_size(width + chrome, 2000)
+
+
+def _fits(driver, page: Path) -> None:
+    driver.get(page.resolve().as_uri())
+    scroll, inner = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert inner == 1200
+    assert scroll <= inner, (page.name, scroll)
+    assert driver.execute_script(OVERFLOWING) == [], page.name
 
 
 @pytest.mark.timeout(240)
-def test_browser_shows_the_library_html_scorecard_with_inline_svg_without_console_errors(driver, rendered):
-    from selenium.webdriver.common.by import By
+def test_every_table_of_both_html_reports_fits_a_1200_px_page(driver, rendered):
+    _at_width(driver, 1200)
+    try:
+        for page in (rendered.reports["html"], rendered.html):  # scorecard.html, release_scorecard.html
+            _fits(driver, page)
+    finally:
+        driver.set_window_size(1280, 2000)
 
-    driver.get(rendered.reports["html"].resolve().as_uri())
-    assert driver.find_element(By.ID, "decision").is_displayed()
-    assert driver.find_elements(By.TAG_NAME, "svg")
-    assert _severe(driver) == []
+
+def _wide_scorecard() -> dict:
+    """A scorecard made to be wide: 150-character case ids, long dimension and evaluator names, seven ks,
+    a comparison of every dimension."""
+    import scorekit as sk
+    from scorekit._regression import regressions
+
+    rows = []
+    for i in range(30):
+        for trial in range(8):
+            rows.append({"id": f"r{i}-{trial}-" + "y" * 80, "dimension": "dimension_" + "long_" * 12 + str(i % 3),
+                         "case_id": "case-" + "x" * 150 + str(i), "trial": trial, "evaluator": "e" * 120,
+                         "status": "FAIL" if (i + trial) % 5 == 0 else "PASS", "reason": "why_" * 40})
+    card = sk.evaluate(rows, policy={"purpose": "exploratory", "pass_k": [1, 2, 3, 4, 5, 6, 8]},
+                       agent_name="agent-" * 40)
+    data = card.to_dict()
+    baseline = card.dimensions.copy()
+    baseline["passes"] = baseline["n"]
+    data["comparison"] = {"status": "regressed", "required": True, "method": "interval", "max_drop": 0.0,
+                          "baseline": {"id": 3, "label": "v" * 90}, "regressions": regressions(
+                              baseline, card.dimensions, "interval"), "detail": "d" * 300}
+    return data
+
+
+@pytest.mark.timeout(240)
+def test_a_scorecard_of_long_ids_and_many_ks_still_fits_a_1200_px_page(driver, tmp_path):
+    from scorekit.notebook import Report
+    from scorekit.reports import render_html
+
+    data = _wide_scorecard()
+    page = tmp_path / "wide.html"
+    page.write_text(render_html(data), encoding="utf-8")
+    report = Report(data)
+    fragments = [report.decision(), report.scope_and_validation(), report.dimensions(), report.rate_chart(),
+                 report.pass_k_chart(), report.variance(), report.findings(), report.comparison(), report.hashes()]
+    notebook_page = tmp_path / "fragments.html"
+    notebook_page.write_text("<!DOCTYPE html><html><body style='margin:0 auto;max-width:1180px;padding:1.2rem'>"
+                             + "".join(f._repr_html_() for f in fragments) + "</body></html>", encoding="utf-8")
+    _at_width(driver, 1200)
+    try:
+        _fits(driver, page)
+        _fits(driver, notebook_page)
+    finally:
+        driver.set_window_size(1280, 2000)

@@ -13,7 +13,7 @@ from scorekit import cli
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_demo_prints_summary_table_and_writes_pngs(tmp_path, capsys):
+def test_demo_prints_summary_table_and_writes_svg_charts(tmp_path, capsys):
     code = cli.main(["demo", "--out-dir", str(tmp_path / "demo")])
     out = capsys.readouterr().out
     assert code == 0
@@ -22,10 +22,11 @@ def test_demo_prints_summary_table_and_writes_pngs(tmp_path, capsys):
         assert column in header
     for dimension in ("task_completion", "tool_call", "action_correctness", "pii", "helpfulness"):
         assert any(line.startswith(dimension) for line in out.splitlines()), dimension
-    assert "repeated trials of a case may be correlated" in out
-    for name in ("rates.png", "pass_k.png"):
-        png = tmp_path / "demo" / name
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "Repeated trials of one case may be correlated" in out
+    for name in ("rates.svg", "pass_k.svg"):
+        svg = (tmp_path / "demo" / name).read_text(encoding="utf-8")
+        assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" role="img"') and svg.endswith("</svg>\n")
+        assert f"wrote {tmp_path / 'demo' / name}" in out
 
 
 def test_demo_numbers_equal_the_scorecard_and_the_accessor(tmp_path, capsys):

@@ -1,8 +1,8 @@
 """Every printed or rendered interval label says the policy's confidence (here 0.8: "80%"), never a fixed 95%.
 
 The CLI tables (``run``, ``demo``), the Markdown and HTML reports, the notebook
-fragments (``_display``), the figures' legends and the Agent Card all label
-their intervals from the scorecard's ``confidence``.
+fragments (``scorekit.notebook``), the figures' legends and the Agent Card all
+label their intervals from the scorecard's ``confidence``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import pandas as pd
 import pytest
 
 import scorekit as sk
-from scorekit import _display, cli, plots
+from scorekit import cli, notebook, plots
+from scorekit.reports._sections import build_sections
+from scorekit.reports.text import demo_text
 from scorekit.reports._format import fmt_confidence
 
 POLICY_80 = {"purpose": "release", "confidence": 0.8, "pass_k": [1, 2]}
@@ -55,9 +57,10 @@ def test_cli_run_table_labels_intervals_with_the_policy_confidence(tmp_path):
     assert not FIXED_95.search(text), text
 
 
-def test_cli_dimension_table_labels_intervals_with_the_given_confidence(card):
-    text = cli.format_dimensions(card.dimensions, card.to_dict()["confidence"])
-    assert "80% Wilson CI" in text.splitlines()[0]
+def test_cli_demo_table_labels_intervals_with_the_scorecard_confidence(card):
+    text = demo_text(build_sections(card.to_dict()))
+    header = next(line for line in text.splitlines() if line.startswith("dimension"))
+    assert "80% Wilson CI" in header
     assert not FIXED_95.search(text)
 
 
@@ -70,13 +73,15 @@ def test_reports_label_intervals_with_the_policy_confidence(card, tmp_path):
 
 
 def test_notebook_fragments_label_intervals_with_the_policy_confidence(card):
-    data = card.to_dict()
-    table = _display.dimension_table(data)
-    assert "80% CI low" in table and not FIXED_95.search(table)
-    fragment = _display.variance_table(data)  # four cases × trials 0, 1, 2: the trial index stands in for runs
-    assert "80% t-interval of the mean" in fragment and not FIXED_95.search(fragment)
-    intervals = _display.intervals_table(data)
-    assert "80% Wilson CI" in intervals and "80% clustered CI" in intervals and not FIXED_95.search(intervals)
+    report = notebook.Report(card.to_dict())
+    table = report.dimensions()
+    for text in (table.html, table.markdown):
+        assert "80% Wilson CI" in text and "80% clustered CI" in text and not FIXED_95.search(text)
+    fragment = report.variance()  # four cases × trials 0, 1, 2: the trial index stands in for runs
+    for text in (fragment.html, fragment.markdown):
+        assert "80% t-interval of the mean" in text and not FIXED_95.search(text)
+    chart = report.rate_chart()
+    assert "80% Wilson" in chart.html and not FIXED_95.search(chart.html)
 
 
 def test_figure_legends_label_intervals_with_the_given_confidence(card):

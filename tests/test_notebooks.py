@@ -2,7 +2,8 @@
 
 The release report is parsed (stdlib html.parser): its decision and per-dimension
 numbers (n, passes, rate, Wilson bounds as one-decimal percentages) must equal
-``scorecard.json``; it must hold no ``<script>`` and no external URL.
+``scorecard.json``; it must hold no ``<script>`` and no external URL. Its
+Markdown export is plain GitHub Markdown, without a single HTML tag.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from scorekit._findings import verification_guidance
 from scorekit.reports._format import fmt_ci, fmt_pass_k
 
 import scorekit as sk
@@ -63,8 +65,9 @@ def test_release_notebook_writes_the_report_the_executed_notebook_and_the_librar
     out = rendered.out_dir
     assert out.parts[-2:] == EXAMPLE_AGENT
     for name in ("release_scorecard.html", "release_scorecard.md", "release_scorecard.ipynb", "scorecard.json",
-                 "scorecard.md", "scorecard.html", "evidence.parquet", "rates.png", "pass_k.png"):
+                 "scorecard.md", "scorecard.html", "evidence.parquet", "rates.svg", "pass_k.svg"):
         assert (out / name).is_file(), name
+    assert not list(out.glob("*.png"))
     assert set(rendered.reports) == {"json", "markdown", "html", "parquet"}  # not signed: no signing key
 
 
@@ -103,43 +106,60 @@ def test_report_decision_banner_equals_scorecard_json(report, scorecard):
     assert reasons == scorecard["decision_reasons"]
 
 
+def _dimension_rows(root) -> dict[str, dict[str, str]]:
+    """Each dimension's cells from the measures, thresholds, reliability and pass^k tables, by column."""
+    rows: dict[str, dict[str, str]] = {}
+    for cls in ("sk-measures", "sk-thresholds", "sk-reliability", "sk-pass-k"):
+        (table,) = root.find_all("table", cls=cls)
+        header, body = table_rows(table)
+        for row in body:
+            rows.setdefault(row[0], {}).update(zip(header, row))
+    return rows
+
+
 @pytest.mark.timeout(240)
 def test_report_dimension_numbers_equal_scorecard_json(report, scorecard):
     _, root, _ = report
-    (table,) = root.find_all("table", cls="sk-dimensions")
-    header, rows = table_rows(table)
-    col = {name: i for i, name in enumerate(header)}
-    by_name = {row[0]: row for row in rows}
+    by_name = _dimension_rows(root)
     assert list(by_name) == [d["name"] for d in scorecard["dimensions"]]
     for dim in scorecard["dimensions"]:
         row = by_name[dim["name"]]
-        assert row[col["verdict"]] == dim["verdict"]
+        assert row["verdict"] == dim["verdict"]
         for count in ("n", "passes", "fails", "errors", "abstains"):
-            assert int(row[col[count]].replace(",", "")) == dim[count], (dim["name"], count)
-        _assert_percent_of(row[col["rate"]], dim["rate"])
-        _assert_percent_of(row[col["95% CI low"]], dim["ci_low"])
-        _assert_percent_of(row[col["95% CI high"]], dim["ci_high"])
-        _assert_percent_of(row[col["threshold"]], dim["threshold"])
+            assert int(row[count].replace(",", "")) == dim[count], (dim["name"], count)
+        _assert_percent_of(row["rate"], dim["rate"])
+        assert row["95% Wilson CI"] == fmt_ci(dim["ci_low"], dim["ci_high"])
+        _assert_percent_of(row["threshold"], dim["threshold"])
+        _assert_percent_of(row["coverage"], dim["coverage"])
         for k, value in dim["pass_k"].items():
-            cell = row[col[f"pass^{k}"]]
+            cell = row[f"pass^{k}"]
             assert cell == fmt_pass_k(dim, k)  # a value over a subset of the cases says so
             _assert_percent_of(cell.split(" (over ")[0], value)
 
 
 @pytest.mark.timeout(240)
-def test_report_shows_both_intervals_per_dimension(report, scorecard):
-    # Issue 12: the Wilson and the case-clustered interval side by side, with the design effect.
+def test_release_report_shows_verdict_reasons_coverage_and_judge_identity_like_scorecard_html(report, rendered,
+                                                                                              scorecard):
     _, root, _ = report
-    (table,) = root.find_all("table", cls="sk-intervals")
-    header, rows = table_rows(table)
-    col = {name: i for i, name in enumerate(header)}
-    by_name = {row[0]: row for row in rows}
-    assert list(by_name) == [d["name"] for d in scorecard["dimensions"]]
+    library, _ = parse_html(rendered.reports["html"].read_text(encoding="utf-8"))
+    by_name, library_rows = _dimension_rows(root), _dimension_rows(library)
+    assert by_name == library_rows  # the same tables, cell for cell
+    for dim in scorecard["dimensions"]:
+        assert by_name[dim["name"]]["verdict reasons"] == ("; ".join(dim["verdict_reasons"]) or "—").replace("; ", " ")
+    (judges,) = [e for e in root.iter() if e.attrs.get("id") == "sk-judges"]
+    assert all(judge in judges.all_text() for judge in scorecard["judges"])
+
+
+@pytest.mark.timeout(240)
+def test_report_shows_both_intervals_per_dimension(report, scorecard):
+    # Issue 12: the Wilson and the case-clustered interval, with the design effect.
+    _, root, _ = report
+    by_name = _dimension_rows(root)
     for dim in scorecard["dimensions"]:
         row = by_name[dim["name"]]
-        assert row[col["95% Wilson CI"]] == fmt_ci(dim["ci_low"], dim["ci_high"])
-        assert row[col["95% clustered CI"]] == fmt_ci(dim["ci_cluster_low"], dim["ci_cluster_high"])
-        assert int(row[col["cases"]]) == dim["cases"]
+        assert row["95% Wilson CI"] == fmt_ci(dim["ci_low"], dim["ci_high"])
+        assert row["95% clustered CI"] == fmt_ci(dim["ci_cluster_low"], dim["ci_cluster_high"])
+        assert int(row["cases"]) == dim["cases"]
     assert any(d["deff"] is not None and d["deff"] > 1.5 for d in scorecard["dimensions"])
     text = report[0]
     assert "Two intervals per dimension" in text
@@ -148,7 +168,7 @@ def test_report_shows_both_intervals_per_dimension(report, scorecard):
 @pytest.mark.timeout(240)
 def test_report_pass_k_never_rises_with_k_on_the_curve(report, scorecard):
     _, root, _ = report
-    (table,) = root.find_all("table", cls="sk-dimensions")
+    (table,) = root.find_all("table", cls="sk-pass-k")
     header, rows = table_rows(table)
     ks = [h.removeprefix("pass^") for h in header if h.startswith("pass^")]
     for row in rows:
@@ -201,22 +221,50 @@ def test_report_hides_code_and_shows_every_section(report):
 
 
 @pytest.mark.timeout(240)
-def test_report_charts_are_inline_png_images(report):
-    _, root, _ = report
-    images = [e for e in root.find_all("img") if e.attrs.get("src", "").startswith("data:image/png;base64,")]
-    assert len(images) >= 3  # rates vs thresholds, pass^k, run-to-run variation
-    for image in images:
-        assert base64.b64decode(image.attrs["src"].split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+def test_report_charts_are_the_reports_inline_svg(report, rendered):
+    text, root, tags = report
+    svgs = [attrs for tag, attrs in tags if tag == "svg"]
+    assert len(svgs) == 2 and all(a.get("role") == "img" and a.get("aria-label") for a in svgs)  # rates, pass^k
+    assert not [tag for tag, _ in tags if tag == "img"]
+    library = re.findall(r"<svg.*?</svg>", rendered.reports["html"].read_text(encoding="utf-8"), re.S)
+    files = [(rendered.out_dir / name).read_text(encoding="utf-8") for name in ("rates.svg", "pass_k.svg")]
+
+    def drawing(svg: str) -> list:  # elements and attributes (nbconvert re-serialises the markup)
+        return [(tag, sorted((k, v) for k, v in attrs.items() if k != "xmlns")) for tag, attrs in parse_html(svg)[1]]
+
+    charts = re.findall(r"<svg.*?</svg>", text, re.S)
+    assert [drawing(c) for c in charts] == [drawing(c) for c in library] == [drawing(c) for c in files]
+    assert [parse_html(c)[0].all_text() for c in charts] == [parse_html(c)[0].all_text() for c in library]
 
 
 @pytest.mark.timeout(240)
-def test_markdown_report_and_its_images_are_written(rendered, scorecard):
+def test_markdown_report_is_plain_github_markdown_with_the_chart_files(rendered, scorecard):
     text = rendered.markdown.read_text(encoding="utf-8")
     assert scorecard["decision"] in text
-    images = re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", text)
-    assert len(images) >= 3
+    assert not re.search(r"<[A-Za-z!/?]", text), re.search(r".{0,40}<[A-Za-z!/?].{0,40}", text).group(0)
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert images == ["rates.svg", "pass_k.svg"]
     for image in images:
-        assert (rendered.out_dir / image).read_bytes()[:4] == b"\x89PNG"
+        assert (rendered.out_dir / image).read_text(encoding="utf-8").startswith("<svg ")
+    assert "| dimension | n | passes | fails | errors | abstains | rate | 95% Wilson CI | coverage |" in text
+
+
+@pytest.mark.timeout(240)
+def test_verification_guidance_is_said_once_in_each_report(rendered, scorecard):
+    from scorekit.reports._format import md_escape
+
+    guidance = verification_guidance()
+    html_text = parse_html(rendered.html.read_text(encoding="utf-8"))[0].all_text()
+    assert html_text.count(guidance) == 1
+    assert rendered.markdown.read_text(encoding="utf-8").count(md_escape(guidance)) == 1
+    library_html = parse_html(rendered.reports["html"].read_text(encoding="utf-8"))[0].all_text()
+    assert library_html.count(guidance) == 1
+    assert rendered.reports["markdown"].read_text(encoding="utf-8").count(md_escape(guidance)) == 1
+    # every finding keeps its own advice and its cases' detail
+    for finding in scorecard["findings"]:
+        assert finding["suggested_fix"].removesuffix(" " + guidance) in html_text
+        for detail in finding["details"][:20]:
+            assert " ".join(detail["detail"].split()) in html_text
 
 
 @pytest.mark.timeout(240)
@@ -251,13 +299,19 @@ def test_history_comparison_and_signature_appear_in_the_report(tmp_path):
     root, _ = parse_html(result.html.read_text(encoding="utf-8"))
     (status,) = root.find_all(cls="sk-signature")
     assert "verified" in status.all_text()
-    (comparison,) = root.find_all("table", cls="sk-comparison")
-    facts = {row[0]: row[1] for row in table_rows(comparison)[1]}
+    (comparison,) = [e for e in root.iter() if e.attrs.get("id") == "sk-comparison"]
+    terms = [e.all_text() for e in comparison.children if e.tag == "dt"]
+    facts = dict(zip(terms, [e.all_text() for e in comparison.children if e.tag == "dd"]))
     assert facts["status"] == data["comparison"]["status"]
     assert facts["baseline label asked for"] == "v0.9.0"
     assert facts["detail"] == data["comparison"]["detail"]
-    (history,) = root.find_all("pre", cls="sk-history")
-    assert "v0.9.0" in history.all_text() and "v1.0.0" in history.all_text()
+    (history,) = root.find_all("table", cls="sk-history")
+    labels = [row[2] for row in table_rows(history)[1]]
+    assert labels == ["v0.9.0", "v1.0.0"]
+    (rates,) = root.find_all("table", cls="sk-history-rates")
+    latest = {row[0]: row for row in table_rows(rates)[1] if row[2] == "v1.0.0"}
+    for dim in data["dimensions"]:  # the history's rates are the scorecard's, in the same words
+        assert latest[dim["name"]][-1] == fmt_ci(dim["ci_low"], dim["ci_high"])
 
 
 # --------------------------------------------------------------------------- explore notebook
@@ -276,13 +330,13 @@ def test_explore_notebook_executes_headless_and_shows_the_initial_state(tmp_path
     card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
     (value,) = root.find_all(cls="sk-decision-value")
     assert value.all_text() == card.decision
-    (table,) = root.find_all("table", cls="sk-dimensions")
+    (table,) = root.find_all("table", cls="sk-summary")
     header, rows = table_rows(table)
     assert [r[0] for r in rows] == list(card.dimensions.index)
     rate = header.index("rate")
     for row, (_, dim) in zip(rows, card.dimensions.iterrows()):
         _assert_percent_of(row[rate], dim["rate"])
-    assert len(root.find_all("img")) == 2
+    assert len(root.find_all("svg")) == 2 and not root.find_all("img")
 
 
 def test_notebooks_have_a_parameters_cell_and_no_stored_outputs():

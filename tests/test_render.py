@@ -209,7 +209,7 @@ def test_notebook_path_prefers_the_packaged_copy(tmp_path, monkeypatch):
 
 
 @pytest.mark.timeout(300)
-def test_the_wheel_ships_the_notebooks_the_template_and_the_example(tmp_path):
+def test_the_wheel_ships_the_notebooks_the_templates_and_the_example(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
                           capture_output=True, text=True, timeout=280)
     if proc.returncode != 0 and "hatchling" in proc.stderr and "No matching distribution" in proc.stderr:
@@ -219,7 +219,9 @@ def test_the_wheel_ships_the_notebooks_the_template_and_the_example(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in ("scorekit/notebooks/release_scorecard.ipynb", "scorekit/notebooks/explore.ipynb",
                  "scorekit/templates/scorekit_report/index.html.j2", "scorekit/templates/scorekit_report/conf.json",
-                 "scorekit/examples/email_assistant/results.jsonl", "scorekit/examples/email_assistant/policy.yml"):
+                 "scorekit/examples/email_assistant/results.jsonl", "scorekit/examples/email_assistant/policy.yml",
+                 *(f"scorekit/templates/report/{p.name}" for p in (ROOT / "scorekit" / "templates" / "report").iterdir())):
         assert name in names, name
+    assert "scorekit/templates/report/scorecard.html.j2" in names  # the reports' own templates
     assert (ROOT / "notebooks" / "release_scorecard.ipynb").read_bytes() == zipfile.ZipFile(wheel).read(
         "scorekit/notebooks/release_scorecard.ipynb")

@@ -135,14 +135,14 @@ def _run_release_notebook_here(results: Path, out_dir: Path, policy: Path | None
     """Execute the release notebook's code cells in this process (parameters as papermill sets them).
 
     ``display`` is replaced by a collector: ``namespace["_html"]`` is every HTML
-    fragment shown, in order. User and runtime warnings (matplotlib's, NumPy's) are
+    fragment shown (``_repr_html_`` of each :mod:`scorekit.notebook` fragment), in order. User and runtime warnings (matplotlib's, NumPy's) are
     errors, so a cell that warns fails as a cell that raises.
     """
     nb = nbformat.read(notebook_path("release_scorecard"), as_version=4)
     shown: list[str] = []
 
     def display(*objects: Any, **_: Any) -> None:
-        shown.extend(getattr(o, "data", str(o)) for o in objects)
+        shown.extend(o._repr_html_() if hasattr(o, "_repr_html_") else str(o) for o in objects)
 
     namespace: dict[str, Any] = {}
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):

@@ -1,12 +1,11 @@
 """The explorer's callbacks are plain functions: tested without a browser or a kernel.
 
 Every state is a :func:`scorekit.evaluate` under a policy built from the choices;
-the widgets only collect choices. Also the HTML fragments both notebooks display.
+the widgets only collect choices. The fragments both notebooks display are tested
+in test_notebook.py.
 """
 
 from __future__ import annotations
-
-import base64
 
 import pytest
 from hypothesis import given
@@ -15,7 +14,6 @@ from hypothesis import strategies as st
 import scorekit as sk
 from _rendered import parse_html, table_rows
 from scorekit import PolicyError
-from scorekit import _display as show
 from scorekit.widgets import build_explorer, explore_policy, explore_state, show_explorer
 
 EXAMPLE = sk.example_path()
@@ -103,19 +101,17 @@ def test_view_table_shows_the_chosen_k_from_the_card():
     assert view.table["rate"].equals(view.card.dimensions["rate"])
 
 
-def test_view_html_shows_the_decision_the_table_and_two_inline_charts():
+def test_view_html_shows_the_decision_the_table_and_the_reports_two_svg_charts():
     view = explore_state(EXAMPLE, policy=POLICY, k=2)
     root, tags = parse_html(view._repr_html_())
     (value,) = root.find_all(cls="sk-decision-value")
     assert value.all_text() == view.decision
-    (table,) = root.find_all("table", cls="sk-dimensions")
+    (table,) = root.find_all("table", cls="sk-summary")
     header, body = table_rows(table)
     assert "pass^2" in header and "pass^4" not in header
     assert [r[0] for r in body] == list(view.card.dimensions.index)
-    images = [attrs["src"] for tag, attrs in tags if tag == "img"]
-    assert len(images) == 2
-    assert all(base64.b64decode(src.split(",", 1)[1])[:4] == b"\x89PNG" for src in images)
-    assert not [tag for tag, _ in tags if tag == "script"]
+    assert [attrs.get("role") for tag, attrs in tags if tag == "svg"] == ["img", "img"]  # rates, pass^k
+    assert not [tag for tag, _ in tags if tag in ("script", "img")]
 
 
 # --------------------------------------------------------------------------- widgets
@@ -176,43 +172,3 @@ def test_show_explorer_updates_one_display_in_place(capsys):
     assert "<Explorer 8 dimensions, FAIL>" in first
     explorer.sliders["action_correctness"].value = 0.85
     assert "<Explorer 8 dimensions, PASS>" in capsys.readouterr().out
-
-
-# --------------------------------------------------------------------------- display fragments
-def test_escaping_breaks_urls_and_markup_in_untrusted_text():
-    text = show.h('<img src=x onerror=alert(1)> https://evil.example/x')
-    assert "<" not in text and "https://" not in text
-    assert parse_html(f"<p>{text}</p>")[0].all_text() == "<img src=x onerror=alert(1)> https://evil.example/x"
-
-
-@pytest.mark.parametrize("decision", ["PASS", "FAIL", "INCOMPLETE", "TRIAGE", "SELF_TEST"])
-def test_decision_banner_is_coloured_by_decision(decision):
-    html = show.decision_banner({"decision": decision, "decision_reasons": ["r1", "r2"]})
-    root, _ = parse_html(html)
-    (banner,) = root.find_all(cls="sk-decision")
-    assert f"sk-decision-{decision.lower().replace('_', '-')}" in banner.classes
-    assert show.DECISION_COLOURS[decision][0] in banner.attrs["style"]
-    assert [li.all_text() for li in banner.find_all("li")] == ["r1", "r2"]
-
-
-def test_dimension_table_shows_undefined_numbers_as_a_dash_never_zero():
-    data = {"dimensions": [{"name": "judged", "verdict": "INCOMPLETE", "n": 0, "passes": 0, "fails": 0, "errors": 3,
-                            "abstains": 0, "rate": None, "ci_low": None, "ci_high": None, "threshold": None,
-                            "pass_k": {"2": None}, "consistency": None, "flaky_cases": []}]}
-    header, (row,) = table_rows(parse_html(show.dimension_table(data))[0].find_all("table")[0])
-    cells = dict(zip(header, row))
-    for column in ("rate", "95% CI low", "95% CI high", "threshold", "pass^2", "consistency"):
-        assert cells[column] == "—", column
-    assert cells["n"] == "0"
-
-
-@given(st.text(max_size=80))
-def test_escaped_text_reads_back_unchanged_and_is_never_markup_or_a_url(text):
-    from scorekit.reports._format import clean_text
-    from scorekit.render import check_offline_html
-
-    escaped = show.h(text)
-    assert "<" not in escaped and ">" not in escaped and "://" not in escaped
-    assert check_offline_html(f"<p>{escaped}</p>") == []
-    root, _ = parse_html(f"<p>{escaped}</p>")
-    assert root.find_all("p")[0].text == clean_text(text)

@@ -32,7 +32,8 @@ from ._document import (
     validate_scorecard,
     variance_stdev,
 )
-from ._payload import Metric, ResultPayload, compute_aggregate, hardware_class, render_scorecard, write_scorecard
+from ._payload import Metric, ResultPayload, compute_aggregate, hardware_class
+from ._render import render_scorecard, write_scorecard
 from ._variance import acceptance_variance
 from ._ordinal import (
     DEFAULT_ATTENTION,

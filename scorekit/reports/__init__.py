@@ -1,9 +1,11 @@
 """Reports: ``scorecard.json``, ``scorecard.md``, ``scorecard.html`` and ``evidence.parquet``.
 
 All three text reports render one dictionary, ``Scorecard.to_dict()``, computed
-once per :func:`write_reports` call (SPEC §1: one evidence model); only the
-Parquet writer also reads ``Scorecard.evidence``, the scored rows, which the
-JSON never holds (it holds their hash, ``hashes.evidence``).
+once per :func:`write_reports` call (SPEC §1: one evidence model); the Markdown
+and HTML reports render its sections (:mod:`scorekit.reports._sections`, built
+once) through Jinja2 templates. Only the Parquet writer also reads
+``Scorecard.evidence``, the scored rows, which the JSON never holds (it holds
+their hash, ``hashes.evidence``).
 
 Examples
 --------
@@ -18,8 +20,9 @@ Examples
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import html as _html_report
 from . import json as _json_report
@@ -33,13 +36,16 @@ from .parquet import read_evidence_metadata, write_parquet
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._scorecard import Scorecard
+    from ._sections import Sections
 
 __all__ = [
     "REPORT_FILES",
+    "RenderedReports",
     "ScorecardSchemaError",
     "load_schema",
     "read_evidence_metadata",
     "render_html",
+    "render_reports",
     "render_json",
     "render_markdown",
     "validate_scorecard_json",
@@ -59,6 +65,59 @@ REPORT_FILES = {
 }
 
 
+@dataclass(frozen=True)
+class RenderedReports:
+    """The texts of a scorecard's reports, rendered and not yet written (:func:`render_reports`).
+
+    Attributes
+    ----------
+    data : dict
+        ``Scorecard.to_dict()``, validated against the shipped schema.
+    sections : Sections
+        Its sections (:mod:`scorekit.reports._sections`): what the reports show,
+        and what ``scorekit run`` prints.
+    texts : dict
+        ``{"json": ..., "markdown": ..., "html": ...}``.
+    """
+
+    data: dict[str, Any]
+    sections: "Sections"
+    texts: dict[str, str]
+    evidence: Any = field(repr=False)
+
+    def write(self, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
+        """Write the four reports into ``out_dir`` (created if needed), each atomically; return their paths."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = {}
+        for kind, text in self.texts.items():
+            payload = _json_report._encode(text) if kind == "json" else text.encode("utf-8")
+            paths[kind] = atomic_write(out / REPORT_FILES[kind], lambda tmp, b=payload: tmp.write_bytes(b))
+        paths["parquet"] = _parquet_report.write_parquet(self.evidence, out / REPORT_FILES["parquet"], data=self.data)
+        return paths
+
+
+def render_reports(card: "Scorecard") -> RenderedReports:
+    """Render the texts of ``card``'s reports: ``to_dict()`` once, validated, its sections once.
+
+    Raises
+    ------
+    ScorecardSchemaError
+        The scorecard does not match the shipped JSON Schema (nothing is rendered).
+    """
+    from ._sections import build_sections
+
+    data = card.to_dict()
+    validate_scorecard_json(data)
+    sections = build_sections(data, evidence_rows=len(card.evidence))
+    texts = {
+        "json": _json_report.render_json(data, validate=False),
+        "markdown": _markdown_report.render_markdown(sections),
+        "html": _html_report.render_html(sections),
+    }
+    return RenderedReports(data=data, sections=sections, texts=texts, evidence=card.evidence)
+
+
 def write_reports(card: "Scorecard", out_dir: str | os.PathLike[str]) -> dict[str, Path]:
     """Write the four reports of ``card`` into ``out_dir`` (created if needed).
 
@@ -73,20 +132,5 @@ def write_reports(card: "Scorecard", out_dir: str | os.PathLike[str]) -> dict[st
     dict
         ``{"json": path, "markdown": path, "html": path, "parquet": path}``.
     """
-    data = card.to_dict()
-    validate_scorecard_json(data)
-    rows = len(card.evidence)
     # Render every text first: an error leaves the previous reports as they were.
-    texts = {
-        "json": _json_report.render_json(data, validate=False),
-        "markdown": _markdown_report.render_markdown(data, evidence_rows=rows),
-        "html": _html_report.render_html(data, evidence_rows=rows),
-    }
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {}
-    for kind, text in texts.items():
-        payload = _json_report._encode(text) if kind == "json" else text.encode("utf-8")
-        paths[kind] = atomic_write(out / REPORT_FILES[kind], lambda tmp, b=payload: tmp.write_bytes(b))
-    paths["parquet"] = _parquet_report.write_parquet(card.evidence, out / REPORT_FILES["parquet"], data=data)
-    return paths
+    return render_reports(card).write(out_dir)

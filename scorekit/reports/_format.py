@@ -49,7 +49,9 @@ __all__ = [
     "fmt_deff",
     "fmt_pp",
     "fmt_value",
+    "h",
     "md_escape",
+    "md_fence",
     "md_unescape",
     "more_text",
     "pass_k_columns",
@@ -424,6 +426,21 @@ def clean_text(value: Any) -> str:
     return _BAD_CHARS.sub("\ufffd", text)
 
 
+def h(value: Any) -> str:
+    """Untrusted text made inert for HTML text or a quoted attribute (and for inline SVG).
+
+    :func:`clean_text`, then :func:`html.escape` with ``quote=True``; the ``/``
+    of ``scheme://`` becomes ``&#47;`` (the same character on screen), so text
+    from the data never reads as a URL in a page that must hold none (SPEC §12).
+
+    >>> h('<a href="https://x">')
+    '&lt;a href=&quot;https:&#47;&#47;x&quot;&gt;'
+    """
+    import html
+
+    return html.escape(clean_text(value), quote=True).replace("://", ":&#47;&#47;")
+
+
 # Backslash first so the escapes added below are not escaped again.
 _MD_BACKSLASH = re.compile(r"([\\`*_\[\]|~#!])")
 
@@ -433,15 +450,16 @@ _MD_BACKSLASH = re.compile(r"([\\`*_\[\]|~#!])")
 _MD_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]):(?=//)|(?<![a-z0-9])www\.")
 
 
-def md_escape(value: Any) -> str:
+def md_escape(value: Any, *, newline: str = "<br>") -> str:
     """Untrusted text made inert for Markdown: no HTML, no link, no emphasis, no table break.
 
     ``&``, ``<`` and ``>`` become HTML entities (so no tag or autolink can form);
     ``\\``, backtick, ``*``, ``_``, ``[``, ``]``, ``|``, ``~``, ``#`` and ``!`` are
     backslash-escaped (CommonMark/GFM escapes, also valid inside table cells); so
     is the ``:`` of ``scheme://`` and the ``.`` of ``www.``, so a URL in the data
-    does not become an autolink; a line break becomes ``<br>`` so it cannot end a
-    table row or start a block.
+    does not become an autolink; a line break becomes ``newline`` (``<br>``; a
+    space in plain Markdown without HTML) so it cannot end a table row or start a
+    block.
 
     >>> md_escape("a|b <i>[x](javascript:alert(1))")
     'a\\\\|b &lt;i&gt;\\\\[x\\\\](javascript:alert(1))'
@@ -451,7 +469,7 @@ def md_escape(value: Any) -> str:
     text = _MD_BACKSLASH.sub(r"\\\1", text)
     text = _MD_AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.replace("\n", "<br>")
+    return text.replace("\n", newline)
 
 
 _MD_UNESCAPE = re.compile(r"\\([\\`*_\[\]|~#!:.])|&lt;|&gt;|&amp;|<br>")
@@ -465,3 +483,13 @@ def md_unescape(text: str) -> str:
     :func:`md_escape` replaces or normalises.
     """
     return _MD_UNESCAPE.sub(lambda m: m.group(1) if m.group(1) is not None else _MD_ENTITY[m.group(0)], text)
+
+
+def md_fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text`` (at least three), so ``text`` cannot close it.
+
+    >>> md_fence("a ``` b")
+    '````'
+    """
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)

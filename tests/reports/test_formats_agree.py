@@ -3,8 +3,10 @@
 Each report is parsed back — JSON with ``json``, Markdown by its tables, HTML
 with ``html.parser`` — and must state the same decision, per-dimension counts,
 rates and Wilson bounds (as the formatted percentages), findings (dimension,
-reason, case ids) and hashes. Also: ``write_reports`` writes four files
-atomically, and writes a 100,000-row card quickly.
+reason, case ids) and hashes. The dimension table is split in three (measures,
+thresholds, reliability, with pass^k beside): each dimension's values are read
+back from all of them. Also: ``write_reports`` writes four files atomically, and
+writes a 100,000-row card quickly.
 """
 
 from __future__ import annotations
@@ -78,12 +80,14 @@ def parse_markdown(text: str) -> dict:
     lines = text.splitlines()
 
     def table(heading: str) -> list[dict[str, str]]:
-        start = lines.index(heading)
+        return table_at(lines.index(heading) + 1)
+
+    def table_at(start: int) -> list[dict[str, str]]:
         rows: list[list[str]] = []
-        for line in lines[start + 1:]:
+        for line in lines[start:]:
             if line.startswith("|"):
                 cells = [c.strip() for c in CELL_SPLIT.split(line)[1:-1]]
-                if not all(set(c) <= {"-"} for c in cells):
+                if not all(set(c) <= {"-", ":"} for c in cells):
                     rows.append(cells)
             elif rows:
                 break
@@ -91,11 +95,17 @@ def parse_markdown(text: str) -> dict:
         return [dict(zip(header, row)) for row in rows[1:]]
 
     decision = re.search(r"^\*\*Decision: (.+?)\*\*", text, re.M).group(1)
-    dims = {}
-    for row in table("## Dimensions"):
-        row = {k: md_unescape(v) for k, v in row.items()}
-        row["verdict"] = row["verdict"].strip("*")
-        dims[row["dimension"]] = row
+    dims: dict[str, dict[str, str]] = {}
+    headings = ["### Measures", "### Thresholds", "### Reliability"]
+    headings += [line for line in lines if line.startswith("| dimension | pass^")]  # the pass^k tables
+    for heading in headings:
+        if heading not in lines:
+            continue
+        for row in (table(heading) if heading.startswith("#") else table_at(lines.index(heading))):
+            row = {k: md_unescape(v) for k, v in row.items()}
+            if "verdict" in row:
+                row["verdict"] = row["verdict"].strip("*")
+            dims.setdefault(row["dimension"], {}).update(row)
     findings = []
     if "No findings." not in text:
         for row in table("## Findings"):
@@ -108,7 +118,7 @@ def parse_markdown(text: str) -> dict:
                 "reason": md_unescape(row["reason"]),
                 "case_ids": ([] if shown == "—" else [md_unescape(s) for s in shown.split(", ")], suffix),
             })
-    hashes = {row["hash"]: row["sha256"] for row in table("## Hashes")}
+    hashes = {row["hash"]: row["sha256"] for row in table("## Hashes and identity")}
     rows = int(re.search(r"holds every scored row: ([\d,]+) rows", text).group(1).replace(",", ""))
     return {"decision": decision, "dimensions": dims, "findings": findings, "hashes": hashes, "rows": rows}
 
@@ -179,10 +189,11 @@ def parse_html(text: str) -> dict:
         header = [cell for cell, _ in rows[0]]
         return [dict(zip(header, row)) for row in rows[1:]]
 
-    dims = {}
-    for row in table("dimensions"):
-        flat = {k: v[0] for k, v in row.items()}
-        dims[flat["dimension"]] = flat
+    dims: dict[str, dict[str, str]] = {}
+    for name in ("measures", "thresholds", "reliability", *sorted(t for t in parser.tables if t.startswith("pass-k"))):
+        for row in table(name):
+            flat = {k: v[0] for k, v in row.items()}
+            dims.setdefault(flat["dimension"], {}).update(flat)
     findings = []
     for row in table("findings"):
         text_, codes = row["case ids"]
@@ -349,7 +360,7 @@ def test_100000_row_card_formats_agree_and_truncate_long_lists(big_card, tmp_pat
     for f in long:
         note = more_text(len(f["case_ids"]) - LIST_LIMIT)
         assert note in md and note in html
-    assert "100,000 rows" in md and "100,000</strong> rows" in html
+    assert "100,000 rows" in md and "100,000 rows" in html
     assert len(md) < 200_000 and len(html) < 400_000  # reports stay readable; rows live in the parquet
 
 
@@ -380,7 +391,7 @@ def test_comparison_regressions_agree_and_list_regressed_first():
     md = render_markdown(data)
     lines = md.splitlines()
     start = lines.index("## Comparison")
-    md_rows = [[md_unescape(c.strip()) for c in CELL_SPLIT.split(line)[1:-1]]
+    md_rows = [[md_unescape(c.strip().removeprefix("**").removesuffix("**")) for c in CELL_SPLIT.split(line)[1:-1]]
                for line in lines[start:] if line.startswith("| ")][:len(expected) + 1]
     assert md_rows[0] == list(REGRESSION_COLUMNS)
     assert md_rows[1:] == expected

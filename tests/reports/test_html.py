@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 import pytest
 
 import scorekit as sk
+from scorekit._findings import verification_guidance
 from scorekit.reports import render_html, write_reports
 from scorekit.reports._format import LIST_LIMIT
 from scorekit.reports.html import OKABE_ITO
@@ -118,10 +119,10 @@ def test_html_is_one_self_contained_file_with_inline_style_only(page):
 
 
 def test_html_has_the_decision_banner(page, card):
-    banners = [attrs for tag, attrs in page.tags if attrs.get("id") == "decision"]
+    banners = [attrs for tag, attrs in page.tags if attrs.get("id") == "sk-decision"]
     assert len(banners) == 1
     classes = banners[0]["class"].split()
-    assert "decision" in classes and f"decision-{card.decision.lower()}" in classes
+    assert "sk-decision" in classes and f"sk-decision-{card.decision.lower()}" in classes
 
 
 @pytest.mark.parametrize("decision", ["PASS", "FAIL", "INCOMPLETE", "TRIAGE", "SELF_TEST"])
@@ -129,8 +130,8 @@ def test_decision_banner_has_a_class_per_decision(card, decision):
     data = copy.deepcopy(card.to_dict())
     data["decision"], data["overall_pass"] = decision, decision == "PASS"
     page = parse(render_html(data))
-    banner = next(attrs for tag, attrs in page.tags if attrs.get("id") == "decision")
-    assert f"decision-{decision.lower().replace('_', '-')}" in banner["class"].split()
+    banner = next(attrs for tag, attrs in page.tags if attrs.get("id") == "sk-decision")
+    assert f"sk-decision-{decision.lower().replace('_', '-')}" in banner["class"].split()
     assert f"Decision: {decision}" in "".join(page.text)
 
 
@@ -176,7 +177,8 @@ def test_html_is_valid_html5_that_html_parser_parses(html, page):
 def test_html_shows_every_section(page, card):
     text = "".join(page.text)
     data = card.to_dict()
-    for heading in ("Scope", "Dimensions", "Findings", "Validation", "Controls", "Comparison", "Evidence", "Hashes"):
+    for heading in ("Scope", "Dimensions", "Measures", "Thresholds", "Reliability", "Findings", "Validation",
+                    "Controls", "Comparison", "Evidence", "Hashes and identity"):
         assert heading in text
     for caveat in data["caveats"]:
         assert caveat in text
@@ -189,18 +191,21 @@ def test_html_shows_every_section(page, card):
     assert data["generated_at"] in text
     assert "525 rows" in text
     assert "89.8%" in text and "79.5% – 95.3%" in text
-    for finding in data["findings"]:
-        assert finding["suggested_fix"] in text
+    guidance = verification_guidance()
+    for finding in data["findings"]:  # its own advice; the guidance every fix ends with is said once
+        assert f"Suggested fix: {finding['suggested_fix'].removesuffix(' ' + guidance)}" in text
+    assert text.count(guidance) == 1
 
 
 def test_html_shows_undefined_rates_as_dash():
     rows = [{"id": "a", "dimension": "task_completion", "must_include": ["x"], "agent_output": "x"}]
     card = sk.evaluate(rows, policy={"gate": {"required_dimensions": ["task_completion", "tool_call"]}})
     html = render_html(card.to_dict())
-    row = re.search(r"<tr><th scope=\"row\"><code>tool_call</code></th>(.*?)</tr>", html, re.S).group(1)
+    measures = re.search(r'<table id="measures".*?</table>', html, re.S).group(0)
+    row = re.search(r"<tr><th scope=\"row\"><code>tool_call</code></th>(.*?)</tr>", measures, re.S).group(1)
     cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
-    assert cells[1] == "0"  # n
-    assert cells[6] == "—" and cells[7] == "—"  # rate, Wilson CI
+    assert cells[0] == "0"  # n
+    assert cells[5] == "—" and cells[6] == "—"  # rate, Wilson CI
     assert "no evidence (n = 0)" in html
 
 
@@ -212,11 +217,11 @@ def test_long_lists_are_truncated_with_and_n_more(tmp_path):
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     card = sk.evaluate(path)
     html = render_html(card.to_dict(), evidence_rows=len(card.evidence))
-    problems = re.search(r'<ul id="problems">(.*?)</ul>', html, re.S).group(1)
+    problems = re.search(r'<ul id="sk-problems">(.*?)</ul>', html, re.S).group(1)
     assert problems.count("<li><code>") == LIST_LIMIT
     assert "… and 30 more (see scorecard.json)" in problems
     assert "… and 30 more (see evidence.parquet)" in html  # the invalid_row finding's case ids
-    assert f"{len(card.evidence)}</strong> rows" in html
+    assert f"{len(card.evidence)} rows" in html
 
 
 def test_report_path_does_not_import_matplotlib(tmp_path):

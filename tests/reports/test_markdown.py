@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scorekit as sk
+from scorekit._findings import verification_guidance
 from scorekit.reports import render_markdown, write_reports
 from scorekit.reports._format import (
     LIST_LIMIT,
@@ -37,12 +38,12 @@ def md(card) -> str:
 def _table_after(md: str, heading: str) -> list[list[str]]:
     """Rows (header first, separator dropped) of the first table after ``heading``."""
     lines = md.splitlines()
-    start = lines.index(heading)
+    start = lines.index(heading) - (1 if heading.startswith("|") else 0)
     rows = []
     for line in lines[start + 1:]:
         if line.startswith("|"):
             cells = [c.strip() for c in CELL_SPLIT.split(line)[1:-1]]
-            if not all(set(c) <= {"-"} for c in cells):
+            if not all(set(c) <= {"-", ":"} for c in cells):
                 rows.append(cells)
         elif rows:
             break
@@ -118,21 +119,24 @@ def test_markdown_shows_scope(md):
     assert "- missing dimensions: —" in md
 
 
-def test_markdown_dimension_table_has_every_column(md, card):
-    rows = _table_after(md, "## Dimensions")
-    header = rows[0]
-    assert header[:13] == ["dimension", "verdict", "n", "passes", "fails", "errors", "abstains", "rate",
-                           "95% Wilson CI", "threshold", "coverage", "consistency", "flaky cases"]
-    assert header[13:16] == ["pass^1", "pass^2", "pass^4"]
-    assert header[-1] == "verdict reasons"
-    by_name = {md_unescape(r[0]): r for r in rows[1:]}
-    action = by_name["action_correctness"]
-    assert action[1:8] == ["**FAIL**", "59", "53", "6", "2", "0", "89.8%"]
-    assert action[8] == "79.5% – 95.3%"
-    assert action[9] == "95.0%"
-    assert action[12] == "1"
-    assert "threshold" in action[-1]
-    assert len(by_name) == len(card.dimensions)
+def test_markdown_splits_the_dimension_table_into_measures_thresholds_and_reliability(md, card):
+    measures = _table_after(md, "### Measures")
+    assert measures[0] == ["dimension", "n", "passes", "fails", "errors", "abstains", "rate", "95% Wilson CI",
+                           "coverage"]
+    thresholds = _table_after(md, "### Thresholds")
+    assert thresholds[0] == ["dimension", "verdict", "rate", "threshold", "measure (point)", "verdict reasons"]
+    reliability = _table_after(md, "### Reliability")
+    assert reliability[0] == ["dimension", "cases", "deff", "95% clustered CI", "this evaluation can detect",
+                              "consistency", "flaky cases"]
+    pass_k = _table_after(md, "| dimension | pass^1 | pass^2 | pass^4 |")
+    assert [md_unescape(c) for c in pass_k[0]] == ["dimension", "pass^1", "pass^2", "pass^4"]
+    tables = [{md_unescape(r[0]): r for r in t[1:]} for t in (measures, thresholds, reliability, pass_k)]
+    assert all(list(t) == list(card.dimensions.index) for t in tables)
+    action = [t["action_correctness"] for t in tables]
+    assert action[0][1:] == ["59", "53", "6", "2", "0", "89.8%", "79.5% – 95.3%", "96.7%"]
+    assert action[1][1:5] == ["**FAIL**", "89.8%", "95.0%", "89.8%"] and "threshold" in action[1][5]
+    assert action[2][1:4] == ["12", "4.65", "63.3% – 97.8%"] and action[2][6] == "1"
+    assert action[3][1:] == ["90.0%", "88.3%", "83.6% (over 11 of 12 cases)"]
 
 
 def test_markdown_lists_flaky_cases_and_both_caveats(md, card):
@@ -144,29 +148,34 @@ def test_markdown_lists_flaky_cases_and_both_caveats(md, card):
 
 def test_markdown_lists_findings_with_review_and_fix(md, card):
     rows = _table_after(md, "## Findings")
-    assert rows[0] == ["#", "severity", "dimension", "reason", "status", "rows", "case ids"]
+    assert [md_unescape(c) for c in rows[0]] == ["#", "severity", "dimension", "reason", "status", "rows", "case ids"]
     findings = card.to_dict()["findings"]
     assert len(rows) - 1 == len(findings)
     for row, finding in zip(rows[1:], findings):
         assert md_unescape(row[2]) == finding["dimension"]
         assert md_unescape(row[3]) == finding["reason"]
         assert row[1] == finding["severity"]
-    for finding in findings:
-        assert md_escape(finding["suggested_fix"]) in md
+    guidance = verification_guidance()
+    for finding in findings:  # each keeps its own advice; the guidance they all end with is said once
+        fix = finding["suggested_fix"].removesuffix(" " + guidance)
+        assert fix != finding["suggested_fix"]
+        assert f"- Suggested fix: {md_escape(fix)}\n" in md
         assert md_escape(finding["review"]) in md
-    assert "does not prove root cause" in md
+    assert md.count(md_escape(guidance)) == 1
+    assert md.index(md_escape(guidance)) < md.index(md_escape(findings[0]["review"]))
+    assert "does not prove the root cause" in md
 
 
 def test_markdown_shows_validation_controls_comparison_hashes_and_evidence_rows(md, card):
     data = card.to_dict()
-    assert "- labeled: 525, unlabeled: 0, invalid: 0" in md
+    assert "- labeled: 525\n- unlabeled: 0\n- invalid: 0\n" in md
     controls = _table_after(md, "## Controls")
     assert controls[0] == ["id", "dimension", "case id", "status", "reason", "passed"]
     assert len(controls) - 1 == len(data["controls"])
     assert "- status: not\\_requested\n- required: false\n" in md
     assert "- regressions: 0 regressed of 0 compared" in md
     assert "- baseline: none" in md
-    hashes = dict(_table_after(md, "## Hashes")[1:])
+    hashes = dict(_table_after(md, "## Hashes and identity")[1:])
     assert hashes == {k: v for k, v in data["hashes"].items()}
     assert f"{len(card.evidence)} rows" in md
     assert "failing evidence first" in md
@@ -176,11 +185,11 @@ def test_markdown_shows_undefined_rates_as_dash():
     rows = [{"id": "a", "dimension": "task_completion", "must_include": ["x"], "agent_output": "x"}]
     card = sk.evaluate(rows, policy={"gate": {"required_dimensions": ["task_completion", "tool_call"]}})
     md = render_markdown(card.to_dict())
-    table = {md_unescape(r[0]): r for r in _table_after(md, "## Dimensions")[1:]}
+    table = {md_unescape(r[0]): r for r in _table_after(md, "### Measures")[1:]}
     tool = table["tool_call"]
-    assert tool[2] == "0"
-    assert tool[7] == "—" and tool[8] == "—"
-    assert "0.0%" not in tool[7:9]
+    assert tool[1] == "0"
+    assert tool[6] == "—" and tool[7] == "—"
+    assert "0.0%" not in tool[6:8]
     assert "- missing dimensions: tool\\_call" in md
 
 

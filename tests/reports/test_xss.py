@@ -26,7 +26,7 @@ CORPUS: list[str] = json.loads((Path(__file__).parents[1] / "data" / "xss" / "co
 HTML_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "main", "footer", "section", "figure", "div", "span",
     "h1", "h2", "h3", "p", "strong", "code", "br", "ul", "ol", "li", "dl", "dt", "dd",
-    "table", "thead", "tbody", "tr", "th", "td", "svg", "g", "rect", "line", "text", "tspan",
+    "table", "thead", "tbody", "tr", "th", "td", "svg", "g", "rect", "line", "circle", "polyline", "text", "tspan",
 }
 MARKDOWN_TAGS = {"h1", "h2", "h3", "p", "strong", "code", "br", "ul", "ol", "li", "table", "thead", "tbody", "tr",
                  "th", "td"}

@@ -1,0 +1,238 @@
+"""What the notebooks display: the report's sections as fragments, HTML with a Markdown twin.
+
+The release and explore notebooks compute nothing: they show the scorecard
+dictionary (``Scorecard.to_dict()``, the one evidence model, SPEC §1) through
+:class:`Report`, which builds its sections once
+(:mod:`scorekit.reports._sections`) and renders each through the same templates
+as ``scorecard.html`` and ``scorecard.md`` — so the notebook, the reports, the
+CLI and the history listing cannot disagree about ``84.7%``.
+
+Each function returns a :class:`Fragment`: Jupyter shows its HTML (the report's
+own markup and CSS, charts as the reports' inline SVG, no script); the
+Markdown export of an executed notebook (``release_scorecard.md``, written by
+:func:`scorekit.render.export_notebook`) uses its Markdown twin, plain GitHub
+Markdown without a single HTML tag, whose charts are the ``rates.svg`` and
+``pass_k.svg`` files :meth:`Report.write_charts` writes beside it.
+
+Examples
+--------
+>>> import scorekit as sk
+>>> from scorekit.notebook import Report
+>>> report = Report(sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml")).to_dict())
+>>> fragment = report.decision()
+>>> 'class="sk-decision-value">FAIL<' in fragment.html, "**Decision: FAIL**" in fragment.markdown
+(True, True)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .reports._sections import Sections, build_sections, history_sections
+
+__all__ = [
+    "CHART_FILES",
+    "Fragment",
+    "Report",
+    "files_list",
+    "history",
+    "message",
+    "reproduction",
+    "signature_status",
+]
+
+#: The chart files :meth:`Report.write_charts` writes (and the Markdown twins link to).
+CHART_FILES = {"rates": "rates.svg", "pass_k": "pass_k.svg"}
+_SAFE_LINK = re.compile(r"[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*")
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One displayable piece of the report: ``html`` (with the report's CSS) and its ``markdown`` twin.
+
+    Fragments add up (``a + b``) into one display.
+    """
+
+    html: str
+    markdown: str
+
+    def _repr_html_(self) -> str:
+        from .reports._templates import report_css
+
+        return f'<div class="sk-report"><style>{report_css()}</style>{self.html}</div>'
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown
+
+    def __add__(self, other: Fragment) -> Fragment:
+        if not isinstance(other, Fragment):
+            return NotImplemented
+        return Fragment(self.html + "\n" + other.html, self.markdown.rstrip("\n") + "\n\n" + other.markdown)
+
+    def __repr__(self) -> str:
+        return f"<Fragment {len(self.html):,} characters of HTML, {len(self.markdown):,} of Markdown>"
+
+
+def _render(macro: str, *args: Any) -> Fragment:
+    """Fragment of the section macro ``macro`` of both templates (``macros.html.j2``, ``macros.md.j2``)."""
+    from .reports._templates import macros, tidy_markdown
+
+    html = str(getattr(macros("html"), macro)(*args)).strip()
+    markdown = tidy_markdown(str(getattr(macros("md", plain=True), macro)(*args)))
+    return Fragment(html, markdown)
+
+
+def _link(link: str) -> Any:
+    """A chart file name for the Markdown twin: a relative path of plain characters, or ValueError."""
+    from markupsafe import Markup
+
+    if not _SAFE_LINK.fullmatch(link) or ".." in link.split("/"):
+        raise ValueError(f"link must be a relative path of letters, digits, '.', '_', '-'; got {link!r}")
+    return Markup(link)
+
+
+class Report:
+    """The sections of one scorecard dictionary, built once, as notebook fragments.
+
+    Parameters
+    ----------
+    data : mapping or Sections
+        ``Scorecard.to_dict()`` (or a ``scorecard.json`` read back), or its sections
+        already built (``scorekit.reports.render_reports(card).sections``).
+    evidence_rows : int, optional
+        Rows written to ``evidence.parquet`` (default: from ``data``).
+    """
+
+    def __init__(self, data: Mapping[str, Any] | Sections, *, evidence_rows: int | None = None) -> None:
+        self.sections: Sections = data if isinstance(data, Sections) else build_sections(data,
+                                                                                        evidence_rows=evidence_rows)
+
+    def __repr__(self) -> str:
+        return f"<Report decision={self.sections.decision.value} dimensions={len(self.sections.measures.rows)}>"
+
+    def decision(self, heading: str | None = "Release scorecard") -> Fragment:
+        """The heading (``heading``, then the agent name and version; None: no heading) and the decision
+        banner with its reasons."""
+        return _render("title_and_banner", self.sections, heading)
+
+    def scope_and_validation(self) -> Fragment:
+        """Scope (required, in scope, missing dimensions) and the validation counts with the first problems."""
+        return _render("scope", self.sections) + _render("validation", self.sections)
+
+    def dimensions(self) -> Fragment:
+        """The measures, thresholds and reliability tables, flaky cases and the caveats."""
+        return _render("dimensions", self.sections)
+
+    def summary(self, ks: Sequence[str] | None = None) -> Fragment:
+        """One compact table: verdict, n, passes, rate, threshold, Wilson interval and pass^k (``ks``: those k)."""
+        s = self.sections
+        columns = ["dimension", "verdict", "n", "passes", "rate", "threshold", f"{s.confidence} Wilson CI"]
+        chosen = [c for c in s.summary.columns if c.startswith("pass^")] if ks is None else \
+            [f"pass^{k}" for k in ks if f"pass^{k}" in s.summary.columns]
+        return _render("summary", s.summary.select(columns + chosen))
+
+    def rate_chart(self, link: str = CHART_FILES["rates"]) -> Fragment:
+        """The pass-rate chart (inline SVG); the Markdown twin links the chart file ``link``."""
+        from .reports._templates import macros
+
+        s = self.sections
+        return Fragment(str(macros("html").rate_chart(s)).strip(),
+                        str(macros("md", plain=True).chart(s.rate_chart.title, _link(link))) + "\n")
+
+    def pass_k_chart(self, link: str = CHART_FILES["pass_k"]) -> Fragment:
+        """The pass^k chart (inline SVG); the Markdown twin links the chart file ``link``."""
+        from .reports._templates import macros
+
+        s = self.sections
+        if not s.pass_k_chart.ks:
+            return _render("pass_k_chart", s)
+        return Fragment(str(macros("html").pass_k_chart(s)).strip(),
+                        str(macros("md", plain=True).chart(s.pass_k_chart.title, _link(link))) + "\n")
+
+    def write_charts(self, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
+        """Write ``rates.svg`` and ``pass_k.svg`` (standalone SVG files, atomically) into ``out_dir``."""
+        from ._io import atomic_write
+        from .reports._svg import pass_k_svg, rate_svg
+
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = {}
+        for kind, svg in (("rates", rate_svg(self.sections.rate_chart)),
+                          ("pass_k", pass_k_svg(self.sections.pass_k_chart))):
+            payload = _standalone(svg).encode("utf-8")
+            written[kind] = atomic_write(out / CHART_FILES[kind], lambda tmp, b=payload: tmp.write_bytes(b))
+        return written
+
+    def variance(self) -> Fragment:
+        """The run-to-run variance table (complete runs only, clipped, marked), or why there is none."""
+        return _render("variance", self.sections)
+
+    def controls(self) -> Fragment:
+        """Evaluator controls (known-bad rows): did the evaluator catch each one? Failed first."""
+        return _render("controls", self.sections)
+
+    def findings(self) -> Fragment:
+        """The verification guidance once, then each finding: review, suggested fix, cases with their detail."""
+        return _render("findings", self.sections)
+
+    def comparison(self) -> Fragment:
+        """The comparison with the baseline: status, baseline, method, per-dimension regressions."""
+        return _render("comparison", self.sections)
+
+    def hashes(self) -> Fragment:
+        """The SPEC §10 hashes, the judge identity and the evaluators."""
+        return _render("hashes", self.sections)
+
+
+def _standalone(svg: str) -> str:
+    """An inline SVG as a file of its own (the XML namespace an ``<svg>`` element in HTML implies)."""
+    return svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1) + "\n"
+
+
+def history(records: Any, dimensions: Any = None, *, latest: int = 5) -> Fragment:
+    """The history listing (``scorekit history``): ``read_history(db)``, and with ``dimensions``
+    (``read_history(db, dimensions=True)``) the latest records' rates per dimension."""
+    return _render("history", history_sections(records, dimensions, latest=latest))
+
+
+_SIGNATURE_TONES = {"verified": "pass", "integrity-only": "incomplete"}
+
+
+def signature_status(outcome: str | None, reason: str = "", envelope: Any = None) -> Fragment:
+    """Signature status: not signed, or the verification outcome and what it establishes."""
+    tone = _SIGNATURE_TONES.get(outcome or "", "fail")
+    return _render("signature", outcome, tone, reason, None if envelope is None else str(envelope))
+
+
+def reproduction(commands: Sequence[str], facts: Mapping[str, Any] | None = None) -> Fragment:
+    """Reproduction commands (one per block) and environment facts."""
+    from markupsafe import Markup
+
+    from .reports._format import UNDEFINED, clean_text, md_fence
+    from .reports._templates import macros
+
+    pairs = [(str(k), UNDEFINED if v is None or v == "" else str(v)) for k, v in (facts or {}).items()]
+    html = str(macros("html").reproduction(list(commands), pairs)).strip()
+    # Inside a fence the commands are literal: cleaned of control characters, never escaped.
+    literal = [Markup(clean_text(c)) for c in commands]
+    fence = Markup(md_fence("\n".join(literal)))
+    from .reports._templates import tidy_markdown
+
+    markdown = tidy_markdown(str(macros("md", plain=True).reproduction(literal, fence, pairs)))
+    return Fragment(html, markdown)
+
+
+def files_list(paths: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Fragment:
+    """The files written, one per line."""
+    items = paths.items() if isinstance(paths, Mapping) else paths
+    return _render("files", [(str(kind), str(path)) for kind, path in items])
+
+
+def message(label: str, text: str) -> Fragment:
+    """A one-line message (``label: text``), e.g. why the explorer cannot decide."""
+    return _render("message", label, text)

@@ -1,0 +1,611 @@
+"""The section model: ``Scorecard.to_dict()`` as sections of already-formatted values.
+
+Every renderer reads these sections and nothing else: the HTML and Markdown
+reports (Jinja2 templates), the notebook fragments (:mod:`scorekit.notebook`),
+the terminal tables (:mod:`scorekit.reports.text`) and the charts
+(:mod:`scorekit.reports._charts`). Each number is formatted here, once, by the
+formatters of :mod:`scorekit.reports._format`; a renderer only lays the strings
+out and escapes them for its format. So ``84.7%`` cannot read differently in two
+places.
+
+Values are *unescaped* text (control and bidirectional characters already
+replaced, :func:`~scorekit.reports._format.clean_text`); escaping is the
+renderer's job (HTML autoescape, ``md_escape``, ``terminal_text``). The
+dictionary is the only input: never a Scorecard's DataFrames (SPEC §1).
+
+Examples
+--------
+>>> import scorekit as sk
+>>> from scorekit.reports._sections import build_sections
+>>> s = build_sections(sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml")).to_dict())
+>>> s.decision.value, s.measures.cell("action_correctness", "rate").text
+('FAIL', '89.8%')
+>>> s.measures.columns[:3], s.thresholds.columns[:4]
+(('dimension', 'n', 'passes'), ('dimension', 'verdict', 'rate', 'threshold'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._charts import PassKChart, RateChart, pass_k_chart, rate_chart
+from ._format import (
+    DECISION_MEANING,
+    DETAIL_LIMIT,
+    LIST_LIMIT,
+    REGRESSION_COLUMNS,
+    TWO_INTERVALS_NOTE,
+    UNDEFINED,
+    VARIANCE_HEADER,
+    clean_text,
+    comparison_facts,
+    confidence_label,
+    evidence_row_count,
+    fmt_bool,
+    fmt_ci,
+    fmt_confidence,
+    fmt_count,
+    fmt_deff,
+    fmt_pass_k,
+    fmt_pct,
+    mde_text,
+    more_text,
+    pass_k_columns,
+    problem_text,
+    regression_rows,
+    truncate,
+    variance_cells,
+)
+
+__all__ = [
+    "Cell",
+    "Decision",
+    "Finding",
+    "Flaky",
+    "History",
+    "Sections",
+    "Table",
+    "build_sections",
+    "history_sections",
+]
+
+DECISIONS = ("PASS", "FAIL", "INCOMPLETE", "TRIAGE", "SELF_TEST")
+VERDICTS = ("PASS", "FAIL", "INCOMPLETE", "NOT_IN_SCOPE")
+SEVERITY_TONES = ("blocker", "high", "medium", "low", "info")
+
+RATE_NOTE = ("Pass rate = PASS / (PASS + FAIL); ERROR and ABSTAIN rows are missing evaluator evidence, outside the "
+             "denominator. Interval: {conf} Wilson score interval. Undefined values (no evidence) are shown as "
+             f"{UNDEFINED}.")
+PASS_K_NOTE = ("pass^k is the chance that all k trials of a case pass (τ-bench). It can only fall as k grows over one "
+               "set of cases; a value marked “over N of M cases” covers only the cases with at least k trials and is "
+               "not comparable with the smaller ks.")
+THRESHOLD_NOTE = ("Each dimension's measure ({basis}) is compared with its threshold; rates and thresholds are "
+                  "percentages. The verdict reasons say why a dimension is not PASS.")
+VARIANCE_NOTE = ("A run is one pass over the suite; only complete runs (every case measured) are averaged. "
+                 "Interval: {conf} t-interval of the mean (Student t over the runs), clipped to [0%, 100%].")
+NO_VARIANCE_NOTE = ("No run-to-run variance: the rows have no run column, and the cases do not share one set of "
+                    "trial numbers.")
+FINDINGS_NOTE = ("Failing evidence first: each finding groups the non-PASS rows of one (dimension, reason), with "
+                 "what to review, a suggested fix and the cases with what their rows show.")
+EVIDENCE_NOTE = ("evidence.parquet holds every scored row: {rows} rows (content hash hashes.evidence below). This "
+                 "report shows failing evidence first (findings with their case ids) and omits passing rows; filter "
+                 'status != "PASS" in evidence.parquet for every failing row.')
+INFERRED_NOTE = (" (scope inferred from the rows: an entirely absent dimension cannot be detected; declare "
+                 "gate.required_dimensions)")
+
+
+# --------------------------------------------------------------------------- building blocks
+@dataclass(frozen=True)
+class Cell:
+    """One formatted value.
+
+    ``text`` is the whole value as one line of text (what a terminal or a test
+    reads). ``kind`` says how a renderer shows it: ``text``, ``num`` (right
+    aligned), ``code`` (an identifier from the data), ``ids`` (``items`` as
+    identifiers, then ``more``), ``lines`` (``items`` one per line), ``verdict``,
+    ``severity`` or ``status`` (``tone`` is then a CSS class suffix from a
+    closed set, never data).
+    """
+
+    text: str
+    kind: str = "text"
+    items: tuple[str, ...] = ()
+    more: str = ""
+    tone: str = ""
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _text(value: Any) -> str:
+    """Untrusted text (control characters replaced), or "—" for None / empty."""
+    return UNDEFINED if value is None or value == "" else clean_text(value)
+
+
+def _num(text: str) -> Cell:
+    return Cell(text, "num")
+
+
+def _code(value: Any) -> Cell:
+    return Cell(_text(value), "code")
+
+
+def _tone(value: Any, known: tuple[str, ...]) -> str:
+    """A CSS class suffix from a closed set (never from untrusted text)."""
+    return str(value).lower().replace("_", "-") if value in known else "unknown"
+
+
+def _ids(items: Sequence[Any], where: str = "evidence.parquet", limit: int = LIST_LIMIT) -> Cell:
+    """A list of identifiers, cut at ``limit`` with "… and N more (see ``where``)"."""
+    if not items:
+        return Cell(UNDEFINED)
+    shown, omitted = truncate(items, limit)
+    ids = tuple(clean_text(item) for item in shown)
+    more = more_text(omitted, where)
+    return Cell(", ".join(ids) + (f" {more}" if more else ""), "ids", ids, more)
+
+
+def _lines(items: Sequence[Any]) -> Cell:
+    if not items:
+        return Cell(UNDEFINED)
+    lines = tuple(clean_text(item) for item in items)
+    return Cell("; ".join(lines), "lines", lines)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of cells: ``columns`` (labels), ``rows`` (the first cell of a row is its header).
+
+    ``key`` names the table (the HTML ``id`` and class suffix); ``numeric`` lists
+    the right-aligned column positions.
+    """
+
+    key: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    numeric: frozenset[int] = frozenset()
+
+    def column(self, label: str) -> int:
+        return self.columns.index(label)
+
+    def cell(self, row: str, column: str) -> Cell:
+        """The cell of the row whose header text is ``row`` in the column labelled ``column``."""
+        j = self.column(column)
+        for cells in self.rows:
+            if cells[0].text == row:
+                return cells[j]
+        raise KeyError(row)
+
+    def select(self, labels: Sequence[str], key: str | None = None) -> Table:
+        """The same cells, only the columns ``labels`` (in that order)."""
+        index = [self.column(label) for label in labels]
+        return Table(key or self.key, tuple(labels), tuple(tuple(r[i] for i in index) for r in self.rows),
+                     frozenset(p for p, i in enumerate(index) if i in self.numeric))
+
+
+def _table(key: str, columns: Sequence[str], rows: Sequence[Sequence[Cell]]) -> Table:
+    """A table whose numeric columns are those whose cells are all ``num`` (the header is never numeric)."""
+    numeric = frozenset(j for j in range(1, len(columns)) if rows and all(r[j].kind == "num" for r in rows))
+    return Table(key, tuple(columns), tuple(tuple(r) for r in rows), numeric)
+
+
+@dataclass(frozen=True)
+class Decision:
+    value: str
+    tone: str
+    meaning: str
+    overall_pass: str
+    purpose: str
+    partial: bool
+    generated_at: str
+    measured: str | None
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Flaky:
+    dimension: str
+    count: str
+    repeated: str
+    cases: Cell
+
+
+@dataclass(frozen=True)
+class Finding:
+    number: int
+    dimension: str
+    reason: str
+    severity: str
+    tone: str
+    review: str
+    fix: str
+    details: tuple[tuple[str, str], ...]
+    more: str
+
+
+@dataclass(frozen=True)
+class Sections:
+    """The scorecard as sections; see the module docstring."""
+
+    agent: str
+    version: str
+    decision: Decision
+    identity: tuple[tuple[str, str], ...]
+    scope: tuple[tuple[str, Cell], ...]
+    confidence: str
+    rate_note: str
+    measures: Table
+    reliability: Table
+    pass_k: tuple[Table, ...]
+    pass_k_note: str
+    intervals_note: str
+    thresholds: Table
+    threshold_note: str
+    variance: Table | None
+    variance_note: str
+    coverage: str
+    flaky: tuple[Flaky, ...]
+    caveats: tuple[str, ...]
+    guidance: str
+    findings_note: str
+    findings: Table | None
+    finding_items: tuple[Finding, ...]
+    validation: tuple[tuple[str, str], ...]
+    problems: tuple[str, ...]
+    problems_more: str
+    controls_note: str
+    controls: Table | None
+    controls_more: str
+    comparison: tuple[tuple[str, str], ...]
+    regressions: Table | None
+    evidence_note: str
+    evidence_rows: str
+    hashes: Table
+    judges: Cell
+    evaluators: Cell
+    rate_chart: RateChart
+    pass_k_chart: PassKChart
+    summary: Table = field(repr=False)
+    clustered_wider: bool = False
+    problem_list: tuple[Any, ...] = field(default=(), repr=False)
+
+    def every_problem(self) -> tuple[str, ...]:
+        """Every validation problem as ``file:line: field: message`` (the report lists the first
+        :data:`~scorekit.reports._format.LIST_LIMIT`; ``scorekit validate`` prints them all)."""
+        return tuple(clean_text(problem_text(p)) for p in self.problem_list)
+
+
+# --------------------------------------------------------------------------- dimensions
+def _dimension_cells(dim: Mapping[str, Any], ks: Sequence[str]) -> dict[str, Cell]:
+    """Every formatted value of one dimension, by column key."""
+    verdict = dim.get("verdict")
+    cells = {
+        "dimension": _code(dim.get("name")),
+        "verdict": Cell(_text(verdict), "verdict", tone=_tone(verdict, VERDICTS)),
+        "n": _num(fmt_count(dim.get("n"))),
+        "passes": _num(fmt_count(dim.get("passes"))),
+        "fails": _num(fmt_count(dim.get("fails"))),
+        "errors": _num(fmt_count(dim.get("errors"))),
+        "abstains": _num(fmt_count(dim.get("abstains"))),
+        "rate": _num(fmt_pct(dim.get("rate"))),
+        "wilson": _num(fmt_ci(dim.get("ci_low"), dim.get("ci_high"))),
+        "coverage": _num(fmt_pct(dim.get("coverage"))),
+        "cases": _num(fmt_count(dim.get("cases"))),
+        "deff": _num(fmt_deff(dim.get("deff"))),
+        "clustered": _num(fmt_ci(dim.get("ci_cluster_low"), dim.get("ci_cluster_high"))),
+        "mde": Cell(mde_text(dim.get("mde"))),
+        "consistency": _num(fmt_pct(dim.get("consistency"))),
+        "flaky": _num(fmt_count(len(dim.get("flaky_cases") or []))),
+        "threshold": _num(fmt_pct(dim.get("threshold"))),
+        "measure": _num(fmt_pct(dim.get("measure"))),
+        "reasons": _lines(dim.get("verdict_reasons") or []),
+    }
+    for k in ks:
+        cells[f"pass^{k}"] = _num(clean_text(fmt_pass_k(dict(dim), k)))
+    return cells
+
+
+def _labels(conf: str, basis: str, ks: Sequence[str]) -> dict[str, str]:
+    labels = {
+        "dimension": "dimension", "verdict": "verdict", "n": "n", "passes": "passes", "fails": "fails",
+        "errors": "errors", "abstains": "abstains", "rate": "rate", "wilson": f"{conf} Wilson CI",
+        "coverage": "coverage", "cases": "cases", "deff": "deff", "clustered": f"{conf} clustered CI",
+        "mde": "this evaluation can detect", "consistency": "consistency", "flaky": "flaky cases",
+        "threshold": "threshold", "measure": f"measure ({basis})", "reasons": "verdict reasons",
+    }
+    labels.update({f"pass^{k}": f"pass^{clean_text(k)}" for k in ks})
+    return labels
+
+
+MEASURE_KEYS = ("dimension", "n", "passes", "fails", "errors", "abstains", "rate", "wilson", "coverage")
+RELIABILITY_KEYS = ("dimension", "cases", "deff", "clustered", "mde", "consistency", "flaky")
+#: pass^k columns per table: more ks make several tables, so each fits a 1200 px page.
+PASS_K_COLUMNS = 8
+THRESHOLD_KEYS = ("dimension", "verdict", "rate", "threshold", "measure", "reasons")
+SUMMARY_KEYS = ("dimension", "verdict", "n", "passes", "cases", "rate", "threshold", "wilson", "clustered", "*pass_k")
+
+
+def _dimension_table(key: str, keys: Sequence[str], cells: Sequence[dict[str, Cell]], labels: dict[str, str],
+                     ks: Sequence[str]) -> Table:
+    columns = [c for k in keys for c in ([f"pass^{x}" for x in ks] if k == "*pass_k" else [k])]
+    return _table(key, [labels[c] for c in columns], [[row[c] for c in columns] for row in cells])
+
+
+def _pass_k_tables(cells: Sequence[dict[str, Cell]], labels: dict[str, str], ks: Sequence[str]) -> tuple[Table, ...]:
+    """pass^k per dimension, :data:`PASS_K_COLUMNS` ks per table (keys ``pass-k``, ``pass-k-2``, ...)."""
+    if not cells or not ks:
+        return ()
+    chunks = [ks[i:i + PASS_K_COLUMNS] for i in range(0, len(ks), PASS_K_COLUMNS)]
+    return tuple(_dimension_table("pass-k" if i == 0 else f"pass-k-{i + 1}", ("dimension", "*pass_k"), cells, labels,
+                                  chunk) for i, chunk in enumerate(chunks))
+
+
+# --------------------------------------------------------------------------- findings
+def _guidance() -> str:
+    from .._findings import verification_guidance
+
+    return verification_guidance()
+
+
+def _finding(number: int, f: Mapping[str, Any], guidance: str) -> Finding:
+    fix = _text(f.get("suggested_fix"))
+    # The guidance every finding carries is said once, above the findings.
+    if guidance and fix.endswith(" " + guidance):
+        fix = fix[: -len(guidance) - 1]
+    details = [d for d in f.get("details") or [] if isinstance(d, Mapping)]
+    shown, omitted = truncate(details, DETAIL_LIMIT)
+    not_listed = len(f.get("case_ids") or []) - len({d.get("case_id") for d in details})
+    severity = f.get("severity")
+    return Finding(
+        number=number,
+        dimension=_text(f.get("dimension")),
+        reason=_text(f.get("reason")),
+        severity=_text(severity),
+        tone=_tone(severity, SEVERITY_TONES),
+        review=clean_text(f["review"]) if f.get("review") else "",
+        fix=fix,
+        details=tuple((_text(d.get("case_id")), _text(d.get("detail"))) for d in shown),
+        more=more_text(omitted + max(not_listed, 0), "evidence.parquet (column detail)") if details else "",
+    )
+
+
+def _findings_table(findings: Sequence[Mapping[str, Any]]) -> Table | None:
+    if not findings:
+        return None
+    rows = []
+    for i, f in enumerate(findings, 1):
+        severity = f.get("severity")
+        rows.append([
+            _num(str(i)),
+            Cell(_text(severity), "severity", tone=_tone(severity, SEVERITY_TONES)),
+            _code(f.get("dimension")),
+            _code(f.get("reason")),
+            Cell(_text(f.get("status"))),
+            _num(fmt_count(f.get("rows")) if "rows" in f else UNDEFINED),
+            _ids(f.get("case_ids") or []),
+        ])
+    return _table("findings", ["#", "severity", "dimension", "reason", "status", "rows", "case ids"], rows)
+
+
+# --------------------------------------------------------------------------- the rest
+def _controls(controls: Sequence[Mapping[str, Any]]) -> tuple[str, Table | None, str]:
+    ordered = sorted(controls, key=lambda c: bool(c.get("passed")))  # failed first
+    if not ordered:
+        return "No evaluator controls (known-bad rows) were supplied.", None, ""
+    failed = sum(1 for c in ordered if not c.get("passed"))
+    note = (f"Evaluator controls (known-bad rows, outside agent scores): {fmt_count(len(ordered))}, "
+            f"failed {fmt_count(failed)}.")
+    shown, omitted = truncate(ordered)
+    rows = [[_code(c.get("id")), _code(c.get("dimension")), _code(c.get("case_id")), Cell(_text(c.get("status"))),
+             _code(c.get("reason")),
+             Cell("caught", "status", tone="pass") if c.get("passed") else Cell("NOT caught", "status", tone="fail")]
+            for c in shown]
+    return note, _table("controls", ["id", "dimension", "case id", "status", "reason", "passed"], rows), \
+        more_text(omitted)
+
+
+def _regressions(comparison: Mapping[str, Any]) -> Table | None:
+    rows = regression_rows(dict(comparison))
+    if not rows:
+        return None
+    tones = {"regressed": "fail", "ok": "pass"}
+    cells = [[_code(r[0]), Cell(clean_text(r[1]), "status", tone=tones.get(r[1], "unknown")),
+              *(_num(clean_text(c)) for c in r[2:-1]), Cell(clean_text(r[-1]))] for r in rows]
+    return _table("regressions", list(REGRESSION_COLUMNS), cells)
+
+
+def _variance(dims: Sequence[Mapping[str, Any]]) -> Table | None:
+    rows = []
+    for dim in dims:
+        cells = variance_cells(dict(dim))
+        if cells is not None:
+            rows.append([_code(dim.get("name")), *(_num(clean_text(c)) for c in cells[:-1]), Cell(clean_text(cells[-1]))])
+    return _table("variance", VARIANCE_HEADER, rows) if rows else None
+
+
+def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None) -> Sections:
+    """The sections of a scorecard dictionary (``Scorecard.to_dict()``).
+
+    Parameters
+    ----------
+    data : mapping
+        ``Scorecard.to_dict()`` (or a ``scorecard.json`` read back).
+    evidence_rows : int, optional
+        Rows written to ``evidence.parquet`` (default: from ``data``).
+    """
+    decision = data.get("decision")
+    agent = data.get("agent") or {}
+    conf = confidence_label(dict(data))
+    dims = [d for d in data.get("dimensions") or [] if isinstance(d, Mapping)]
+    ks = pass_k_columns(dims)
+    basis = _text(((data.get("policy") or {}).get("gate") or {}).get("threshold_basis") or "point")
+    labels = _labels(conf, basis, ks)
+    cells = [_dimension_cells(d, ks) for d in dims]
+
+    scope = data.get("scope") or {}
+    scope_facts: list[tuple[str, Cell]] = [
+        ("required dimensions", _ids(scope.get("required_dimensions") or [], "scorecard.json"))]
+    if "dimensions" in scope:
+        scope_facts.append(("dimensions in scope", _ids(scope.get("dimensions") or [], "scorecard.json")))
+    inferred = scope.get("inferred")
+    scope_facts.append(("inferred", Cell(fmt_bool(inferred) + (INFERRED_NOTE if inferred else ""))))
+    scope_facts.append(("missing dimensions", _ids(scope.get("missing_dimensions") or [], "scorecard.json")))
+
+    measured = data.get("measured_decision")
+    reasons = data.get("decision_reasons") or []
+    decision_section = Decision(
+        value=_text(decision),
+        tone=_tone(decision, DECISIONS),
+        meaning=DECISION_MEANING.get(decision, "") if isinstance(decision, str) else "",
+        overall_pass=fmt_bool(data.get("overall_pass")),
+        purpose=_text(data.get("purpose")),
+        partial=bool(data.get("partial")),
+        generated_at=_text(data.get("generated_at")),
+        measured=_text(measured) if measured not in (None, decision) else None,
+        reasons=tuple(clean_text(r) for r in reasons),
+    )
+    who = " ".join(clean_text(v) for v in (agent.get("name"), agent.get("version")) if v not in (None, ""))
+    identity = (
+        ("agent", _text(agent.get("name"))),
+        ("agent version", _text(agent.get("version"))),
+        ("generated_at", _text(data.get("generated_at"))),
+        ("scorekit", f"{_text(data.get('scorekit_version'))} (schema_version {_text(data.get('schema_version'))})"),
+    )
+
+    flaky = tuple(
+        Flaky(_text(d.get("name")), fmt_count(len(d["flaky_cases"])), fmt_count(d.get("repeated_cases")),
+              _ids(d["flaky_cases"]))
+        for d in dims if d.get("flaky_cases")
+    )
+
+    guidance = _guidance()
+    findings = [f for f in data.get("findings") or [] if isinstance(f, Mapping)]
+
+    validation = data.get("validation") or {}
+    problems = validation.get("problems") or []
+    facts = [("strict", fmt_bool(validation.get("strict")))]
+    if "complete" in validation:
+        facts.append(("complete", fmt_bool(validation.get("complete"))))
+    facts += [(k, fmt_count(validation.get(k))) for k in ("labeled", "unlabeled", "invalid")]
+    facts.append(("problems", fmt_count(len(problems))))
+    shown_problems, omitted_problems = truncate(problems)
+
+    controls_note, controls, controls_more = _controls([c for c in data.get("controls") or []
+                                                        if isinstance(c, Mapping)])
+    comparison = data.get("comparison") or {}
+    hashes = data.get("hashes") or {}
+    rows = evidence_row_count(dict(data), evidence_rows)
+    variance = _variance(dims)
+
+    return Sections(
+        agent=who,
+        version=_text(data.get("scorekit_version")),
+        decision=decision_section,
+        identity=identity,
+        scope=tuple(scope_facts),
+        confidence=conf,
+        rate_note=RATE_NOTE.format(conf=conf),
+        measures=_dimension_table("measures", MEASURE_KEYS, cells, labels, ks),
+        reliability=_dimension_table("reliability", RELIABILITY_KEYS, cells, labels, ks),
+        pass_k=_pass_k_tables(cells, labels, ks),
+        pass_k_note=PASS_K_NOTE if ks else "",
+        intervals_note=TWO_INTERVALS_NOTE,
+        thresholds=_dimension_table("thresholds", THRESHOLD_KEYS, cells, labels, ks),
+        threshold_note=THRESHOLD_NOTE.format(basis=basis),
+        variance=variance,
+        variance_note=VARIANCE_NOTE.format(conf=conf) if variance is not None else NO_VARIANCE_NOTE,
+        coverage=fmt_pct(data.get("coverage")),
+        flaky=flaky,
+        caveats=tuple(clean_text(c) for c in data.get("caveats") or []),
+        guidance=guidance,
+        findings_note=FINDINGS_NOTE,
+        findings=_findings_table(findings),
+        finding_items=tuple(_finding(i, f, guidance) for i, f in enumerate(findings, 1)),
+        validation=tuple(facts),
+        problems=tuple(clean_text(problem_text(p)) for p in shown_problems),  # the first LIST_LIMIT
+        problems_more=more_text(omitted_problems, "scorecard.json"),
+        controls_note=controls_note,
+        controls=controls,
+        controls_more=controls_more,
+        comparison=tuple((label, clean_text(text)) for label, text in comparison_facts(dict(comparison))),
+        regressions=_regressions(comparison),
+        evidence_note=EVIDENCE_NOTE.format(rows=fmt_count(rows)),
+        evidence_rows=fmt_count(rows),
+        hashes=_table("hashes", ["hash", "sha256"],
+                      [[Cell(key), _code(hashes.get(key))] for key in ("suite", "policy", "results", "evidence")]),
+        judges=_ids(data.get("judges") or [], "scorecard.json") if data.get("judges") else Cell("no judges"),
+        evaluators=_ids(data.get("evaluators") or [], "scorecard.json"),
+        rate_chart=rate_chart(dims, conf),
+        pass_k_chart=pass_k_chart(dims),
+        summary=_dimension_table("summary", SUMMARY_KEYS, cells, labels, ks),
+        clustered_wider=any(isinstance(d.get("deff"), (int, float)) and d["deff"] > 1 for d in dims),
+        problem_list=tuple(problems),
+    )
+
+
+# --------------------------------------------------------------------------- history
+@dataclass(frozen=True)
+class History:
+    """``scorekit.history.read_history`` as tables: one row per record, and the latest records' rates."""
+
+    records: Table | None
+    rates: Table | None
+    rates_note: str
+
+
+def _is_missing(value: Any) -> bool:
+    """None, NaN, NaT or pandas' NA (the history's nullable columns)."""
+    import pandas as pd
+
+    return value is None or bool(pd.isna(value)) if not isinstance(value, (list, tuple, dict)) else False
+
+
+def history_sections(records: Any, dimensions: Any = None, *, latest: int = 5) -> History:
+    """The history listing.
+
+    Parameters
+    ----------
+    records : DataFrame
+        ``read_history(db)`` (one row per record, indexed by ``id``).
+    dimensions : DataFrame, optional
+        ``read_history(db, dimensions=True)``: the rates of the ``latest``
+        records are listed per dimension, with their Wilson interval.
+    """
+    if records is None or len(records) == 0:
+        return History(None, None, "")
+    rows = []
+    for rid, r in records.iterrows():
+        created = r["created_at"]
+        created = created.strftime("%Y-%m-%d %H:%M:%S") if hasattr(created, "strftime") else _text(created)
+        agent = " ".join(clean_text(x) for x in (r["agent_name"], r["agent_version"]) if not _is_missing(x))
+        baseline = r["baseline_id"]
+        rows.append([
+            _num(str(rid)), Cell(created), _code(None if _is_missing(r["label"]) else r["label"]),
+            Cell(agent or UNDEFINED), Cell(_text(r["decision"]), "verdict", tone=_tone(r["decision"], DECISIONS)),
+            Cell(_text(r["measured_decision"])), Cell(_text(r["comparison_status"])),
+            _num(UNDEFINED if _is_missing(baseline) else str(int(baseline))),
+            Cell("yes" if r["eligible"] else "no"),
+            _code(str(r["suite_hash"] or UNDEFINED)[:12]), _code(str(r["policy_hash"] or UNDEFINED)[:12]),
+        ])
+    table = _table("history", ["id", "created_at", "label", "agent", "decision", "measured", "comparison",
+                               "baseline", "eligible", "suite", "policy"], rows)
+    if dimensions is None or len(dimensions) == 0:
+        return History(table, None, "")
+    ids = list(records.index)[-latest:]
+    chosen = dimensions[dimensions["record_id"].isin(ids)]
+    confidences = {fmt_confidence(c) for c in records.loc[ids, "confidence"]} if "confidence" in records else set()
+    wilson = f"{confidences.pop()} Wilson CI" if len(confidences) == 1 else "Wilson CI (at the record's confidence)"
+    rate_rows = [
+        [_code(d["dimension"]), _num(str(int(d["record_id"]))), _code(None if _is_missing(d["label"]) else d["label"]),
+         Cell(_text(d["verdict"]), "verdict", tone=_tone(d["verdict"], VERDICTS)), _num(fmt_count(d["n"])),
+         _num(fmt_pct(None if _is_missing(d["rate"]) else d["rate"])),
+         _num(fmt_ci(None if _is_missing(d["ci_low"]) else d["ci_low"],
+                     None if _is_missing(d["ci_high"]) else d["ci_high"]))]
+        for _, d in chosen.sort_values(["dimension", "record_id"], kind="stable").iterrows()
+    ]
+    note = (f"Each dimension's rate in the latest {fmt_count(len(ids))} records (oldest first); "
+            "read_history(db, dimensions=True) holds every record.")
+    rates = _table("history-rates", ["dimension", "record", "label", "verdict", "n", "rate", wilson], rate_rows)
+    return History(table, rates, note)

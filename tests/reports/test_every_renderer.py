@@ -1,0 +1,177 @@
+"""Acceptance (issue 13): one scorecard through every renderer says every number in the same words.
+
+The bundled example is evaluated into a history, then shown by the HTML report,
+the Markdown report, the notebook fragments (their HTML and their Markdown
+twin), the terminal tables of ``scorekit run`` and ``scorekit demo``, and the
+``scorekit history`` listing (terminal and notebook). Each renderer's tables are
+parsed back; every value a renderer shows for a dimension must be the string the
+report formatters give for the number in ``scorecard.json``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from contextlib import redirect_stdout
+
+import pytest
+
+import scorekit as sk
+from _rendered import parse_html, table_rows
+from scorekit import cli
+from scorekit.reports._format import (
+    clean_text, fmt_ci, fmt_count, fmt_deff, fmt_pass_k, fmt_pct, mde_text, md_unescape,
+)
+
+CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def expected(dim: dict, conf: str = "95%") -> dict[str, str]:
+    """What every renderer must say for ``dim``, by column label, from the JSON alone."""
+    words = {
+        "n": fmt_count(dim["n"]), "passes": fmt_count(dim["passes"]), "fails": fmt_count(dim["fails"]),
+        "errors": fmt_count(dim["errors"]), "abstains": fmt_count(dim["abstains"]), "rate": fmt_pct(dim["rate"]),
+        f"{conf} Wilson CI": fmt_ci(dim["ci_low"], dim["ci_high"]), "coverage": fmt_pct(dim["coverage"]),
+        "verdict": dim["verdict"], "threshold": fmt_pct(dim["threshold"]), "measure (point)": fmt_pct(dim["measure"]),
+        "cases": fmt_count(dim["cases"]), "deff": fmt_deff(dim["deff"]),
+        f"{conf} clustered CI": fmt_ci(dim["ci_cluster_low"], dim["ci_cluster_high"]),
+        "this evaluation can detect": mde_text(dim["mde"]), "consistency": fmt_pct(dim["consistency"]),
+        "flaky cases": fmt_count(len(dim["flaky_cases"])),
+    }
+    words.update({f"pass^{k}": fmt_pass_k(dim, k) for k in dim["pass_k"]})
+    return words
+
+
+# --------------------------------------------------------------------------- readers
+def html_rows(html: str) -> dict[str, dict[str, str]]:
+    """Every table of an HTML text whose first column is a dimension, merged by dimension."""
+    root, _ = parse_html(html)
+    rows: dict[str, dict[str, str]] = {}
+    for table in root.find_all("table"):
+        header, body = table_rows(table)
+        if header and header[0] == "dimension":
+            for row in body:
+                rows.setdefault(row[0], {}).update(zip(header, row))
+    return rows
+
+
+def markdown_rows(text: str) -> dict[str, dict[str, str]]:
+    """Every Markdown table whose first column is a dimension, merged by dimension."""
+    rows: dict[str, dict[str, str]] = {}
+    header: list[str] | None = None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [md_unescape(c.strip()).strip("*") for c in CELL_SPLIT.split(line)[1:-1]]
+        if header is None:
+            header = cells
+        elif not all(set(c) <= {"-", ":"} for c in cells) and header[0] == "dimension":
+            rows.setdefault(cells[0], {}).update(zip(header, cells))
+    return rows
+
+
+def terminal_rows(text: str) -> dict[str, dict[str, str]]:
+    """Every aligned terminal table (a header, a rule of dashes, rows) whose first column is a dimension."""
+    lines = text.splitlines()
+    rows: dict[str, dict[str, str]] = {}
+    for i in range(1, len(lines)):
+        if not re.fullmatch(r"-+(  -+)*", lines[i]):
+            continue
+        spans = [m.span() for m in re.finditer(r"-+", lines[i])]
+        spans = [(a, b if j + 1 < len(spans) else None) for j, (a, b) in enumerate(spans)]
+        header = [lines[i - 1][a:b].strip() for a, b in spans]
+        if header[0] != "dimension":
+            continue
+        gaps = [(b, spans[j + 1][0]) for j, (_, b) in enumerate(spans[:-1])]
+        for line in lines[i + 1:]:
+            if not line.strip() or any(line[a:b].strip() for a, b in gaps):  # the table has ended
+                break
+            cells = [line[a:b].strip() for a, b in spans]
+            rows.setdefault(cells[0], {}).update(zip(header, cells))
+    return rows
+
+
+# --------------------------------------------------------------------------- the scorecard
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("every")
+    db = folder / "history.sqlite"
+    card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"), agent_name="email-assistant",
+                       agent_version="1.0.0", history=db, label="v1.0.0")
+    return card, card.to_dict(), db, folder
+
+
+def _renderings(evaluated) -> dict[str, dict[str, dict[str, str]]]:
+    from scorekit import history, notebook
+    from scorekit.reports import render_html, render_markdown
+    from scorekit.reports._sections import build_sections
+    from scorekit.reports.text import demo_text
+
+    card, data, db, folder = evaluated
+    report = notebook.Report(data)
+    fragments = [report.dimensions(), report.summary()]
+    listing = notebook.history(history.read_history(db), history.read_history(db, dimensions=True))
+    run_out, history_out = io.StringIO(), io.StringIO()
+    rows = folder / "results.jsonl"
+    rows.write_bytes(sk.example_path().read_bytes())
+    with redirect_stdout(run_out):
+        assert cli.main(["run", "--results", str(rows), "--policy", str(sk.example_path(file="policy.yml")),
+                         "--out-dir", str(folder / "run")]) == 0
+    with redirect_stdout(history_out):
+        assert cli.main(["history", str(db)]) == 0
+    return {
+        "scorecard.html": html_rows(render_html(data)),
+        "scorecard.md": markdown_rows(render_markdown(data)),
+        "notebook HTML": html_rows("".join(f.html for f in fragments)),
+        "notebook Markdown": markdown_rows("\n\n".join(f.markdown for f in fragments)),
+        "scorekit run": terminal_rows(run_out.getvalue()),
+        "scorekit demo": terminal_rows(demo_text(build_sections(data))),
+        "scorekit history": terminal_rows(history_out.getvalue()),
+        "notebook history": html_rows(listing.html),
+        "notebook history Markdown": markdown_rows(listing.markdown),
+    }
+
+
+def test_every_renderer_states_each_number_of_the_scorecard_in_the_same_words(evaluated):
+    _, data, _, _ = evaluated
+    renderings = _renderings(evaluated)
+    names = [clean_text(d["name"]) for d in data["dimensions"]]
+    for renderer, rows in renderings.items():
+        assert list(rows) == names, renderer
+        for dim in data["dimensions"]:
+            want = expected(dim)
+            got = rows[dim["name"]]
+            shown = {label: value for label, value in got.items() if label in want}
+            assert shown == {label: want[label] for label in shown}, (renderer, dim["name"])
+            # every renderer shows at least the count, the rate and its interval
+            assert {"n", "rate", "95% Wilson CI"} <= set(shown), (renderer, sorted(got))
+    # and the reports show every number of a dimension
+    for renderer in ("scorecard.html", "scorecard.md", "notebook HTML", "notebook Markdown"):
+        for dim in data["dimensions"]:
+            assert set(expected(dim)) <= set(renderings[renderer][dim["name"]]), renderer
+
+
+def test_thresholds_stand_as_percentages_beside_the_rates_everywhere(evaluated):
+    renderings = _renderings(evaluated)
+    for renderer in ("scorecard.html", "scorecard.md", "notebook HTML", "notebook Markdown", "scorekit run",
+                     "scorekit demo"):
+        for name, row in renderings[renderer].items():
+            labels = list(row)
+            assert "threshold" in labels, (renderer, labels)
+            assert re.fullmatch(r"\d{1,3}\.\d%|—", row["threshold"]), (renderer, name, row["threshold"])
+    for renderer in ("scorekit run", "scorekit demo"):  # the terminal tables: one table, threshold right of rate
+        labels = list(next(iter(renderings[renderer].values())))
+        assert labels.index("threshold") == labels.index("rate") + 1, (renderer, labels)
+
+
+def test_sections_are_built_from_the_dictionary_alone(evaluated):
+    """The same sections from ``to_dict()`` and from ``scorecard.json`` read back: no DataFrame is needed."""
+    from scorekit.reports import write_reports
+    from scorekit.reports._sections import build_sections
+
+    card, data, _, folder = evaluated
+    paths = write_reports(card, folder / "again")
+    read_back = json.loads(paths["json"].read_text(encoding="utf-8"))
+    assert build_sections(read_back) == build_sections(data, evidence_rows=len(card.evidence))
