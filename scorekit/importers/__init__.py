@@ -1,0 +1,25 @@
+"""Other tools' results in (SPEC §15).
+
+Each format has a private module here exposing the same two functions::
+
+    FORMAT: str                                  # the --from name, e.g. "inspect"
+    def detect(path: Path) -> bool               # by content, never by file name alone
+    def read(path: Path) -> list[ImportedRun]    # a file, or a directory where the format has them
+
+:data:`FORMATS` maps each ``--from`` name to its module; modules are imported only when used.
+"""
+
+from __future__ import annotations
+
+from ._run import SOURCE_STATUSES, ImportedRun
+
+__all__ = ["FORMATS", "ImportedRun", "SOURCE_STATUSES"]
+
+#: ``--from`` name → private module (imported lazily by the reader).
+FORMATS: dict[str, str] = {
+    "inspect": "scorekit.importers._inspect",
+    "promptfoo": "scorekit.importers._promptfoo",
+    "tau": "scorekit.importers._tau",
+    "openai-evals": "scorekit.importers._openai_evals",
+    "assevra": "scorekit.importers._assevra",
+}

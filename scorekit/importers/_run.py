@@ -1,0 +1,54 @@
+"""The result of an import: one :class:`ImportedRun` per (agent, task, source log) (SPEC §15).
+
+Every format module under :mod:`scorekit.importers` turns another tool's file into a list of
+these; nothing downstream knows which tool wrote the file. The rows are ordinary SPEC §2 rows
+and pass the same validation and scoring as any other rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ImportedRun", "SOURCE_STATUSES"]
+
+#: What a source may say of its own run (``source["status"]``); ``None`` where the format states none.
+SOURCE_STATUSES = ("success", "cancelled", "error", "started")
+
+
+@dataclass(frozen=True, eq=False)
+class ImportedRun:
+    """One run of one agent on one task, read from another tool's file.
+
+    Attributes
+    ----------
+    agent : str
+        The agent (model, provider) measured; every row's ``agent`` field says the same.
+    task : str
+        The task (eval, suite) the source names.
+    rows : pandas.DataFrame
+        SPEC §2 rows (``id``, ``dimension``, ``case_id``, ``trial``, ``status``/``score``,
+        ``evaluator``, ``reason``, ``agent``, ``run``, inputs and measured fields).
+    partial : bool
+        The source marks the run cancelled, errored or limited, or fewer samples ran than its
+        dataset holds: an evaluation of it decides TRIAGE (SPEC §8).
+    source : dict
+        ``format``, ``files``, ``status`` (one of :data:`SOURCE_STATUSES` or None),
+        ``samples_run``, ``epochs``, ``dataset_size`` and ``limit`` where stated, ``created``,
+        ``harness`` and ``harness_version``, ``metrics`` (the source's own headline metrics) and
+        ``notes`` (a list of str: every mapping decision the importer made).
+    """
+
+    agent: str
+    task: str
+    rows: pd.DataFrame
+    partial: bool
+    source: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def notes(self) -> list[str]:
+        """The importer's mapping decisions (``source["notes"]``)."""
+        return list(self.source.get("notes", []))
