@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -326,27 +325,18 @@ def _make_rows(n: int) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def big_card(tmp_path_factory) -> sk.Scorecard:
-    """The engine benchmark's 100,000 rows, evaluated once (about 3-5 s)."""
+    """The engine benchmark's 100,000 rows, evaluated once (their speed: benchmarks/bench_evaluate.py)."""
     path = tmp_path_factory.mktemp("bench") / "results.jsonl"
     with path.open("w", encoding="utf-8") as fh:
         for row in _make_rows(BENCH_ROWS):
             fh.write(json.dumps(row) + "\n")
-    start = time.perf_counter()
-    card = sk.evaluate(path)
-    print(f"\nevaluate({BENCH_ROWS:,} rows): {time.perf_counter() - start:.2f} s")
-    return card
+    return sk.evaluate(path)
 
 
-def test_100000_row_card_is_written_fast(big_card, tmp_path):
+def test_100000_row_card_writes_every_row_to_the_evidence(big_card, tmp_path):
     assert len(big_card.evidence) == BENCH_ROWS
-    timings = []
-    for i in range(3):
-        start = time.perf_counter()
-        paths = write_reports(big_card, tmp_path / f"run{i}")
-        timings.append(time.perf_counter() - start)
-    print(f"\nwrite_reports({BENCH_ROWS:,} rows): first {timings[0] * 1000:.0f} ms (imports included), "
-          f"then {min(timings[1:]) * 1000:.0f} ms; sizes: "
-          + ", ".join(f"{k} {p.stat().st_size / 1024:.0f} KiB" for k, p in paths.items()))
+    paths = write_reports(big_card, tmp_path)
+    assert set(paths) == set(REPORT_FILES)
     assert len(pd.read_parquet(paths["parquet"], columns=["id"])) == BENCH_ROWS
 
 
