@@ -1,4 +1,4 @@
-"""Shared formatting for the Markdown and HTML reports (and atomic file writes).
+"""Shared formatting for every renderer of the section model: one function per kind of number.
 
 Every report renders the same dictionary (``Scorecard.to_dict()``), and every
 number a reader compares between formats goes through one function here, so the
