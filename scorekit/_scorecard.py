@@ -193,8 +193,22 @@ class Scorecard:
         """``findings`` as a DataFrame (for notebooks)."""
         return pd.DataFrame(self.findings)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's display (SPEC §17): the report's banner, its summary table and the findings table.
+
+        Rendered from the section model like every report; self-contained, no script.
+        """
+        from .notebook import Report
+
+        report = Report(self.to_dict(), evidence_rows=len(self.evidence))
+        return (report.decision(heading=None) + report.summary() + report.findings_summary())._repr_html_()
+
     def __repr__(self) -> str:
+        who = " ".join(str(self.agent[k]) for k in ("name", "version") if self.agent.get(k))
+        verdicts = self.dimensions["verdict"].value_counts() if "verdict" in self.dimensions else {}
+        counted = ", ".join(f"{int(n)} {v}" for v, n in verdicts.items())
         return (
-            f"<Scorecard decision={self.decision} purpose={self.purpose} dimensions={len(self.dimensions)} "
-            f"rows={len(self.evidence)} findings={len(self.findings)}>"
+            f"<Scorecard {who + ': ' if who else ''}{self.decision} "
+            f"({self.purpose}); {len(self.dimensions)} dimensions{' (' + counted + ')' if counted else ''}, "
+            f"{len(self.evidence):,} rows, {len(self.findings)} findings>"
         )

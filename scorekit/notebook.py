@@ -180,6 +180,13 @@ class Report:
         """The verification guidance once, then each finding: review, suggested fix, cases with their detail."""
         return _render("findings", self.sections)
 
+    def findings_summary(self) -> Fragment:
+        """The findings as one table (severity, dimension, reason, cases), without the advice and cases."""
+        s = self.sections
+        if s.findings is None or not s.finding_items:
+            return message("Findings", "none")
+        return _render("summary", s.findings)
+
     def comparison(self) -> Fragment:
         """The comparison with the baseline: status, baseline, method, per-dimension regressions."""
         return _render("comparison", self.sections)

@@ -174,3 +174,20 @@ def test_a_scorecard_of_long_ids_and_many_ks_still_fits_a_1200_px_page(driver, t
         _fits(driver, notebook_page)
     finally:
         driver.set_window_size(1280, 2000)
+
+
+@pytest.mark.timeout(240)
+def test_the_scorecards_notebook_display_saved_as_a_page_has_no_errors_and_fits(driver, tmp_path):
+    import scorekit as sk
+
+    card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+    page = tmp_path / "repr.html"
+    page.write_text("<!doctype html><html lang=en><head><meta charset=utf-8><title>Scorecard</title></head>"
+                    f"<body>{card._repr_html_()}</body></html>", encoding="utf-8")
+    _at_width(driver, 1200)
+    try:
+        _fits(driver, page)
+        assert "FAIL" in driver.find_element("css selector", ".sk-decision-value").text
+        assert _severe(driver) == []
+    finally:
+        driver.set_window_size(1280, 2000)
