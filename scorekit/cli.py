@@ -11,13 +11,16 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Callable, NoReturn, Sequence
+from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
 
 from . import _cli_evidence, _cli_release
 from . import _cli_render
 from ._errors import ScorekitError
 from ._terminal import terminal_text as _t
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from .reports._sections import Sections
 
 EXIT_OK, EXIT_NO, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -67,9 +70,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
     reports = render_reports(card)  # the reports and the lines below show the same sections
     written = _write(reports, args.out_dir)
+    if args.junit:
+        written["junit"] = _write_junit(reports.sections, args.junit)
     print(run_text(reports.sections))
     for path in written.values():
         print(f"wrote {_t(path)}")
+    if args.gate:
+        from ._ci import append_step_summary, gate_annotations
+
+        append_step_summary(reports.sections)
+        for line in gate_annotations(reports.sections):
+            print(line)
     if args.gate and not card.overall_pass:
         print(f"gate: not passed (decision {card.decision})", file=sys.stderr)
         return EXIT_NO
@@ -81,6 +92,15 @@ def _write(reports, out_dir: str) -> dict:  # type: ignore[no-untyped-def]
         return reports.write(out_dir)
     except OSError as exc:
         raise ScorekitError(f"{out_dir}: cannot write the reports ({exc.strerror or exc})") from None
+
+
+def _write_junit(sections: Sections, path: str) -> Path:
+    from .reports.junit import write_junit
+
+    try:
+        return write_junit(sections, path)
+    except OSError as exc:
+        raise ScorekitError(f"{path}: cannot write the JUnit report ({exc.strerror or exc})") from None
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -186,7 +206,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--results", required=True, metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)")
     run.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
     run.add_argument("--out-dir", default="reports", metavar="D", help="where to write the reports (default: reports)")
-    run.add_argument("--gate", action="store_true", help="exit 1 unless the decision is PASS")
+    run.add_argument("--gate", action="store_true",
+                     help="exit 1 unless the decision is PASS; print ::error:: per failing dimension and append "
+                          "the summary to $GITHUB_STEP_SUMMARY when set")
+    run.add_argument("--junit", metavar="FILE",
+                     help="also write JUnit XML: one test case per dimension in scope (FAIL: failure, INCOMPLETE: error)")
     run.add_argument("--agent-name", metavar="N", help="name of the agent measured (recorded in the scorecard)")
     run.add_argument("--agent-version", metavar="V", help="version of the agent measured (recorded in the scorecard)")
     run.add_argument("--agent", metavar="NAME",

@@ -1,0 +1,95 @@
+"""JUnit XML of the section model: one test case per dimension in scope (SPEC §17, CI).
+
+CI systems (GitHub, GitLab, Jenkins, Azure) show JUnit files as test reports, so a
+release gate's dimensions appear beside the project's own tests. The mapping:
+
+=============  ==========================================================
+verdict        test case
+=============  ==========================================================
+PASS           passed
+FAIL           ``<failure>`` whose message is the verdict reasons
+INCOMPLETE     ``<error>`` whose message is the reason it could not be decided
+NOT_IN_SCOPE   not written (not a test of this release)
+=============  ==========================================================
+
+The suite's properties carry the decision, its reasons and the purpose, so a
+TRIAGE or SELF_TEST decision is visible even when every dimension passed.
+The values are the section model's already-formatted strings (``84.7%``), the
+same as every other report.
+
+Examples
+--------
+>>> import scorekit as sk
+>>> from scorekit.reports._sections import build_sections
+>>> from scorekit.reports.junit import render_junit
+>>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+>>> xml = render_junit(build_sections(card.to_dict()))
+>>> xml.splitlines()[1]
+'<testsuites name="scorekit" tests="8" failures="1" errors="0">'
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._sections import Sections
+
+__all__ = ["render_junit", "write_junit"]
+
+_OUTCOME = {"FAIL": "failure", "INCOMPLETE": "error"}
+_SKIPPED_VERDICTS = ("NOT_IN_SCOPE",)
+
+
+def render_junit(sections: Sections) -> str:
+    """JUnit XML text (UTF-8 declaration, one ``<testsuite>``) of ``sections``."""
+    import xml.etree.ElementTree as ET
+
+    s = sections
+    table = s.thresholds
+    at = {label: table.column(label) for label in table.columns}
+    rate_ci = {cells[0].text: cells[s.measures.column(f"{s.confidence} Wilson CI")].text
+               for cells in s.measures.rows} if f"{s.confidence} Wilson CI" in s.measures.columns else {}
+    name = f"scorekit: {s.agent}" if s.agent else "scorekit"
+    cases = []
+    for cells in table.rows:
+        dimension, verdict = cells[0].text, cells[at["verdict"]].text
+        if verdict in _SKIPPED_VERDICTS:
+            continue
+        case = ET.Element("testcase", name=dimension, classname=f"scorekit.{s.decision.purpose}")
+        facts = f"rate {cells[at['rate']].text}, threshold {cells[at['threshold']].text}"
+        if dimension in rate_ci:
+            facts += f", {s.confidence} Wilson CI {rate_ci[dimension]}"
+        outcome = _OUTCOME.get(verdict)
+        if outcome is not None:
+            reasons = cells[at["verdict reasons"]].text
+            child = ET.SubElement(case, outcome, message=f"{verdict}: {reasons}", type=verdict)
+            child.text = facts
+        else:
+            ET.SubElement(case, "system-out").text = facts
+        cases.append((verdict, case))
+    failures = sum(v == "FAIL" for v, _ in cases)
+    errors = sum(v == "INCOMPLETE" for v, _ in cases)
+    root = ET.Element("testsuites", name="scorekit", tests=str(len(cases)), failures=str(failures),
+                      errors=str(errors))
+    suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(cases)), failures=str(failures),
+                          errors=str(errors), skipped="0")
+    if s.decision.generated_at:
+        suite.set("timestamp", s.decision.generated_at)
+    props = ET.SubElement(suite, "properties")
+    for key, value in (("decision", s.decision.value), ("purpose", s.decision.purpose),
+                       ("decision reasons", "; ".join(s.decision.reasons) or "—")):
+        ET.SubElement(props, "property", name=key, value=value)
+    suite.extend(case for _, case in cases)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_junit(sections: Sections, path: str | os.PathLike[str]) -> Path:
+    """Write :func:`render_junit` of ``sections`` to ``path`` atomically."""
+    from .._io import atomic_write
+
+    payload = render_junit(sections).encode("utf-8")
+    return atomic_write(Path(path), lambda tmp: tmp.write_bytes(payload))
