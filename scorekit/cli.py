@@ -103,6 +103,20 @@ def _write_junit(sections: Sections, path: str) -> Path:
         raise ScorekitError(f"{path}: cannot write the JUnit report ({exc.strerror or exc})") from None
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    """Re-render the Markdown and HTML reports of a stored scorecard.json (SPEC §17)."""
+    from .reports import render_stored
+
+    try:
+        written = render_stored(args.scorecard, args.out_dir)
+    except OSError as exc:
+        raise ScorekitError(f"{args.out_dir or args.scorecard}: cannot write the reports "
+                            f"({exc.strerror or exc})") from None
+    for path in written.values():
+        print(f"wrote {_t(path)}")
+    return EXIT_OK
+
+
 def _cmd_plan(args: argparse.Namespace) -> int:
     """Power planning (SPEC §6): the cases a drop needs, or the drop a number of cases can detect."""
     from ._stats import cases_needed, minimum_detectable_drop
@@ -236,6 +250,14 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--alpha", type=float, default=0.05, metavar="A", help="one-sided significance level (default 0.05)")
     plan.add_argument("--power", type=float, default=0.8, metavar="P", help="power, in (0, 1) (default 0.8)")
     plan.set_defaults(handler=_cmd_plan)
+
+    report = sub.add_parser("report", help="re-render the reports of a stored scorecard.json",
+                            description="Re-render scorecard.md and scorecard.html from a stored scorecard.json "
+                                        "(checked against the shipped schema first). The numbers are the stored "
+                                        "scorecard's; evidence.parquet is left as it is.")
+    report.add_argument("scorecard", metavar="SCORECARD_JSON", help="a scorecard.json written by scorekit")
+    report.add_argument("--out-dir", metavar="D", help="where to write the reports (default: beside the scorecard)")
+    report.set_defaults(handler=_cmd_report)
 
     hist = sub.add_parser("history", help="list the evaluations recorded in a history database")
     hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB",

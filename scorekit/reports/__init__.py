@@ -46,6 +46,7 @@ __all__ = [
     "read_evidence_metadata",
     "render_html",
     "render_reports",
+    "render_stored",
     "render_json",
     "render_markdown",
     "validate_scorecard_json",
@@ -134,3 +135,42 @@ def write_reports(card: "Scorecard", out_dir: str | os.PathLike[str]) -> dict[st
     """
     # Render every text first: an error leaves the previous reports as they were.
     return render_reports(card).write(out_dir)
+
+
+def render_stored(path: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None) -> dict[str, Path]:
+    """Re-render ``scorecard.md`` and ``scorecard.html`` of a stored ``scorecard.json`` (SPEC §17).
+
+    The file is read strictly (:func:`scorekit._io.read_json_strict`) and checked
+    against the shipped schema before anything is rendered; the reports are
+    written atomically into ``out_dir`` (default: beside the scorecard). The
+    numbers are the stored dictionary's, through the same sections and templates
+    as :func:`write_reports`, so a re-render says what the original reports said.
+    ``evidence.parquet`` (the scored rows) is not part of ``scorecard.json`` and is
+    left as it is.
+
+    Raises
+    ------
+    InputError
+        The file is missing, unreadable, not UTF-8 or not strict JSON.
+    ScorecardSchemaError
+        It is not a scorecard (one line naming the file and the first mismatch).
+    """
+    from .._errors import InputError
+    from .._io import read_json_strict
+    from ._sections import build_sections
+
+    source = Path(path)
+    data = read_json_strict(source, "scorecard", InputError)
+    try:
+        validate_scorecard_json(data)
+    except ScorecardSchemaError as exc:
+        where, what = exc.errors[0] if exc.errors else ("$", str(exc))
+        more = f" and {len(exc.errors) - 1} more" if len(exc.errors) > 1 else ""
+        raise ScorecardSchemaError(f"{source}: not a scorecard.json of this scorekit: {where}: {what}{more}",
+                                   exc.errors) from None
+    sections = build_sections(data)
+    texts = {"markdown": render_markdown(sections), "html": render_html(sections)}
+    out = source.parent if out_dir is None else Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    return {kind: atomic_write(out / REPORT_FILES[kind], lambda tmp, b=text.encode("utf-8"): tmp.write_bytes(b))
+            for kind, text in texts.items()}
