@@ -10,6 +10,7 @@ functions that need them.
 from __future__ import annotations
 
 from . import accessor as _accessor  # noqa: F401  (registers df.scorekit)
+from ._compare import compare
 from ._counts import STATUSES
 from ._evaluate import evaluate
 from ._policy import Policy, load_policy
@@ -44,6 +45,7 @@ __all__ = [
     "load_policy",
     "example_path",
     "cases_needed",
+    "compare",
     "cluster_interval",
     "mean_ci",
     "minimum_detectable_drop",

@@ -117,6 +117,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    """Two evaluations side by side (SPEC §17): print the table, write compare.html and compare.md."""
+    from ._compare import compare
+    from .reports.compare import compare_sections, compare_text, write_compare
+
+    sections = compare_sections(compare(args.a, args.b, history=args.history))
+    try:
+        written = write_compare(sections, args.out_dir)
+    except OSError as exc:
+        raise ScorekitError(f"{args.out_dir}: cannot write the comparison ({exc.strerror or exc})") from None
+    print(compare_text(sections))
+    for path in written.values():
+        print(f"wrote {_t(path)}")
+    return EXIT_OK
+
+
 def _cmd_plan(args: argparse.Namespace) -> int:
     """Power planning (SPEC §6): the cases a drop needs, or the drop a number of cases can detect."""
     from ._stats import cases_needed, minimum_detectable_drop
@@ -258,6 +274,19 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("scorecard", metavar="SCORECARD_JSON", help="a scorecard.json written by scorekit")
     report.add_argument("--out-dir", metavar="D", help="where to write the reports (default: beside the scorecard)")
     report.set_defaults(handler=_cmd_report)
+
+    comp = sub.add_parser("compare", help="two evaluations side by side, per dimension",
+                          description="Compare evaluation B with evaluation A per dimension: both rates with their "
+                                      "Wilson intervals, the difference (B - A) with its interval (paired t where "
+                                      "both sides hold per-case counts, i.e. history records; else Newcombe), "
+                                      "whether it is significant, and the verdict change. Prints the table and "
+                                      "writes compare.html and compare.md. Exit 0.")
+    comp.add_argument("a", metavar="A", help="scorecard.json of the first evaluation (with --history: a label)")
+    comp.add_argument("b", metavar="B", help="scorecard.json of the second evaluation (with --history: a label)")
+    comp.add_argument("--history", metavar="DB", help="read A and B as labels of this history database")
+    comp.add_argument("--out-dir", default=".", metavar="D",
+                      help="where to write compare.html and compare.md (default: the current folder)")
+    comp.set_defaults(handler=_cmd_compare)
 
     hist = sub.add_parser("history", help="list the evaluations recorded in a history database")
     hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB",

@@ -191,3 +191,24 @@ def test_the_scorecards_notebook_display_saved_as_a_page_has_no_errors_and_fits(
         assert _severe(driver) == []
     finally:
         driver.set_window_size(1280, 2000)
+
+
+@pytest.mark.timeout(240)
+def test_the_compare_page_has_no_console_errors_and_fits_1200_px(driver, tmp_path):
+    import scorekit as sk
+    from scorekit.reports.compare import compare_sections, write_compare
+
+    card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"), agent_name="mail-agent",
+                       agent_version="2.1.0")
+    worse = card.to_dict()
+    worse["agent"] = {"name": "mail-agent", "version": "2.2.0-" + "rc" * 40}
+    for dim in worse["dimensions"]:
+        dim["passes"] = dim["passes"] // 2
+    page = write_compare(compare_sections(sk.compare(card, worse)), tmp_path)["html"]
+    _at_width(driver, 1200)
+    try:
+        _fits(driver, page)
+        assert _severe(driver) == []
+        assert "Comparison" in driver.find_element("css selector", "h1").text
+    finally:
+        driver.set_window_size(1280, 2000)

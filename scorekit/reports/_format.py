@@ -281,7 +281,8 @@ _DIFF_INTERVALS = {"wilson": "Wilson", "newcombe": "Newcombe", "t": "paired t"}
 _REGRESSION_ORDER = {"regressed": 0, "undefined": 1}
 
 
-def _side(side: Any) -> str:
+def fmt_side(side: Any) -> str:
+    """One side of a comparison (``{rate, ci_low, ci_high, n}``) as ``"84.7% (79.5% – 95.3%), n 59"``."""
     if not isinstance(side, dict):
         return fmt_value(side)
     text = f"{fmt_pct(side.get('rate'))}"
@@ -320,8 +321,8 @@ def regression_rows(comparison: dict[str, Any]) -> list[list[str]]:
         rows.append([
             fmt_value(entry.get("dimension")),
             fmt_value(entry.get("status", "regressed" if entry.get("regressed") else UNDEFINED)),
-            _side(entry.get("baseline")),
-            _side(entry.get("candidate")),
+            fmt_side(entry.get("baseline")),
+            fmt_side(entry.get("candidate")),
             difference,
             fmt_count(shared) if shared is not None else UNDEFINED,
             fmt_pct(limit) if method == "interval" else fmt_pp(limit),

@@ -1,0 +1,200 @@
+"""Two evaluations side by side, per dimension (SPEC §17 ``compare``).
+
+Each side is a :class:`~scorekit.Scorecard`, a scorecard dictionary or a stored
+``scorecard.json``, or — with ``history=`` — the latest record of a label in a
+history database. Per dimension: both rates with their Wilson intervals, the
+difference (B − A) with its interval, whether that interval excludes zero
+(``significant``) and the change of verdict.
+
+The difference's interval is the **paired** t interval of the mean per-case
+difference (Miller 2024, §4) when both sides hold per-(dimension, case) counts —
+a Scorecard in memory (its evidence) or a history record written with them — and
+at least two cases were measured on both sides; otherwise it is the Newcombe
+(1998) hybrid-score interval of the two independent proportions. Both come from
+:func:`scorekit._regression.regressions`, the comparison the history's
+regression check uses: one implementation of each interval.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["COMPARE_COLUMNS", "compare"]
+
+#: Columns of :func:`compare`'s DataFrame (indexed by ``dimension``).
+COMPARE_COLUMNS = (
+    "n_a", "passes_a", "rate_a", "ci_low_a", "ci_high_a", "verdict_a",
+    "n_b", "passes_b", "rate_b", "ci_low_b", "ci_high_b", "verdict_b",
+    "difference", "diff_low", "diff_high", "interval", "shared_cases", "significant", "verdict_change",
+)
+_INTERVAL_NAMES = {"t": "paired t", "newcombe": "Newcombe"}
+
+
+@dataclass(frozen=True)
+class _Side:
+    label: str
+    dims: pd.DataFrame            # indexed by dimension: passes, n, verdict
+    cases: pd.DataFrame | None    # dimension, case_id, passes, n
+    confidence: float
+
+
+def _label_of(agent: Any, fallback: str) -> str:
+    agent = agent if isinstance(agent, Mapping) else {}
+    who = " ".join(str(agent[k]) for k in ("name", "version") if agent.get(k) not in (None, ""))
+    return who or fallback
+
+
+def _from_dict(data: Mapping[str, Any], fallback: str) -> _Side:
+    import pandas as pd
+
+    dims = [d for d in data.get("dimensions") or [] if isinstance(d, Mapping) and "name" in d]
+    frame = pd.DataFrame(
+        {"passes": [int(d.get("passes") or 0) for d in dims], "n": [int(d.get("n") or 0) for d in dims],
+         "verdict": [str(d.get("verdict")) for d in dims]},
+        index=pd.Index([str(d["name"]) for d in dims], name="dimension"),
+    )
+    confidence = float((data.get("policy") or {}).get("confidence", 0.95))
+    return _Side(_label_of(data.get("agent"), fallback), frame, None, confidence)
+
+
+def _from_card(card: Any, fallback: str) -> _Side:
+    from ._counts import case_table
+
+    dims = card.dimensions[["passes", "n", "verdict"]].rename(index=str)
+    dims.index.name = "dimension"
+    confidence = float((card.policy or {}).get("confidence", 0.95))
+    return _Side(_label_of(card.agent, fallback), dims, case_table(card.evidence), confidence)
+
+
+def _from_history(db: str | os.PathLike[str], label: str) -> _Side:
+    from .history import read_history
+
+    records = read_history(db)
+    chosen = records[records["label"] == label]
+    if chosen.empty:
+        known = ", ".join(sorted({str(v) for v in records["label"].dropna()})) or "none"
+        raise InputError(f"{db}: no history record labelled {label!r} (labels: {known})")
+    record_id = int(chosen.index.max())  # the latest record of that label
+    dims = read_history(db, dimensions=True)
+    dims = dims[dims["record_id"] == record_id].set_index("dimension")[["passes", "n", "verdict"]]
+    cases = None
+    if bool(chosen.loc[record_id, "has_case_counts"]):
+        all_cases = read_history(db, cases=True)
+        cases = all_cases[all_cases["record_id"] == record_id][["dimension", "case_id", "passes", "n"]]
+        cases = cases.reset_index(drop=True)
+    confidence = float(chosen.loc[record_id, "confidence"]) if "confidence" in chosen.columns else 0.95
+    return _Side(label, dims, cases, confidence)
+
+
+def _side(value: Any, history: str | os.PathLike[str] | None, which: str) -> _Side:
+    from ._scorecard import Scorecard
+
+    if history is not None:
+        if not isinstance(value, str):
+            raise TypeError(f"{which}: with history=, give a record label (str); got {type(value).__name__}")
+        return _from_history(history, value)
+    if isinstance(value, Scorecard):
+        return _from_card(value, which.upper())
+    if isinstance(value, Mapping):
+        return _from_dict(value, which.upper())
+    if isinstance(value, (str, os.PathLike)):
+        from ._io import read_json_strict
+        from .reports.json import validate_scorecard_json
+
+        path = Path(value)
+        data = read_json_strict(path, "scorecard", InputError)
+        try:
+            validate_scorecard_json(data)
+        except Exception as exc:  # ScorecardSchemaError: name the file in one line
+            errors = getattr(exc, "errors", None) or [("$", str(exc))]
+            raise InputError(f"{path}: not a scorecard.json of this scorekit: {errors[0][0]}: {errors[0][1]}") from None
+        return _from_dict(data, path.name)
+    raise TypeError(f"{which} must be a Scorecard, a scorecard dict or a scorecard.json path; "
+                    f"got {type(value).__name__}")
+
+
+def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
+            confidence: float | None = None) -> pd.DataFrame:
+    """Compare evaluation ``b`` with evaluation ``a``, per dimension (SPEC §17).
+
+    Parameters
+    ----------
+    a, b : Scorecard, dict, str or os.PathLike
+        A Scorecard, ``Scorecard.to_dict()``, or a ``scorecard.json`` path; with
+        ``history``, record labels (the latest record of each label).
+    history : path, optional
+        A history database (``scorekit.history``) to read the two labels from.
+    confidence : float, optional
+        Level of every interval; default: ``a``'s policy confidence.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``dimension`` (the union of both sides, sorted), with the
+        columns :data:`COMPARE_COLUMNS`: counts, rate and Wilson interval of each
+        side (``_a``, ``_b``; NaN rate where n = 0), ``difference`` (rate B − rate
+        A, or the mean per-case difference when paired), its interval
+        ``diff_low``/``diff_high`` and its kind ``interval`` (``paired t`` or
+        ``Newcombe``), ``shared_cases`` (cases measured on both sides, when both
+        hold per-case counts), ``significant`` (the interval excludes 0; ``<NA>``
+        when either side has no measured row) and ``verdict_change`` (``"PASS →
+        FAIL"``, empty when unchanged). ``attrs`` holds ``a``, ``b`` (labels) and
+        ``confidence``.
+
+    Examples
+    --------
+    >>> import scorekit as sk
+    >>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+    >>> table = sk.compare(card, card)
+    >>> bool(table["significant"].any()), float(table["difference"].abs().max())
+    (False, 0.0)
+    """
+    import numpy as np
+    import pandas as pd
+
+    from ._regression import regressions
+
+    side_a, side_b = _side(a, history, "a"), _side(b, history, "b")
+    level = side_a.confidence if confidence is None else confidence
+    options: dict[str, Any] = {"confidence": level, "baseline_cases": side_a.cases, "candidate_cases": side_b.cases}
+    independent = regressions(side_a.dims, side_b.dims, "newcombe", **options)
+    paired = (regressions(side_a.dims, side_b.dims, "paired", **options)
+              if side_a.cases is not None and side_b.cases is not None else [None] * len(independent))
+    verdict_a = side_a.dims["verdict"].to_dict()
+    verdict_b = side_b.dims["verdict"].to_dict()
+    rows = []
+    for entry, pair in zip(independent, paired, strict=True):
+        chosen = pair if pair is not None and pair["status"] != "undefined" else entry
+        name = entry["dimension"]
+        low, high = chosen["diff_low"], chosen["diff_high"]
+        defined = entry["status"] != "undefined" and low is not None and high is not None
+        va, vb = verdict_a.get(name), verdict_b.get(name)
+        rows.append({
+            "dimension": name,
+            **{f"{k}_a": entry["baseline"][k] for k in ("n", "passes", "rate", "ci_low", "ci_high")}, "verdict_a": va,
+            **{f"{k}_b": entry["candidate"][k] for k in ("n", "passes", "rate", "ci_low", "ci_high")}, "verdict_b": vb,
+            "difference": chosen["difference"], "diff_low": low, "diff_high": high,
+            "interval": _INTERVAL_NAMES[chosen["diff_interval"]],
+            "shared_cases": entry["shared_cases"],
+            "significant": bool(high < 0 or low > 0) if defined else pd.NA,
+            "verdict_change": f"{va or '—'} → {vb or '—'}" if va != vb else "",
+        })
+    frame = pd.DataFrame(rows, columns=["dimension", *COMPARE_COLUMNS]).set_index("dimension")
+    for column in ("n_a", "passes_a", "n_b", "passes_b"):
+        frame[column] = frame[column].astype(np.int64)
+    for column in ("rate_a", "ci_low_a", "ci_high_a", "rate_b", "ci_low_b", "ci_high_b",
+                   "difference", "diff_low", "diff_high"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
+    frame["shared_cases"] = pd.array(frame["shared_cases"].tolist(), dtype="Int64")
+    frame["significant"] = pd.array(frame["significant"].tolist(), dtype="boolean")
+    frame.attrs.update({"a": side_a.label, "b": side_b.label, "confidence": level})
+    return frame
