@@ -160,6 +160,17 @@ def _cmd_history(args: argparse.Namespace) -> int:
     records = history.read_history(args.db)
     dimensions = history.read_history(args.db, dimensions=True) if len(records) else None
     print(history_text(history_sections(records, dimensions)))  # every value escaped for the terminal
+    if args.plot:
+        if not len(records):
+            raise ScorekitError(f"{args.db}: no records to plot")
+        from .plots import plot_trend, save_figure
+
+        try:
+            save_figure(plot_trend(records, dimensions), args.plot)
+        except (OSError, ValueError) as exc:  # matplotlib: unknown format suffix, unwritable path
+            raise ScorekitError(f"{args.plot}: cannot write the trend ({getattr(exc, 'strerror', None) or exc})") \
+                from None
+        print(f"wrote {_t(args.plot)}")
     return EXIT_OK
 
 
@@ -291,6 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
     hist = sub.add_parser("history", help="list the evaluations recorded in a history database")
     hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB",
                       help="the SQLite history (default: reports/history.sqlite)")
+    hist.add_argument("--plot", metavar="FILE.png",
+                      help="also draw each dimension's rate with its interval across the recorded versions "
+                           "of the newest record's suite and policy (format from the suffix: png, svg, pdf)")
     hist.set_defaults(handler=_cmd_history)
 
     validate = sub.add_parser("validate", help="classify rows as labeled / unlabeled / invalid")

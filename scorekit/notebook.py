@@ -44,6 +44,7 @@ __all__ = [
     "message",
     "reproduction",
     "signature_status",
+    "trend",
 ]
 
 #: The chart files :meth:`Report.write_charts` writes (and the Markdown twins link to).
@@ -205,6 +206,32 @@ def history(records: Any, dimensions: Any = None, *, latest: int = 5) -> Fragmen
     """The history listing (``scorekit history``): ``read_history(db)``, and with ``dimensions``
     (``read_history(db, dimensions=True)``) the latest records' rates per dimension."""
     return _render("history", history_sections(records, dimensions, latest=latest))
+
+
+def trend(records: Any, dimensions: Any, out_dir: str | os.PathLike[str], *, link: str = "trend.png") -> Fragment:
+    """The history trend (``scorekit history --plot``): each dimension's rate with its interval across the
+    recorded versions of the newest record's suite and policy.
+
+    Drawn once by :func:`scorekit.plots.plot_trend` (matplotlib, imported only here) and written to
+    ``out_dir/link``; the HTML shows the same PNG inline, the Markdown twin links the file.
+    """
+    import base64
+
+    from markupsafe import Markup
+
+    from ._io import atomic_write
+    from .plots import figure_bytes, plot_trend
+    from .reports._charts import trend_chart
+    from .reports._format import h, md_escape
+
+    chart = trend_chart(records, dimensions)
+    payload = figure_bytes(plot_trend(records, dimensions))
+    atomic_write(Path(out_dir) / str(_link(link)), lambda tmp: tmp.write_bytes(payload))
+    source = "data:image/png;base64," + base64.b64encode(payload).decode("ascii")
+    html = (f'<figure class="sk-chart" id="sk-trend"><img src="{source}" alt="{h(chart.title)}" '
+            f'style="max-width:100%"><figcaption>{h(chart.note)}</figcaption></figure>')
+    markdown = f"![{md_escape(chart.title)}]({Markup(_link(link))})\n\n{md_escape(chart.note)}\n"
+    return Fragment(html, markdown)
 
 
 _SIGNATURE_TONES = {"verified": "pass", "integrity-only": "incomplete"}

@@ -30,9 +30,11 @@ from .reports._charts import (
     pass_k_chart,
     rate_chart,
     tick_label,
+    trend_chart,
 )
 
-__all__ = ["LABEL_LIMIT", "PALETTE", "pass_k_frame", "plot_pass_k", "plot_rates", "plot_variance", "save_figure"]
+__all__ = ["LABEL_LIMIT", "PALETTE", "figure_bytes", "pass_k_frame", "plot_pass_k", "plot_rates", "plot_trend", "plot_variance",
+           "save_figure"]
 
 RATE_COLOR = PALETTE[0]
 RUN_COLOR = PALETTE[1]
@@ -286,9 +288,54 @@ def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, confidence
     return ax
 
 
-def save_figure(ax: Any, path: Any, *, dpi: int = 144) -> None:
+def plot_trend(records: pd.DataFrame, dimensions: pd.DataFrame, *, ax: Any = None) -> Any:
+    """Each dimension's pass rate with its Wilson interval across the recorded versions (SPEC §17).
+
+    ``records`` and ``dimensions`` are ``read_history(db)`` and
+    ``read_history(db, dimensions=True)``; the chart model
+    (:func:`scorekit.reports._charts.trend_chart`) keeps the records of the newest
+    record's suite and policy, oldest first.
+    """
+    chart = trend_chart(records, dimensions)
+    ax = _new_axes(ax, 4.6)
+    for i, line in enumerate(chart.lines):
+        x = np.array([p[0] for p in line.points], dtype=float)
+        rate = np.array([p[1] for p in line.points], dtype=float)
+        low = np.array([p[2] for p in line.points], dtype=float)
+        high = np.array([p[3] for p in line.points], dtype=float)
+        offset = (i - (len(chart.lines) - 1) / 2) * 0.04  # intervals of equal rates stay apart
+        ax.errorbar(x + offset, rate, yerr=np.vstack([rate - low, high - rate]), color=line.colour,
+                    marker=_MARKERS[i % len(_MARKERS)], markersize=6, capsize=3, linewidth=1.8,
+                    linestyle="--" if line.dashed else "-", label=line.label,
+                    markeredgecolor="#333333" if line.colour == "#F0E442" else line.colour)
+    ax.set_xticks(range(len(chart.records)), chart.records, rotation=30 if len(chart.records) > 6 else 0,
+                  ha="right" if len(chart.records) > 6 else "center")
+    ax.set_xlim(-0.5, max(len(chart.records) - 0.5, 0.5))
+    ax.set_ylim(chart.floor - 0.02, 1.02)
+    _percent_axis(ax.yaxis, chart.ticks)
+    ax.set_xlabel("history record (label, else agent version)")
+    ax.set_ylabel("pass rate")
+    _title(ax, chart.title)
+    if chart.lines:
+        ax.legend(fontsize=FONT_SIZES["legend"], frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.text(0.0, -0.2 if len(chart.records) <= 6 else -0.3, chart.note, transform=ax.transAxes,
+            fontsize=FONT_SIZES["legend"], va="top")
+    _style(ax, grid="both")
+    return ax
+
+
+def figure_bytes(ax: Any, *, format: str = "png", dpi: int = 144) -> bytes:
+    """The figure of ``ax`` as ``format`` bytes (closed afterwards)."""
+    import io
+
+    buffer = io.BytesIO()
+    save_figure(ax, buffer, dpi=dpi, format=format)
+    return buffer.getvalue()
+
+
+def save_figure(ax: Any, path: Any, *, dpi: int = 144, format: str | None = None) -> None:
     """Write the figure of ``ax`` to ``path`` (format from the suffix) and close it."""
     plt = _pyplot()
     figure = ax.get_figure()
-    figure.savefig(path, dpi=dpi, bbox_inches="tight")
+    figure.savefig(path, dpi=dpi, bbox_inches="tight", format=format)
     plt.close(figure)

@@ -312,6 +312,12 @@ def test_history_comparison_and_signature_appear_in_the_report(tmp_path):
     latest = {row[0]: row for row in table_rows(rates)[1] if row[2] == "v1.0.0"}
     for dim in data["dimensions"]:  # the history's rates are the scorecard's, in the same words
         assert latest[dim["name"]][-1] == fmt_ci(dim["ci_low"], dim["ci_high"])
+    # The trend across the recorded versions: the PNG beside the report, inline in the HTML, linked from the .md.
+    trend = result.out_dir / "trend.png"
+    assert trend.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (figure,) = [e for e in root.iter() if e.attrs.get("id") == "sk-trend"]
+    assert "2 records of suite" in figure.all_text()
+    assert "](trend.png)" in result.markdown.read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- explore notebook

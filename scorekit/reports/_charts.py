@@ -33,12 +33,15 @@ __all__ = [
     "PassKLine",
     "RateChart",
     "RatePoint",
+    "TrendChart",
+    "TrendLine",
     "axis_floor",
     "axis_ticks",
     "chart_label",
     "pass_k_chart",
     "rate_chart",
     "tick_label",
+    "trend_chart",
 ]
 
 #: The Okabe–Ito colour-blind-safe palette (Okabe & Ito 2008).
@@ -261,3 +264,74 @@ def pass_k_chart(dimensions: Sequence[Mapping[str, Any]]) -> PassKChart:
     shown = tuple(off_curve[:OFF_CURVE_LIMIT])
     return PassKChart(ks=tuple(ks), lines=tuple(lines), floor=floor, ticks=axis_ticks(floor), off_curve=shown,
                       more=more_text(len(off_curve) - len(shown), "the pass^k table"))
+
+
+# --------------------------------------------------------------------------- history trend
+@dataclass(frozen=True)
+class TrendLine:
+    """One dimension across the records: ``points`` are ``(x, rate, low, high)`` with ``x`` the record's position."""
+
+    dimension: str
+    label: str
+    colour: str
+    dashed: bool
+    points: tuple[tuple[int, float, float, float], ...]
+
+
+@dataclass(frozen=True)
+class TrendChart:
+    """Each dimension's rate with its Wilson interval across the records of one suite and policy."""
+
+    title: str
+    records: tuple[str, ...]
+    lines: tuple[TrendLine, ...]
+    floor: float
+    ticks: tuple[float, ...]
+    note: str
+
+
+def _record_name(record_id: Any, label: Any, version: Any) -> str:
+    for value in (label, version):
+        if value is not None and value == value and str(value).strip():
+            return chart_label(str(value))
+    return f"#{record_id}"
+
+
+def trend_chart(records: Any, dimensions: Any) -> TrendChart:
+    """The history trend of ``read_history(db)`` (``records``) and ``read_history(db, dimensions=True)``.
+
+    The records shown are those of the newest record's suite and policy (their
+    hashes), oldest first: a trend across different suites or policies would
+    compare different things. Each dimension is a line of its rates with the
+    Wilson interval the history recomputes (at each record's confidence); a
+    record without a measured row of a dimension has no point there.
+    """
+    ordered = records.sort_index()
+    if len(ordered) == 0:
+        return TrendChart("History trend", (), (), 0.0, axis_ticks(0.0), "no records")
+    newest = ordered.iloc[-1]
+    same = ordered[(ordered["suite_hash"] == newest["suite_hash"]) & (ordered["policy_hash"] == newest["policy_hash"])]
+    ids = [int(i) for i in same.index]
+    position = {record_id: x for x, record_id in enumerate(ids)}
+    names = tuple(_record_name(i, same.loc[i, "label"], same.loc[i, "agent_version"]) for i in ids)
+    series: dict[str, list[tuple[int, float, float, float]]] = {}
+    for row in dimensions.itertuples(index=False):
+        x = position.get(int(row.record_id))
+        rate = _number(row.rate)
+        if x is None or rate is None:
+            continue
+        low, high = _number(row.ci_low), _number(row.ci_high)
+        series.setdefault(str(row.dimension), []).append(
+            (x, rate, rate if low is None else low, rate if high is None else high))
+    lines = tuple(
+        TrendLine(name, chart_label(name), PALETTE[i % len(PALETTE)], i >= len(PALETTE) - 1,
+                  tuple(sorted(points)))
+        for i, (name, points) in enumerate(sorted(series.items()))
+    )
+    floor = axis_floor(low for line in lines for _, _, low, _ in line.points)
+    left_out = len(ordered) - len(same)
+    note = (f"{len(same)} records of suite {str(newest['suite_hash'])[:12]} and policy "
+            f"{str(newest['policy_hash'])[:12]}; Wilson intervals at each record's confidence")
+    if left_out:
+        note += f"; {left_out} records of other suites or policies left out"
+    return TrendChart("Pass rate across versions", names, lines, floor, axis_ticks(floor), note)
