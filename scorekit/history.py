@@ -90,7 +90,6 @@ __all__ = [
     "SCHEMA_VERSION",
     "apply_comparison",
     "compare",
-    "format_history",
     "read_history",
     "record",
     "with_comparison",
@@ -887,31 +886,3 @@ def _dimension_frame(dims: pd.DataFrame) -> pd.DataFrame:
         low[sel], high[sel] = lo, hi
     frame["ci_low"], frame["ci_high"] = low, high
     return frame.drop(columns=["confidence"]).reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------- format
-def format_history(df: pd.DataFrame) -> str:
-    """Plain-text table of :func:`read_history` (one line per record) for ``scorekit history``."""
-    if df is None or len(df) == 0:
-        return "no records"
-    headers = ["id", "created_at", "label", "agent", "decision", "measured", "comparison", "baseline",
-               "eligible", "suite", "policy"]
-    rows = []
-    for rid, r in df.iterrows():
-        created = r["created_at"]
-        created = created.strftime("%Y-%m-%d %H:%M:%S") if hasattr(created, "strftime") else str(created)
-        agent = " ".join(str(x) for x in (r["agent_name"], r["agent_version"]) if x is not None and x == x) or "—"
-        baseline = r["baseline_id"]
-        rows.append([
-            str(rid), created, "—" if r["label"] is None or r["label"] != r["label"] else str(r["label"]), agent,
-            str(r["decision"]), str(r["measured_decision"]), str(r["comparison_status"]),
-            "—" if baseline is None or pd.isna(baseline) else str(int(baseline)),
-            "yes" if r["eligible"] else "no",
-            str(r["suite_hash"] or "—")[:12], str(r["policy_hash"] or "—")[:12],
-        ])
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i == 0 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(row) for row in rows)])

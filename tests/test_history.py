@@ -12,7 +12,7 @@ import pytest
 
 import scorekit as sk
 from scorekit import HistoryError, history
-from scorekit.history import apply_comparison, compare, format_history, read_history, record, with_comparison
+from scorekit.history import apply_comparison, compare, read_history, record, with_comparison
 
 DIM = "task_completion"
 REQUIRED = {"regression": {"required": True}, "gate": {"thresholds": {DIM: 0.5}}}
@@ -432,15 +432,6 @@ def test_dimension_counts_include_errors_and_abstains(db):
     assert got == [4, 2, 2, 2, 2]
 
 
-def test_format_history(db):
-    assert format_history(read_history(db) if db.exists() else pd.DataFrame()) == "no records"
-    run(make_card(8, 2, "1"), db, label="nightly")
-    text = format_history(read_history(db))
-    lines = text.splitlines()
-    assert len(lines) == 3 and "nightly" in lines[2] and "INCOMPLETE" in lines[2] and "missing" in lines[2]
-    assert lines[0].split()[:4] == ["id", "created_at", "label", "agent"]
-
-
 def test_read_history_of_a_missing_file_is_an_error(tmp_path):
     with pytest.raises(HistoryError, match="no history database"):
         read_history(tmp_path / "nope.sqlite")
@@ -455,7 +446,6 @@ def test_empty_database_reads_as_no_records(db):
     frame = read_history(db)
     assert frame.empty and "eligible" in frame.columns
     assert read_history(db, dimensions=True).empty
-    assert format_history(frame) == "no records"
 
 
 def test_default_path(tmp_path, monkeypatch):

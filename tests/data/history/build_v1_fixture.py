@@ -44,7 +44,7 @@ def main() -> None:
         c = card(version, fails)
         final = history.with_comparison(c, history.compare(c, OUT))
         history.record(final, OUT, label=label)
-    print(history.format_history(history.read_history(OUT)))
+    print(history.read_history(OUT).to_string())
 
 
 if __name__ == "__main__":
