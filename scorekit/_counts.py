@@ -435,8 +435,36 @@ def count_cases(
     )
 
 
-def case_table(evidence: Any) -> pd.DataFrame | None:
-    """Per-(dimension, case) ``passes`` and ``n`` (PASS + FAIL) of the agent rows of ``evidence``.
+def case_table(
+    frame: pd.DataFrame, by: str | Sequence[str] = "dimension", case: str | None = None
+) -> pd.DataFrame:
+    """:func:`count_cases` as a DataFrame: one row per (group, case) with its status counts.
+
+    Indexed by (``by``..., case), with ``passes``, ``fails``, ``errors``,
+    ``abstains`` and ``n`` (PASS + FAIL); ``case`` defaults as in :func:`count_cases`.
+    """
+    cc = count_cases(frame, by=by, case=case)
+    case_name = case or ("case_id" if "case_id" in frame.columns else "id")
+    group_part = cc.groups.index[cc.case_group]
+    if isinstance(group_part, pd.MultiIndex):
+        arrays = [group_part.get_level_values(i) for i in range(group_part.nlevels)]
+    else:
+        arrays = [group_part]
+    index = pd.MultiIndex.from_arrays([*arrays, cc.case_ids], names=[*_by_list(by), case_name])
+    return pd.DataFrame(
+        {
+            "passes": cc.counts[:, PASS],
+            "fails": cc.counts[:, FAIL],
+            "errors": cc.counts[:, ERROR],
+            "abstains": cc.counts[:, ABSTAIN],
+            "n": cc.n,
+        },
+        index=index,
+    )
+
+
+def scored_case_counts(evidence: Any) -> pd.DataFrame | None:
+    """Per-(dimension, case) ``passes`` and ``n`` (PASS + FAIL) of the agent rows of scored ``evidence``.
 
     Columns ``dimension``, ``case_id``, ``passes``, ``n``, sorted by (dimension, case),
     counted by :func:`count_cases` (controls and rows not included leave); ``None``

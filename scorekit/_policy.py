@@ -236,6 +236,37 @@ class Policy:
         del payload["regression"]
         return payload
 
+    def replace(self, **changes: Any) -> Policy:
+        """A new validated Policy with ``changes`` (:func:`dataclasses.replace` semantics).
+
+        Each keyword is a policy key (``purpose``, ``confidence``, ``pass_k``,
+        ``gate``, ``judges``, ``regression``, ``budgets``, ``partial``) and
+        replaces that whole key: a section is given as its dataclass (e.g.
+        ``dataclasses.replace(policy.gate, thresholds=...)``) or as a mapping
+        of its keys (keys left out take their defaults). The result is checked
+        by the one validator, as :func:`load_policy` checks a policy file.
+
+        Raises
+        ------
+        PolicyError
+            An unknown name (the same error as an unknown policy key) or a bad
+            value, naming the dotted key path and the value.
+
+        Examples
+        --------
+        >>> policy = load_policy({"gate": {"thresholds": {"pii": 1.0}}})
+        >>> policy.replace(purpose="exploratory", pass_k=[1, 3]).to_dict()["pass_k"]
+        [1, 3]
+        >>> policy.replace(confidence=1.5)
+        Traceback (most recent call last):
+        ...
+        scorekit._errors.PolicyError: confidence: must be a finite number in (0, 1); got 1.5
+        """
+        document = self.to_dict()
+        for name, value in changes.items():
+            document[name] = value.to_dict() if isinstance(value, (Gate, Judges, Regression)) else value
+        return load_policy(document)
+
     def threshold_for(self, dimension: str) -> float | None:
         """The pass-rate threshold of ``dimension``.
 
@@ -490,7 +521,8 @@ def load_policy(policy: Policy | Mapping[str, Any] | str | os.PathLike[str] | No
             f"got {type(policy).__name__}"
         )
     try:
-        return check_document(document, POLICY_CONSTRAINTS)
+        checked: Policy = check_document(document, POLICY_CONSTRAINTS)  # the Section builds a Policy
     except InvalidParameterError as exc:
         message = _one_line(str(exc))
         raise PolicyError(f"{name}: {message}" if name else message) from None
+    return checked

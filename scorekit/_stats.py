@@ -54,6 +54,24 @@ def _k(k: Any) -> int:
     return int(validate(k, "k", _K))
 
 
+def k_values(k: Any) -> tuple[list[int], bool]:
+    """``k`` (an int or a list of ints) as a list of ints >= 1, and whether a list was given.
+
+    Examples
+    --------
+    >>> k_values(4), k_values([1, 2])
+    (([4], False), ([1, 2], True))
+    """
+    import pandas as pd  # lazy: this module needs NumPy only
+
+    if isinstance(k, (list, tuple, np.ndarray, pd.Index, range)):
+        ks = list(k)
+        if not ks:
+            raise ValueError("k must be a positive integer or a non-empty list of them; got []")
+        return [_k(item) for item in ks], True
+    return [_k(k)], False
+
+
 def z_value(confidence: float = 0.95) -> float:
     """Two-sided standard normal critical value for a confidence level.
 

@@ -13,24 +13,14 @@ ABSTAIN rows never enter a pass-rate denominator.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from . import _counts, _stats
 
 __all__ = ["ScorekitAccessor"]
-
-
-def _ks(k: Any) -> tuple[list[int], bool]:
-    """Normalise ``k`` (an int or a list of ints); say whether a list was given."""
-    if isinstance(k, (list, tuple, np.ndarray, pd.Index, range)):
-        ks = list(k)
-        if not ks:
-            raise ValueError("k must be a positive integer or a non-empty list of them; got []")
-        return [_stats._k(item) for item in ks], True
-    return [_stats._k(k)], False
 
 
 @pd.api.extensions.register_dataframe_accessor("scorekit")
@@ -82,25 +72,7 @@ class ScorekitAccessor:
             Indexed by (``by``..., case) with ``passes``, ``fails``, ``errors``,
             ``abstains`` and ``n`` (PASS + FAIL).
         """
-        cc = _counts.count_cases(self._obj, by=by, case=case)
-        by_list = _counts._by_list(by)
-        case_name = case or ("case_id" if "case_id" in self._obj.columns else "id")
-        group_part = cc.groups.index[cc.case_group]
-        if isinstance(group_part, pd.MultiIndex):
-            arrays = [group_part.get_level_values(i) for i in range(group_part.nlevels)]
-        else:
-            arrays = [group_part]
-        index = pd.MultiIndex.from_arrays([*arrays, cc.case_ids], names=[*by_list, case_name])
-        return pd.DataFrame(
-            {
-                "passes": cc.counts[:, _counts.PASS],
-                "fails": cc.counts[:, _counts.FAIL],
-                "errors": cc.counts[:, _counts.ERROR],
-                "abstains": cc.counts[:, _counts.ABSTAIN],
-                "n": cc.n,
-            },
-            index=index,
-        )
+        return _counts.case_table(self._obj, by=by, case=case)
 
     def summary(self, *, by: str | Sequence[str] = "dimension", confidence: float = 0.95) -> pd.DataFrame:
         """Pass rate with its Wilson and case-clustered intervals per dimension.
@@ -146,7 +118,7 @@ class ScorekitAccessor:
         return self._per_k(k, by, "pass_at_k", "pass@")
 
     def _per_k(self, k: Any, by: Any, estimator: str, label: str) -> pd.Series | pd.DataFrame:
-        ks, as_frame = _ks(k)
+        ks, as_frame = _stats.k_values(k)
         table = _counts.count_cases(self._obj, by=by).per_k(ks, estimator)
         if as_frame:
             return table

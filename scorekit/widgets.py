@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from ._constraints import MAX_SAFE_INT, Integral, validate
 from ._evaluate import evaluate
 from ._policy import PURPOSES, Policy, load_policy
 from ._scorecard import Scorecard
@@ -79,7 +81,8 @@ def explore_policy(
     Returns
     -------
     dict
-        A policy mapping; :func:`scorekit.load_policy` validates it.
+        The changed policy's :meth:`~scorekit.Policy.to_dict` (checked by
+        :meth:`~scorekit.Policy.replace`).
 
     Examples
     --------
@@ -87,27 +90,26 @@ def explore_policy(
     >>> p["gate"]["required_dimensions"], p["gate"]["thresholds"], p["pass_k"]
     (['pii'], {'pii': 1.0}, [1, 2, 3, 4, 8])
     """
-    data = load_policy(policy).to_dict()
-    gate = data["gate"]
+    base = load_policy(policy)
+    gate = base.gate
+    changed: dict[str, Any] = {}
     if thresholds:
-        gate["thresholds"] = {**gate["thresholds"], **{str(name): value for name, value in thresholds.items()}}
+        changed["thresholds"] = {**gate.thresholds, **{str(name): value for name, value in thresholds.items()}}
     if dimensions is not None:
         chosen = sorted({str(d) for d in dimensions})
         if not chosen:
             raise ValueError("dimensions must name at least one dimension; got none")
-        gate["required_dimensions"] = chosen
-        gate["thresholds"] = {n: t for n, t in gate["thresholds"].items() if n in chosen}
-        gate["pass_k_thresholds"] = {n: t for n, t in gate["pass_k_thresholds"].items() if n in chosen}
+        kept = changed.get("thresholds", gate.thresholds)
+        changed["required_dimensions"] = tuple(chosen)
+        changed["thresholds"] = {n: t for n, t in kept.items() if n in chosen}
+        changed["pass_k_thresholds"] = {n: t for n, t in gate.pass_k_thresholds.items() if n in chosen}
+    changes: dict[str, Any] = {"gate": dataclasses.replace(gate, **changed)} if changed else {}
     if k is not None:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"k must be a positive integer; got {k!r}")
-        data["pass_k"] = sorted({*data["pass_k"], k})
+        changes["pass_k"] = sorted({*base.pass_k, validate(k, "k", Integral(1, MAX_SAFE_INT))})
     if purpose is not None:
-        if purpose not in PURPOSES:
-            raise ValueError(f"purpose must be one of {', '.join(PURPOSES)}; got {purpose!r}")
-        data["purpose"] = purpose
-    load_policy(data)  # validate now: a bad threshold is named here, not deep inside evaluate
-    return data
+        changes["purpose"] = purpose
+    # Policy.replace checks now: a bad threshold or purpose is named here, not deep inside evaluate.
+    return base.replace(**changes).to_dict()
 
 
 @dataclass(frozen=True)
@@ -240,7 +242,7 @@ class Explorer:
     k: Any
     purpose: Any
     declared: dict[str, float | None] = field(default_factory=dict)
-    on_update: Callable[["Explorer"], None] | None = None
+    on_update: Callable[[Explorer], None] | None = None
     view: ExploreView | None = None
     message: str = ""
 
@@ -339,7 +341,9 @@ def show_explorer(rows: Any = None, *, policy: Any = None) -> Explorer:
 
     ``rows`` None: the bundled example (with its policy when ``policy`` is None).
     """
-    from IPython.display import display
+    from IPython import display as ipython_display
+
+    display: Callable[..., Any] = ipython_display.display  # IPython ships no type hints
 
     from ._examples import example_path
 

@@ -622,3 +622,28 @@ def test_plots_draw_on_a_given_axes(frame):
     assert frame.scorekit.plot_variance(run="run", ax=axes[1]) is axes[1]
     assert frame.scorekit.plot_pass_k([1, 2], ax=axes[2]) is axes[2]
     assert len(plt.get_fignums()) == 1
+
+
+# --------------------------------------------------------------------------- pure delegation
+def test_accessor_is_pure_delegation_to_counts_and_stats():
+    # The front door holds no maths and reads no private fields: every number comes from _counts/_stats.
+    import ast
+    import inspect
+
+    import scorekit.accessor as accessor_module
+    from scorekit import _counts
+
+    tree = ast.parse(inspect.getsource(accessor_module))
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                for alias in node.names}
+    assert "numpy" not in imported
+    private = sorted({f"{node.value.id}.{node.attr}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                      and node.value.id in ("_counts", "_stats", "cc") and node.attr.startswith("_")
+                      and node.attr != "_check_confidence"})
+    assert private == []
+    assert not any(isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+                   and node.value.attr == "counts" for node in ast.walk(tree))  # no cc.counts[:, PASS]
+    frame = pd.DataFrame({"dimension": ["pii", "pii", "tool_call"], "case_id": ["a", "a", "b"],
+                          "status": ["PASS", "ERROR", "FAIL"]})
+    pd.testing.assert_frame_equal(frame.scorekit.counts(), _counts.case_table(frame))

@@ -141,7 +141,7 @@ def test_files_that_cannot_be_that_large_are_refused_over_their_cap(tmp_path, re
 
 
 def test_scorecard_md_over_its_cap_is_refused(tmp_path):
-    from scorekit.release._document import MAX_SCORECARD_BYTES
+    from scorekit.release._parse import MAX_SCORECARD_BYTES
 
     path = _sparse(tmp_path / "SCORECARD.md", MAX_SCORECARD_BYTES + 1)
     with pytest.raises(ScorecardFileError, match="too large"):

@@ -1208,3 +1208,49 @@ def test_partial_rule_rejects_bad_values(value, message):
 
 def test_partial_rule_enters_the_policy_hash():
     assert load_policy({"partial": "abstain"}).hash_payload() != load_policy(None).hash_payload()
+
+
+# --------------------------------------------------------------------------- Policy.replace
+def test_policy_replace_returns_a_new_validated_policy():
+    base = load_policy({"gate": {"thresholds": {"pii": 1.0}}, "pass_k": [1, 2]})
+    changed = base.replace(purpose="exploratory", pass_k=[3, 1], confidence=0.9)
+    assert isinstance(changed, Policy) and changed is not base
+    assert (changed.purpose, changed.pass_k, changed.confidence) == ("exploratory", (1, 3), 0.9)
+    assert changed.gate == base.gate and base.purpose == "release" and base.pass_k == (1, 2)  # the original stays
+    # A section as its dataclass or as a mapping of its keys: the same policy.
+    gate = dataclasses.replace(base.gate, thresholds={"pii": 1, "cost": 0.5})
+    as_object = base.replace(gate=gate)
+    as_mapping = base.replace(gate={"thresholds": {"pii": 1, "cost": 0.5}})
+    assert as_object == as_mapping == load_policy({"gate": {"thresholds": {"cost": 0.5, "pii": 1.0}}, "pass_k": [1, 2]})
+    assert dict(as_object.gate.thresholds) == {"cost": 0.5, "pii": 1.0}  # normalised like a loaded policy
+    assert base.replace() == base
+
+
+def test_policy_replace_unknown_name_is_the_unknown_policy_key_error():
+    with pytest.raises(PolicyError) as replaced:
+        load_policy(None).replace(purpse="release")
+    with pytest.raises(PolicyError) as loaded:
+        load_policy({"purpse": "release"})
+    assert str(replaced.value) == str(loaded.value)
+    assert str(replaced.value).startswith("purpse: unknown key")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"confidence": 1.5}, "confidence: must be a finite number in (0, 1); got 1.5"),
+        ({"purpose": "prod"}, "purpose: must be one of release, exploratory, self_test; got 'prod'"),
+        ({"gate": {"thresholds": {"pii": 2}}}, "gate.thresholds.pii: must be a finite number in [0, 1]; got 2"),
+        ({"pass_k": [0]}, "pass_k[0]: must be an integer >= 1; got 0"),
+    ],
+)
+def test_policy_replace_invalid_value_names_the_parameter_and_the_value(changes, message):
+    with pytest.raises(PolicyError) as info:
+        load_policy(None).replace(**changes)
+    assert str(info.value) == message
+
+
+def test_policy_replace_checks_a_hand_built_section():
+    base = load_policy(None)
+    with pytest.raises(PolicyError, match=r"^gate.threshold_basis: must be one of .*; got 'nope'$"):
+        base.replace(gate=dataclasses.replace(base.gate, threshold_basis="nope"))

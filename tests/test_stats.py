@@ -599,3 +599,15 @@ def test_public_names_are_the_stats_functions():
     assert sk.cluster_interval is sk._stats.cluster_interval
     assert sk.minimum_detectable_drop is sk._stats.minimum_detectable_drop
     assert sk.cases_needed is sk._stats.cases_needed
+
+
+def test_k_values_normalises_one_k_or_a_list_and_names_a_bad_k():
+    from scorekit._stats import k_values
+
+    assert k_values(4) == ([4], False)
+    assert k_values((1, np.int64(2))) == ([1, 2], True) and k_values(range(1, 3)) == ([1, 2], True)
+    assert k_values(pd.Index([8])) == ([8], True)
+    with pytest.raises(ValueError, match=r"non-empty list of them; got \[\]"):
+        k_values([])
+    with pytest.raises(ValueError, match=r"^k must be an integer >= 1; got True$"):
+        k_values([1, True])

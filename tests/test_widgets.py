@@ -7,13 +7,15 @@ in test_notebook.py.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import scorekit as sk
 from _rendered import parse_html, table_rows
-from scorekit import PolicyError
+from scorekit import Policy, PolicyError
 from scorekit.widgets import build_explorer, explore_policy, explore_state, show_explorer
 
 EXAMPLE = sk.example_path()
@@ -172,3 +174,26 @@ def test_show_explorer_updates_one_display_in_place(capsys):
     assert "<Explorer 8 dimensions, FAIL>" in first
     explorer.sliders["action_correctness"].value = 0.85
     assert "<Explorer 8 dimensions, PASS>" in capsys.readouterr().out
+
+
+def test_explore_policy_is_the_policy_replaced_by_the_choices(monkeypatch):
+    # The explorer edits no policy by hand: its mapping is Policy.replace()'s, normalised like a loaded policy.
+    calls = []
+    original = Policy.replace
+
+    def spy(self, **changes):
+        calls.append(sorted(changes))
+        return original(self, **changes)
+
+    monkeypatch.setattr(Policy, "replace", spy)
+    got = explore_policy(POLICY, dimensions=["pii"], thresholds={"pii": 1}, k=3, purpose="exploratory")
+    assert calls == [["gate", "pass_k", "purpose"]]
+    base = sk.load_policy(POLICY)
+    gate = dataclasses.replace(base.gate, required_dimensions=("pii",), thresholds={"pii": 1.0}, pass_k_thresholds={})
+    assert got == original(base, gate=gate, pass_k=[*base.pass_k, 3], purpose="exploratory").to_dict()
+    assert type(got["gate"]["thresholds"]["pii"]) is float
+
+
+def test_explore_policy_k_is_checked_by_the_one_validator():
+    with pytest.raises(ValueError, match=r"^k must be an integer >= 1; got True$"):
+        explore_policy(POLICY, k=True)

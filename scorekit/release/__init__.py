@@ -19,18 +19,15 @@ Examples
 from __future__ import annotations
 
 from ._carry import carry_forward
-from ._document import (
+from ._basis import variance_stdev
+from ._parse import ScorecardDocument, ScorecardFileError, parse_scorecard, parse_scorecard_text
+from ._schema import (
     AGGREGATE_FORMULA,
     REQUIRED_FIELDS,
     SEMVER,
-    ScorecardDocument,
-    ScorecardFileError,
     ScorecardInvalidError,
     load_scorecard,
-    parse_scorecard,
-    parse_scorecard_text,
     validate_scorecard,
-    variance_stdev,
 )
 from ._payload import Metric, ResultPayload, compute_aggregate, hardware_class
 from ._render import render_scorecard, write_scorecard

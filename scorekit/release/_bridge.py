@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._io import finite_float
-from ._document import SEMVER, validate_scorecard
+from ._schema import SEMVER, validate_scorecard
 from ._payload import DEFAULT_AGGREGATE_NAME, Metric, ResultPayload, hardware_class
 
 if TYPE_CHECKING:

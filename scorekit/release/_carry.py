@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ._document import SEMVER, load_scorecard, semver_core
+from ._schema import SEMVER, load_scorecard, semver_core
 from ._payload import ResultPayload, _now
 
 __all__ = ["carry_forward"]

@@ -41,22 +41,9 @@ from .._errors import BaselineError as _BaselineError
 from .._errors import PolicyError
 from .._io import decode_utf8, finite_float, read_input_bytes
 from .._terminal import workflow_command
-from ._document import (
-    ABSENT,
-    BASIS_FIELDS,
-    SEMVER,
-    ScorecardDocument,
-    ScorecardFileError,
-    ScorecardInvalidError,
-    _kind,
-    basis_mismatches,
-    basis_of,
-    ctx_size_of,
-    load_scorecard,
-    parse_scorecard_text,
-    validate_scorecard,
-    variance_stdev,
-)
+from ._basis import ABSENT, BASIS_FIELDS, basis_mismatches, basis_of, ctx_size_of, variance_stdev
+from ._parse import ScorecardDocument, ScorecardFileError, parse_scorecard_text
+from ._schema import SEMVER, ScorecardInvalidError, _kind, load_scorecard, validate_scorecard
 
 __all__ = [
     "BASIS_FIELDS",

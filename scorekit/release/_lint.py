@@ -18,7 +18,8 @@ from pathlib import Path
 
 from .._errors import FileProblem, InputError, StrictJSONError
 from .._io import DEFAULT_LIMIT, decode_utf8, loads_strict, read_bounded
-from ._document import ScorecardFileError, ScorecardInvalidError, load_scorecard
+from ._parse import ScorecardFileError
+from ._schema import ScorecardInvalidError, load_scorecard
 
 __all__ = ["README_AGGREGATE_PATTERN", "README_LINK_PATTERN", "README_URL_PATTERN", "lint_doc_root", "pinned_ref",
            "tag_names_version"]

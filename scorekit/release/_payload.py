@@ -17,13 +17,8 @@ from typing import Any
 import numpy as np
 
 from .._io import finite_float
-from ._document import (
-    AGGREGATE_FORMULA,
-    ScorecardInvalidError,
-    _recompute,
-    reproduction_command_from_body,
-    validate_scorecard,
-)
+from ._parse import reproduction_command_from_body
+from ._schema import AGGREGATE_FORMULA, ScorecardInvalidError, _recompute, validate_scorecard
 
 __all__ = [
     "DEFAULT_AGGREGATE_NAME",

@@ -23,15 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._terminal import workflow_command
-from ._document import (
-    CTX_SIZE,
-    ScorecardFileError,
-    ScorecardInvalidError,
-    _get,
-    basis_mismatches,
-    basis_of,
-    load_scorecard,
-)
+from ._basis import CTX_SIZE, basis_mismatches, basis_of
+from ._parse import ScorecardFileError, _get
+from ._schema import ScorecardInvalidError, load_scorecard
 
 __all__ = ["RefreshResult", "refresh_check"]
 

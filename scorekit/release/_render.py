@@ -21,8 +21,9 @@ from typing import Any
 from .._io import finite_float
 from .._io import atomic_write
 from ..reports._format import clean_text, md_escape, md_fence
-from ._document import ScorecardInvalidError, parse_scorecard_text, validate_scorecard
+from ._parse import parse_scorecard_text
 from ._payload import NOTES_END, NOTES_START, ResultPayload
+from ._schema import ScorecardInvalidError, validate_scorecard
 
 __all__ = ["render_scorecard", "write_scorecard"]
 

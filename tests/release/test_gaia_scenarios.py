@@ -93,7 +93,7 @@ from scorekit.release import (
     validate_scorecard,
     write_scorecard,
 )
-from scorekit.release._document import ABSENT, ctx_size_of
+from scorekit.release._basis import ABSENT, ctx_size_of
 
 
 # --------------------------------------------------------------------------- card builders (their shapes)

@@ -21,7 +21,7 @@ from scorekit.release import (
     parse_scorecard_text,
     render_scorecard,
 )
-from scorekit.release._document import MAX_FRONT_MATTER_CHARS, MAX_FRONT_MATTER_DEPTH
+from scorekit.release._parse import MAX_FRONT_MATTER_CHARS, MAX_FRONT_MATTER_DEPTH
 
 
 def _alias_bomb(levels: int = 9) -> str:
@@ -59,14 +59,14 @@ def test_hostile_front_matter_is_a_one_line_file_error(case, yaml_text, expected
 
 
 def test_more_values_than_the_bound_is_too_large(monkeypatch):
-    monkeypatch.setattr("scorekit.release._document.MAX_FRONT_MATTER_VALUES", 10)
+    monkeypatch.setattr("scorekit.release._parse.MAX_FRONT_MATTER_VALUES", 10)
     parse_scorecard_text("---\na: [1, 2, 3, 4, 5, 6, 7, 8]\n---\n")  # 10 values with the mapping and the list
     with pytest.raises(ScorecardFileError, match="too large"):
         parse_scorecard_text("---\na: [1, 2, 3, 4, 5, 6, 7, 8, 9]\n---\n")
 
 
 def test_file_larger_than_the_bound_is_refused_without_reading_it_all(monkeypatch, tmp_path):
-    monkeypatch.setattr("scorekit.release._document.MAX_SCORECARD_BYTES", 20)
+    monkeypatch.setattr("scorekit.release._parse.MAX_SCORECARD_BYTES", 20)
     path = tmp_path / "SCORECARD.md"
     path.write_text("---\na: 1\n---\n# body\n", encoding="utf-8")  # 20 bytes
     assert parse_scorecard(path).front_matter == {"a": 1}

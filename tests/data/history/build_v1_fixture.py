@@ -5,7 +5,7 @@ Run once, at commit ca9fc39 (history schema 1), from the repository root::
     .venv/bin/python tests/data/history/build_v1_fixture.py
 
 The file is committed as it came out; later scorekits must read it and migrate
-it on their first write (tests/test_history_migration.py). Running this script
+it on their first write (tests/history/test_db_cases.py). Running this script
 with a newer scorekit would write a newer schema, so it refuses to.
 """
 
@@ -44,7 +44,7 @@ def main() -> None:
         c = card(version, fails)
         final = history.with_comparison(c, history.compare(c, OUT))
         history.record(final, OUT, label=label)
-    print(history.format_history(history.read_history(OUT)))
+    print(history.read_history(OUT).to_string())
 
 
 if __name__ == "__main__":

@@ -1,70 +1,14 @@
-"""Comparable history in SQLite and the regression comparison (SPEC §8, §10).
+"""The history database: SQLite schema, migrations, connections, append and read (SPEC §10).
 
-One record per evaluation: label, agent identity, hashes (suite, policy,
-results, evidence), judge identity, scoring version, the final decision, the
-measured decision (before the comparison step), the comparison status, the
-baseline it was compared with, per-dimension counts (enough to recompute
-rates and Wilson bounds) and per-(dimension, case) passes and measured trials
-(what the ``paired`` method compares, SPEC §10).
-
-Typical use (what ``scorekit run --history DB --label L [--baseline L]`` does)::
-
-    from scorekit import history
-    comparison = history.compare(card, "reports/history.sqlite")
-    card = history.with_comparison(card, comparison)   # final decision (SPEC §8)
-    history.record(card, "reports/history.sqlite", label="nightly")
-
-Comparability and eligibility (SPEC §10)
-    A record is *comparable* with a card when suite hash, policy hash, judge
-    identity (sorted names) and scoring version are all equal. It is *eligible*
-    as a baseline when its final decision is PASS, or when its measured decision
-    is PASS and its own comparison found no comparable baseline (status
-    ``missing``: the first run of a suite/policy). A run whose comparison
-    regressed never becomes a baseline, even when the comparison was optional
-    and left its decision at PASS.
-
-Comparison status
-    ``not_requested`` no history given and no comparison required;
-    ``missing``       no comparable eligible baseline;
-    ``incompatible``  the baseline named by label does not exist, or its latest
-                      record is not comparable or not eligible;
-    ``unusable``      the candidate's results hash equals a recorded run's with a
-                      different agent identity (re-scored old output), or a
-                      compared dimension has no PASS/FAIL row on one side, or
-                      (``paired``) fewer than 2 cases measured in both runs, or
-                      a baseline recorded without per-case counts;
-    ``regressed``     a dimension regressed (``regression.method``);
-    ``passed``        compared, no regression.
-    Precedence: regressed, then unusable, then incompatible/missing.
-
-Storage
-    stdlib ``sqlite3`` in WAL mode with a busy timeout; every write is one
-    ``BEGIN IMMEDIATE`` transaction, so concurrent writers (threads or
-    processes) lose nothing and a killed writer leaves the database as it was
-    before its transaction. A ``meta`` table identifies the file as a scorekit
-    history of a given schema version; anything else (not SQLite, corrupt,
-    another application's SQLite, a newer schema) raises
-    :class:`scorekit.HistoryError` with a one-line message.
-
-Schema versions and migration
-    1: records and per-dimension counts. 2: adds ``records.has_case_counts``
-    and the ``cases`` table (per-(dimension, case) ``passes`` and ``n`` of the
-    agent rows, counted by :func:`scorekit._counts.count_cases`). A database
-    of an older schema is read as it is (its records have no per-case counts:
-    they compare with the ``interval``, ``newcombe`` and ``point`` methods,
-    and a ``paired`` comparison with one is ``unusable``) and is migrated by
-    the first write, inside that write's ``BEGIN IMMEDIATE`` transaction:
-    the migration and the record commit together or not at all, and a racing
-    writer finds the database already migrated once it gets the lock. A new
-    database is created at schema 1 and migrated in the same transaction, so
-    both paths build the same schema. Reads see one snapshot (a deferred
-    transaction), never half a migration.
+The storage rules (WAL, one ``BEGIN IMMEDIATE`` transaction per write, the
+``meta`` table, schema versions and their migration) are described in
+:mod:`scorekit.history`. :func:`record` appends a card; :func:`read_history`
+reads the records, their dimensions or their cases as DataFrames.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as _dt
 import json
 import os
@@ -77,32 +21,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _hashing
-from ._decide import COMPARISON_REASON_PREFIX as _REASON_PREFIX, COMPARISON_STATUSES, apply_comparison
-from ._errors import HistoryError
-from ._policy import REGRESSION_METHODS, Regression
-from ._regression import regressions as _regressions
-from ._version import __version__
+from .._decide import COMPARISON_STATUSES
+from .._errors import HistoryError
+from .._version import __version__
+from ._card import _case_counts, _confidence, _dimension_counts, _key
+from ._eligibility import _eligible
 
-__all__ = [
-    "COMPARISON_STATUSES",
-    "DEFAULT_PATH",
-    "SCHEMA_VERSION",
-    "apply_comparison",
-    "compare",
-    "format_history",
-    "read_history",
-    "record",
-    "with_comparison",
-]
+__all__ = ["APPLICATION", "DEFAULT_PATH", "SCHEMA_VERSION", "read_history", "record"]
 
 #: Where history lives when ``--history`` is given without a path.
 DEFAULT_PATH = Path("reports") / "history.sqlite"
 #: Schema of the database this scorekit writes (``meta.schema_version``).
 SCHEMA_VERSION = 2
 APPLICATION = "scorekit-history"
-# The comparison statuses and the comparison step of the decision live in _decide (SPEC §8).
-_BLOCKING = ("missing", "incompatible", "unusable")
 _BUSY_TIMEOUT_S = 60.0
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -172,12 +103,6 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
 # The tables each schema version must have.
 _TABLES = {1: {"meta", "records", "dimensions"}, 2: {"meta", "records", "dimensions", "cases"}}
 
-# Eligible as a baseline (SPEC §10); a regressed run never is.
-_ELIGIBLE_SQL = (
-    "((decision = 'PASS' AND comparison_status != 'regressed')"
-    " OR (measured_decision = 'PASS' AND comparison_status = 'missing'))"
-)
-_COMPARABLE_SQL = "suite_hash = ? AND policy_hash = ? AND judges = ? AND scoring_version = ?"
 _RECORD_COLUMNS = (
     "id", "label", "agent_name", "agent_version", "created_at", "generated_at", "suite_hash", "policy_hash",
     "results_hash", "evidence_hash", "judges", "scoring_version", "purpose", "partial", "confidence", "decision",
@@ -213,8 +138,8 @@ def _check_file(path: Path) -> bool:
         return False
     if path.is_dir():
         raise _fail(path, "is a directory, not a history database file")
-    from ._errors import FileProblem
-    from ._io import read_bounded
+    from .._errors import FileProblem
+    from .._io import read_bounded
 
     try:  # a regular file only: a FIFO would hang the read, a device feed SQLite forever
         header = read_bounded(path, len(_SQLITE_HEADER), head=True)
@@ -241,7 +166,7 @@ def _check_schema(conn: sqlite3.Connection, path: Path, tables: set[str]) -> int
         raise _fail(path, "not a scorekit history database (an SQLite database of another application)") from None
     if meta.get("application") != APPLICATION:
         raise _fail(path, "not a scorekit history database (an SQLite database of another application)")
-    raw = meta.get("schema_version")
+    raw: Any = meta.get("schema_version")
     try:
         version = int(raw)
     except (TypeError, ValueError):
@@ -371,108 +296,12 @@ def _transaction(conn: sqlite3.Connection, mode: str = "IMMEDIATE") -> Iterator[
     conn.execute("COMMIT")
 
 
-# --------------------------------------------------------------------------- card fields
-def _judges_json(judges: Any) -> str:
-    names = sorted({str(j) for j in (judges or [])})
-    return json.dumps(names, ensure_ascii=False, separators=(",", ":"))
-
-
-def _scoring_version() -> str:
-    # Read at call time (tests simulate another scorekit by patching it).
-    return _hashing.SCORING_VERSION
-
-
-def _key(card: Any) -> tuple[str | None, str | None, str, str]:
-    hashes = card.hashes or {}
-    return hashes.get("suite"), hashes.get("policy"), _judges_json(card.judges), _scoring_version()
-
-
-def _regression_of(card: Any, regression: Regression | Mapping[str, Any] | None) -> Regression:
-    if regression is None:
-        regression = (getattr(card, "policy", None) or {}).get("regression") or {}
-    if isinstance(regression, Regression):
-        return regression
-    if isinstance(regression, Mapping):
-        unknown = set(regression) - {"required", "baseline", "method", "max_drop"}
-        if unknown:
-            raise ValueError(f"regression has unknown keys: {', '.join(sorted(map(str, unknown)))}")
-        method = regression.get("method", "interval")
-        if method not in REGRESSION_METHODS:
-            raise ValueError(f"regression.method must be one of {', '.join(REGRESSION_METHODS)}; got {method!r}")
-        return Regression(
-            required=bool(regression.get("required", False)),
-            baseline=regression.get("baseline"),
-            method=method,
-            max_drop=float(regression.get("max_drop", 0.0)),
-        )
-    raise TypeError(f"regression must be a Regression, a mapping or None; got {type(regression).__name__}")
-
-
-def _confidence(card: Any) -> float:
-    return float((getattr(card, "policy", None) or {}).get("confidence", 0.95))
-
-
-def _dimension_counts(card: Any) -> pd.DataFrame:
-    """The card's per-dimension counts: n, passes, fails, errors, abstains, in_scope, verdict."""
-    dims = card.dimensions
-    out = pd.DataFrame(index=pd.Index([str(i) for i in dims.index], name="dimension"))
-    for column in ("n", "passes", "fails", "errors", "abstains"):
-        values = dims[column] if column in dims.columns else 0
-        out[column] = np.asarray(pd.Series(values, index=dims.index).fillna(0), dtype=np.int64)
-    if "n" not in dims.columns:
-        out["n"] = out["passes"] + out["fails"]
-    in_scope = dims["in_scope"] if "in_scope" in dims.columns else True
-    out["in_scope"] = np.asarray(pd.Series(in_scope, index=dims.index), dtype=bool)
-    out["verdict"] = [str(v) for v in dims["verdict"]] if "verdict" in dims.columns else None
-    return out
-
-
-def _case_counts(card: Any) -> pd.DataFrame | None:
-    """The card's per-(dimension, case) ``passes`` and ``n`` (PASS + FAIL) of its agent rows.
-
-    Counted from ``card.evidence`` by :func:`scorekit._counts.count_cases` (the
-    one counting path: controls and rows not included leave), sorted by
-    (dimension, case); ``None`` for a card without evidence rows.
-    """
-    evidence = getattr(card, "evidence", None)
-    if not isinstance(evidence, pd.DataFrame) or "dimension" not in evidence.columns:
-        return None
-    from ._counts import count_cases
-
-    counts = count_cases(evidence)
-    dimensions = pd.Index(counts.groups.index.astype(str)).take(counts.case_group)
-    return pd.DataFrame(
-        {
-            "dimension": np.asarray(dimensions, dtype=object),
-            "case_id": pd.Series(counts.case_ids, dtype=object).astype(str).to_numpy(dtype=object),
-            "passes": counts.passes.astype(np.int64),
-            "n": counts.n.astype(np.int64),
-        }
-    )
-
-
-def _summary(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A record as the ``baseline`` entry of a comparison."""
-    return {
-        "id": int(row["id"]),
-        "label": row["label"],
-        "agent": {"name": row["agent_name"], "version": row["agent_version"]},
-        "created_at": row["created_at"],
-        "decision": row["decision"],
-        "measured_decision": row["measured_decision"],
-        "comparison_status": row["comparison_status"],
-        "hashes": {"suite": row["suite_hash"], "policy": row["policy_hash"], "results": row["results_hash"]},
-        "judges": json.loads(row["judges"]),
-        "scoring_version": row["scoring_version"],
-    }
-
-
 def _fetch(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
     cur = conn.execute(sql, params)
     row = cur.fetchone()
     if row is None:
         return None
-    return dict(zip([c[0] for c in cur.description], row))
+    return dict(zip([c[0] for c in cur.description], row, strict=True))
 
 
 def _frame(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> pd.DataFrame:
@@ -480,212 +309,6 @@ def _frame(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> 
     cur = conn.execute(sql, params)
     columns = [c[0] for c in cur.description]
     return pd.DataFrame.from_records(cur.fetchall(), columns=columns)
-
-
-def _eligible(row: Mapping[str, Any]) -> bool:
-    return (row["decision"] == "PASS" and row["comparison_status"] != "regressed") or (
-        row["measured_decision"] == "PASS" and row["comparison_status"] == "missing"
-    )
-
-
-def _why_not(row: Mapping[str, Any], key: tuple[Any, ...]) -> list[str]:
-    """Why a named record cannot be the baseline (empty: it can)."""
-    why = []
-    names = ("suite hash", "policy hash", "judge identity", "scoring version")
-    stored = (row["suite_hash"], row["policy_hash"], row["judges"], row["scoring_version"])
-    differs = [name for name, a, b in zip(names, stored, key) if a != b or a is None]
-    if differs:
-        why.append("not comparable: different " + ", ".join(differs))
-    if not _eligible(row):
-        if row["comparison_status"] == "regressed":
-            why.append("not eligible: its comparison regressed")
-        else:
-            why.append(
-                f"not eligible: decision {row['decision']}, measured decision {row['measured_decision']}, "
-                f"comparison {row['comparison_status']}"
-            )
-    return why
-
-
-# --------------------------------------------------------------------------- compare
-def compare(
-    card: Any,
-    db: str | os.PathLike[str] | None,
-    *,
-    baseline_label: str | None = None,
-    regression: Regression | Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Compare a scorecard with its baseline in the history ``db`` (SPEC §10).
-
-    Reads only; nothing is written (see :func:`record`). Call it before
-    recording the card, so the card is not its own baseline.
-
-    Parameters
-    ----------
-    card : Scorecard
-        The candidate (its hashes, judges, agent identity and dimension counts).
-    db : path or None
-        The history database. ``None``: no history was given, so there is no
-        baseline (``not_requested``, or ``missing`` when the comparison is
-        required). A path that does not exist yet is an empty history.
-    baseline_label : str, optional
-        Compare with the latest record carrying this label, which must itself be
-        comparable and eligible (else ``incompatible``). Defaults to the
-        policy's ``regression.baseline``; when both are unset, the latest
-        comparable eligible record is the baseline.
-    regression : Regression or mapping, optional
-        ``required``, ``method``, ``max_drop`` (and ``baseline``); defaults to the
-        card's policy ``regression`` section.
-
-    Returns
-    -------
-    dict
-        ``status`` (one of :data:`COMPARISON_STATUSES`), ``required`` (bool),
-        ``baseline`` (summary of the baseline record: ``id``, ``label``,
-        ``agent``, ``created_at``, ``decision``, ``measured_decision``,
-        ``comparison_status``, ``hashes``, ``judges``, ``scoring_version``; or
-        ``None``), ``regressions`` (one entry per compared dimension, see
-        :func:`scorekit._regression.regressions`), ``method``, ``max_drop``,
-        ``baseline_label`` (the label asked for, or ``None``), ``rescored_from``
-        (id of the recorded run whose output this card re-scores, or ``None``)
-        and ``detail`` (one line saying why the status is what it is).
-
-    Raises
-    ------
-    HistoryError
-        The database is corrupt, foreign or of a newer schema.
-    """
-    reg = _regression_of(card, regression)
-    label = baseline_label if baseline_label is not None else reg.baseline
-    out: dict[str, Any] = {
-        "status": "not_requested",
-        "required": bool(reg.required),
-        "baseline": None,
-        "regressions": [],
-        "method": reg.method,
-        "max_drop": float(reg.max_drop),
-        "baseline_label": label,
-        "rescored_from": None,
-        "detail": "no history database given",
-    }
-    if db is None:
-        if reg.required:
-            out["status"] = "missing"
-            out["detail"] = "comparison required but no history database given"
-        return out
-    key = _key(card)
-    agent = getattr(card, "agent", None) or {}
-    name, version = agent.get("name"), agent.get("version")
-    results_hash = (card.hashes or {}).get("results")
-    with _connect(db, create=False) as conn, (
-        contextlib.nullcontext() if conn is None else _transaction(conn, "DEFERRED")
-    ):
-        baseline_row = baseline_dims = baseline_cases = rescored = None
-        if conn is None:
-            status, detail = "missing", "the history database does not exist yet: no baseline"
-            if label is not None:
-                status, detail = "incompatible", f"no record labelled {label!r} (empty history)"
-        elif None in key[:2]:
-            status, detail = "unusable", "the scorecard has no suite or policy hash"
-        else:
-            if label is not None:
-                row = _fetch(conn, "SELECT * FROM records WHERE label = ? ORDER BY id DESC LIMIT 1", (label,))
-                if row is None:
-                    status, detail = "incompatible", f"no record labelled {label!r}"
-                else:
-                    why = _why_not(row, key)
-                    if why:
-                        status, detail = "incompatible", f"record {row['id']} labelled {label!r}: " + "; ".join(why)
-                    else:
-                        baseline_row = row
-            else:
-                baseline_row = _fetch(
-                    conn,
-                    f"SELECT * FROM records WHERE {_COMPARABLE_SQL} AND {_ELIGIBLE_SQL} ORDER BY id DESC LIMIT 1",
-                    key,
-                )
-                if baseline_row is None:
-                    status, detail = "missing", "no comparable eligible baseline in the history"
-            if baseline_row is not None:
-                baseline_dims = _frame(
-                    conn,
-                    "SELECT dimension, n, passes, fails, in_scope FROM dimensions WHERE record_id = ?",
-                    (int(baseline_row["id"]),),
-                ).set_index("dimension")
-                if baseline_row.get("has_case_counts"):  # absent or 0: recorded without them
-                    baseline_cases = _frame(
-                        conn,
-                        "SELECT dimension, case_id, passes, n FROM cases WHERE record_id = ? "
-                        "ORDER BY dimension, case_id",
-                        (int(baseline_row["id"]),),
-                    )
-            if results_hash is not None:
-                rescored = _fetch(
-                    conn,
-                    "SELECT id, agent_name, agent_version FROM records WHERE results_hash = ? "
-                    "AND (agent_name IS NOT ? OR agent_version IS NOT ?) ORDER BY id DESC LIMIT 1",
-                    (results_hash, name, version),
-                )
-    if baseline_row is not None:
-        out["baseline"] = _summary(baseline_row)
-        cand = _dimension_counts(card)
-        base = baseline_dims
-        names = sorted(set(cand.index[cand["in_scope"]]) | set(base.index[base["in_scope"].astype(bool)]))
-        # The candidate's cases: what `paired` compares, and the shared-case count of every method.
-        cand_cases = _case_counts(card) if baseline_cases is not None or reg.method == "paired" else None
-        entries = _regressions(
-            base.reindex(names), cand.reindex(names), reg.method, reg.max_drop, _confidence(card),
-            baseline_cases=baseline_cases, candidate_cases=cand_cases,
-        ) if names else []
-        out["regressions"] = entries
-        regressed = [e["dimension"] for e in entries if e["regressed"]]
-        undefined = [e for e in entries if e["status"] == "undefined"]
-        if regressed:
-            status = "regressed"
-            detail = f"regressed against record {baseline_row['id']} ({reg.method}): " + ", ".join(regressed)
-        elif not entries:
-            status, detail = "unusable", f"no dimension in scope to compare with record {baseline_row['id']}"
-        elif reg.method == "paired" and baseline_cases is None:
-            status = "unusable"
-            detail = (
-                f"the paired method compares case by case, but baseline record {baseline_row['id']} has no "
-                "per-case counts (recorded before the history stored them)"
-            )
-        elif undefined:
-            status = "unusable"
-            detail = "cannot compare " + "; ".join(
-                f"{e['dimension']} ({e['rule'].removeprefix('not compared: ')})" for e in undefined
-            )
-        else:
-            status = "passed"
-            detail = f"no regression against record {baseline_row['id']} ({reg.method})"
-    if rescored is not None:
-        out["rescored_from"] = int(rescored["id"])
-        if status != "regressed":
-            status = "unusable"
-            detail = (
-                f"re-scored old output: results hash equals record {rescored['id']} "
-                f"(agent {rescored['agent_name']} {rescored['agent_version']}), not a new run of "
-                f"agent {name} {version}"
-            )
-    out["status"] = status
-    out["detail"] = detail
-    return out
-
-
-# --------------------------------------------------------------------------- decision step
-def with_comparison(card: Any, comparison: Mapping[str, Any]) -> Any:
-    """A copy of ``card`` with ``comparison`` and the decision it implies.
-
-    Starts from ``card.measured_decision`` (the decision before the comparison
-    step) and replaces any earlier comparison reason, so it is correct both for
-    a card decided without a comparison and for one decided with a placeholder.
-    """
-    decision, reasons = apply_comparison(
-        card.measured_decision, card.measured_decision, comparison, bool(comparison.get("required", False))
-    )
-    kept = [r for r in card.decision_reasons if not r.startswith(_REASON_PREFIX)]
-    return dataclasses.replace(card, comparison=dict(comparison), decision=decision, decision_reasons=kept + reasons)
 
 
 # --------------------------------------------------------------------------- record
@@ -717,7 +340,7 @@ def record(card: Any, db: str | os.PathLike[str] | None, *, label: str | None = 
         "label": label,
         "agent_name": None if agent.get("name") is None else str(agent.get("name")),
         "agent_version": None if agent.get("version") is None else str(agent.get("version")),
-        "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds"),
+        "created_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds"),
         "generated_at": getattr(card, "generated_at", None) or None,
         "suite_hash": suite,
         "policy_hash": policy_hash,
@@ -740,11 +363,14 @@ def record(card: Any, db: str | os.PathLike[str] | None, *, label: str | None = 
     dims = _dimension_counts(card)
     dim_rows = [
         (name, int(r.in_scope), r.verdict, int(r.n), int(r.passes), int(r.fails), int(r.errors), int(r.abstains))
-        for name, r in zip(dims.index, dims.itertuples(index=False))
+        for name, r in zip(dims.index, dims.itertuples(index=False), strict=True)
     ]
     cases = _case_counts(card)
     case_rows = [] if cases is None else list(
-        zip(cases["dimension"].tolist(), cases["case_id"].tolist(), cases["passes"].tolist(), cases["n"].tolist())
+        zip(
+            cases["dimension"].tolist(), cases["case_id"].tolist(), cases["passes"].tolist(), cases["n"].tolist(),
+            strict=True,
+        )
     )
     columns = ", ".join(values)
     marks = ", ".join("?" for _ in values)
@@ -754,7 +380,8 @@ def record(card: Any, db: str | os.PathLike[str] | None, *, label: str | None = 
         with _transaction(conn):
             _migrate(conn, path)  # an older database: migrated by its first write, in this transaction
             cur = conn.execute(f"INSERT INTO records ({columns}) VALUES ({marks})", tuple(values.values()))
-            record_id = int(cur.lastrowid)
+            rowid: Any = cur.lastrowid
+            record_id = int(rowid)
             _insert_dimensions(conn, record_id, dim_rows)
             _insert_cases(conn, record_id, case_rows)
     return record_id
@@ -849,7 +476,7 @@ def _record_frame(records: pd.DataFrame) -> pd.DataFrame:
     frame["eligible"] = np.array(
         [
             _eligible({"decision": d, "measured_decision": m, "comparison_status": s})
-            for d, m, s in zip(frame["decision"], frame["measured_decision"], frame["comparison_status"])
+            for d, m, s in zip(frame["decision"], frame["measured_decision"], frame["comparison_status"], strict=True)
         ],
         dtype=bool,
     )
@@ -868,7 +495,7 @@ def _case_frame(cases: pd.DataFrame) -> pd.DataFrame:
 
 
 def _dimension_frame(dims: pd.DataFrame) -> pd.DataFrame:
-    from ._stats import wilson_interval
+    from .._stats import wilson_interval
 
     frame = dims.copy()
     for column in ("record_id", "n", "passes", "fails", "errors", "abstains"):
@@ -887,31 +514,3 @@ def _dimension_frame(dims: pd.DataFrame) -> pd.DataFrame:
         low[sel], high[sel] = lo, hi
     frame["ci_low"], frame["ci_high"] = low, high
     return frame.drop(columns=["confidence"]).reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------- format
-def format_history(df: pd.DataFrame) -> str:
-    """Plain-text table of :func:`read_history` (one line per record) for ``scorekit history``."""
-    if df is None or len(df) == 0:
-        return "no records"
-    headers = ["id", "created_at", "label", "agent", "decision", "measured", "comparison", "baseline",
-               "eligible", "suite", "policy"]
-    rows = []
-    for rid, r in df.iterrows():
-        created = r["created_at"]
-        created = created.strftime("%Y-%m-%d %H:%M:%S") if hasattr(created, "strftime") else str(created)
-        agent = " ".join(str(x) for x in (r["agent_name"], r["agent_version"]) if x is not None and x == x) or "—"
-        baseline = r["baseline_id"]
-        rows.append([
-            str(rid), created, "—" if r["label"] is None or r["label"] != r["label"] else str(r["label"]), agent,
-            str(r["decision"]), str(r["measured_decision"]), str(r["comparison_status"]),
-            "—" if baseline is None or pd.isna(baseline) else str(int(baseline)),
-            "yes" if r["eligible"] else "no",
-            str(r["suite_hash"] or "—")[:12], str(r["policy_hash"] or "—")[:12],
-        ])
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i == 0 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(row) for row in rows)])

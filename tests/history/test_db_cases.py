@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_history_concurrency import KILLED, WRITER, _spawn
+from test_db_concurrency import KILLED, WRITER, _spawn
 
 import scorekit as sk
 from scorekit import history
 from scorekit._counts import count_cases
 from scorekit.history import compare, read_history, record, with_comparison
 
-FIXTURE = Path(__file__).parent / "data" / "history" / "v1.sqlite"
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "history" / "v1.sqlite"
 DIM = "task_completion"
 
 
@@ -204,7 +204,7 @@ def test_a_failed_write_leaves_the_old_schema(old_db, monkeypatch):
     def broken(*_args):
         raise sqlite3.OperationalError("disk I/O error (simulated)")
 
-    monkeypatch.setattr(history, "_insert_cases", broken)
+    monkeypatch.setattr(history._db, "_insert_cases", broken)
     with pytest.raises(sk.HistoryError, match="simulated"):
         record(_card(), old_db, label="lost")
     version, tables, columns = _schema(old_db)

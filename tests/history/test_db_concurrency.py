@@ -21,7 +21,7 @@ import pytest
 import scorekit as sk
 from scorekit.history import compare, read_history, record
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WRITERS, RECORDS_EACH = 6, 20
 
 # A child builds a small card, says "ready", waits for "go" on stdin (so every
@@ -54,14 +54,15 @@ KILLED = textwrap.dedent(
 
     rows = [{"id": "r0", "dimension": "task_completion", "case_id": "c0", "status": "PASS", "evaluator": "h"}]
     card = sk.evaluate(rows, agent_name="killed", agent_version="9")
-    original = history._insert_dimensions
+    from scorekit.history import _db
+    original = _db._insert_dimensions
 
     def stall(conn, record_id, dim_rows):
         original(conn, record_id, dim_rows)
         print("ready", record_id, flush=True)
         time.sleep(120)
 
-    history._insert_dimensions = stall
+    _db._insert_dimensions = stall  # record() looks it up in _db at call time
     history.record(card, sys.argv[1], label="killed")
     """
 )

@@ -1,0 +1,244 @@
+"""The comparison with a baseline in the history, and the decision step it implies (SPEC §8, §10).
+
+:func:`compare` finds the baseline (by label, or the latest comparable
+eligible record) and compares per dimension with the policy's
+``regression.method`` (:func:`scorekit._regression.regressions`);
+:func:`with_comparison` applies the result to the card's decision.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from .._decide import COMPARISON_REASON_PREFIX as _REASON_PREFIX
+from .._decide import COMPARISON_STATUSES, apply_comparison
+from .._policy import REGRESSION_METHODS, Regression
+from .._regression import regressions as _regressions
+from ._card import _case_counts, _confidence, _dimension_counts, _key
+from ._db import _connect, _fetch, _frame, _transaction
+from ._eligibility import _COMPARABLE_SQL, _ELIGIBLE_SQL, _why_not
+
+__all__ = ["COMPARISON_STATUSES", "compare", "with_comparison"]
+
+def _regression_of(card: Any, regression: Regression | Mapping[str, Any] | None) -> Regression:
+    if regression is None:
+        regression = (getattr(card, "policy", None) or {}).get("regression") or {}
+    if isinstance(regression, Regression):
+        return regression
+    if isinstance(regression, Mapping):
+        unknown = set(regression) - {"required", "baseline", "method", "max_drop"}
+        if unknown:
+            raise ValueError(f"regression has unknown keys: {', '.join(sorted(map(str, unknown)))}")
+        method = regression.get("method", "interval")
+        if method not in REGRESSION_METHODS:
+            raise ValueError(f"regression.method must be one of {', '.join(REGRESSION_METHODS)}; got {method!r}")
+        return Regression(
+            required=bool(regression.get("required", False)),
+            baseline=regression.get("baseline"),
+            method=method,
+            max_drop=float(regression.get("max_drop", 0.0)),
+        )
+    raise TypeError(f"regression must be a Regression, a mapping or None; got {type(regression).__name__}")
+
+def _summary(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A record as the ``baseline`` entry of a comparison."""
+    return {
+        "id": int(row["id"]),
+        "label": row["label"],
+        "agent": {"name": row["agent_name"], "version": row["agent_version"]},
+        "created_at": row["created_at"],
+        "decision": row["decision"],
+        "measured_decision": row["measured_decision"],
+        "comparison_status": row["comparison_status"],
+        "hashes": {"suite": row["suite_hash"], "policy": row["policy_hash"], "results": row["results_hash"]},
+        "judges": json.loads(row["judges"]),
+        "scoring_version": row["scoring_version"],
+    }
+
+# --------------------------------------------------------------------------- compare
+def compare(
+    card: Any,
+    db: str | os.PathLike[str] | None,
+    *,
+    baseline_label: str | None = None,
+    regression: Regression | Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Compare a scorecard with its baseline in the history ``db`` (SPEC §10).
+
+    Reads only; nothing is written (see :func:`record`). Call it before
+    recording the card, so the card is not its own baseline.
+
+    Parameters
+    ----------
+    card : Scorecard
+        The candidate (its hashes, judges, agent identity and dimension counts).
+    db : path or None
+        The history database. ``None``: no history was given, so there is no
+        baseline (``not_requested``, or ``missing`` when the comparison is
+        required). A path that does not exist yet is an empty history.
+    baseline_label : str, optional
+        Compare with the latest record carrying this label, which must itself be
+        comparable and eligible (else ``incompatible``). Defaults to the
+        policy's ``regression.baseline``; when both are unset, the latest
+        comparable eligible record is the baseline.
+    regression : Regression or mapping, optional
+        ``required``, ``method``, ``max_drop`` (and ``baseline``); defaults to the
+        card's policy ``regression`` section.
+
+    Returns
+    -------
+    dict
+        ``status`` (one of :data:`COMPARISON_STATUSES`), ``required`` (bool),
+        ``baseline`` (summary of the baseline record: ``id``, ``label``,
+        ``agent``, ``created_at``, ``decision``, ``measured_decision``,
+        ``comparison_status``, ``hashes``, ``judges``, ``scoring_version``; or
+        ``None``), ``regressions`` (one entry per compared dimension, see
+        :func:`scorekit._regression.regressions`), ``method``, ``max_drop``,
+        ``baseline_label`` (the label asked for, or ``None``), ``rescored_from``
+        (id of the recorded run whose output this card re-scores, or ``None``)
+        and ``detail`` (one line saying why the status is what it is).
+
+    Raises
+    ------
+    HistoryError
+        The database is corrupt, foreign or of a newer schema.
+    """
+    reg = _regression_of(card, regression)
+    label = baseline_label if baseline_label is not None else reg.baseline
+    out: dict[str, Any] = {
+        "status": "not_requested",
+        "required": bool(reg.required),
+        "baseline": None,
+        "regressions": [],
+        "method": reg.method,
+        "max_drop": float(reg.max_drop),
+        "baseline_label": label,
+        "rescored_from": None,
+        "detail": "no history database given",
+    }
+    if db is None:
+        if reg.required:
+            out["status"] = "missing"
+            out["detail"] = "comparison required but no history database given"
+        return out
+    key = _key(card)
+    agent = getattr(card, "agent", None) or {}
+    name, version = agent.get("name"), agent.get("version")
+    results_hash = (card.hashes or {}).get("results")
+    with _connect(db, create=False) as conn, (
+        contextlib.nullcontext() if conn is None else _transaction(conn, "DEFERRED")
+    ):
+        baseline_row: dict[str, Any] | None = None
+        baseline_dims: Any = None
+        baseline_cases: Any = None
+        rescored: dict[str, Any] | None = None
+        if conn is None:
+            status, detail = "missing", "the history database does not exist yet: no baseline"
+            if label is not None:
+                status, detail = "incompatible", f"no record labelled {label!r} (empty history)"
+        elif None in key[:2]:
+            status, detail = "unusable", "the scorecard has no suite or policy hash"
+        else:
+            if label is not None:
+                row = _fetch(conn, "SELECT * FROM records WHERE label = ? ORDER BY id DESC LIMIT 1", (label,))
+                if row is None:
+                    status, detail = "incompatible", f"no record labelled {label!r}"
+                else:
+                    why = _why_not(row, key)
+                    if why:
+                        status, detail = "incompatible", f"record {row['id']} labelled {label!r}: " + "; ".join(why)
+                    else:
+                        baseline_row = row
+            else:
+                baseline_row = _fetch(
+                    conn,
+                    f"SELECT * FROM records WHERE {_COMPARABLE_SQL} AND {_ELIGIBLE_SQL} ORDER BY id DESC LIMIT 1",
+                    key,
+                )
+                if baseline_row is None:
+                    status, detail = "missing", "no comparable eligible baseline in the history"
+            if baseline_row is not None:
+                baseline_dims = _frame(
+                    conn,
+                    "SELECT dimension, n, passes, fails, in_scope FROM dimensions WHERE record_id = ?",
+                    (int(baseline_row["id"]),),
+                ).set_index("dimension")
+                if baseline_row.get("has_case_counts"):  # absent or 0: recorded without them
+                    baseline_cases = _frame(
+                        conn,
+                        "SELECT dimension, case_id, passes, n FROM cases WHERE record_id = ? "
+                        "ORDER BY dimension, case_id",
+                        (int(baseline_row["id"]),),
+                    )
+            if results_hash is not None:
+                rescored = _fetch(
+                    conn,
+                    "SELECT id, agent_name, agent_version FROM records WHERE results_hash = ? "
+                    "AND (agent_name IS NOT ? OR agent_version IS NOT ?) ORDER BY id DESC LIMIT 1",
+                    (results_hash, name, version),
+                )
+    if baseline_row is not None:
+        out["baseline"] = _summary(baseline_row)
+        cand = _dimension_counts(card)
+        base = baseline_dims
+        names = sorted(set(cand.index[cand["in_scope"]]) | set(base.index[base["in_scope"].astype(bool)]))
+        # The candidate's cases: what `paired` compares, and the shared-case count of every method.
+        cand_cases = _case_counts(card) if baseline_cases is not None or reg.method == "paired" else None
+        entries = _regressions(
+            base.reindex(names), cand.reindex(names), reg.method, reg.max_drop, _confidence(card),
+            baseline_cases=baseline_cases, candidate_cases=cand_cases,
+        ) if names else []
+        out["regressions"] = entries
+        regressed = [e["dimension"] for e in entries if e["regressed"]]
+        undefined = [e for e in entries if e["status"] == "undefined"]
+        if regressed:
+            status = "regressed"
+            detail = f"regressed against record {baseline_row['id']} ({reg.method}): " + ", ".join(regressed)
+        elif not entries:
+            status, detail = "unusable", f"no dimension in scope to compare with record {baseline_row['id']}"
+        elif reg.method == "paired" and baseline_cases is None:
+            status = "unusable"
+            detail = (
+                f"the paired method compares case by case, but baseline record {baseline_row['id']} has no "
+                "per-case counts (recorded before the history stored them)"
+            )
+        elif undefined:
+            status = "unusable"
+            detail = "cannot compare " + "; ".join(
+                f"{e['dimension']} ({e['rule'].removeprefix('not compared: ')})" for e in undefined
+            )
+        else:
+            status = "passed"
+            detail = f"no regression against record {baseline_row['id']} ({reg.method})"
+    if rescored is not None:
+        out["rescored_from"] = int(rescored["id"])
+        if status != "regressed":
+            status = "unusable"
+            detail = (
+                f"re-scored old output: results hash equals record {rescored['id']} "
+                f"(agent {rescored['agent_name']} {rescored['agent_version']}), not a new run of "
+                f"agent {name} {version}"
+            )
+    out["status"] = status
+    out["detail"] = detail
+    return out
+
+
+# --------------------------------------------------------------------------- decision step
+def with_comparison(card: Any, comparison: Mapping[str, Any]) -> Any:
+    """A copy of ``card`` with ``comparison`` and the decision it implies.
+
+    Starts from ``card.measured_decision`` (the decision before the comparison
+    step) and replaces any earlier comparison reason, so it is correct both for
+    a card decided without a comparison and for one decided with a placeholder.
+    """
+    decision, reasons = apply_comparison(
+        card.measured_decision, card.measured_decision, comparison, bool(comparison.get("required", False))
+    )
+    kept = [r for r in card.decision_reasons if not r.startswith(_REASON_PREFIX)]
+    return dataclasses.replace(card, comparison=dict(comparison), decision=decision, decision_reasons=kept + reasons)
