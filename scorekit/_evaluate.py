@@ -193,6 +193,7 @@ def evaluate(
         "pass_score": pol.judges.pass_score,
         "partial": pol.partial if isinstance(pol.partial, str) else dict(pol.partial),
         "agent": agent,
+        "tool_contracts": dict(pol.tool_contracts.schemas) if pol.tool_contracts is not None else None,
     }
     strict = pol.strict
     data = ingest(src, ctx_args, limit=limit, strict=strict)

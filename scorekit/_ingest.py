@@ -156,6 +156,10 @@ def _ingest_items(
             row_problems = error if isinstance(error, list) else [("row", error)]
         ident = value if isinstance(value, dict) else {}
         if row is not None:
+            if ctx.tool_contracts and "tool_schemas" not in row and row.get("dimension") == "tool_call":
+                # The policy's tool_contracts: an answer key of the row (its definition, the suite hash).
+                row = {**row, "tool_schemas": ctx.tool_contracts}
+                raw = None  # the line's text no longer is the row's definition
             named = row.get("agent")
             agents[named] = agents.get(named, 0) + 1
             if agent is not None and named != agent:

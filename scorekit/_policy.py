@@ -25,6 +25,7 @@ a YAML file is read.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -50,7 +51,7 @@ from ._constraints import (
     is_integer,
 )
 from ._constraints import show_value as _show
-from ._errors import InvalidParameterError, PolicyError, StrictJSONError
+from ._errors import InputError, InvalidParameterError, PolicyError, StrictJSONError
 from ._io import decode_utf8, loads_strict, read_input_bytes
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "PassKThreshold",
     "Policy",
     "Regression",
+    "ToolContracts",
     "load_policy",
 ]
 
@@ -172,6 +174,23 @@ class Regression:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolContracts:
+    """The policy's ``tool_contracts``: the path as written and the tool name → JSON Schema read from it."""
+
+    path: str
+    schemas: Mapping[str, Any] = field(default_factory=_frozen_map)
+
+    def __hash__(self) -> int:
+        return hash((self.path, json.dumps(dict(self.schemas), sort_keys=True, default=str)))
+
+
+def _policy(keys: dict[str, Any]) -> Policy:
+    if isinstance(keys.get("tool_contracts"), str):  # read by load_policy, which knows the policy file
+        keys = {**keys, "tool_contracts": ToolContracts(keys["tool_contracts"])}
+    return Policy(**keys)
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """A validated, normalised policy (SPEC §7). Build it with :func:`load_policy`.
 
@@ -190,6 +209,12 @@ class Policy:
     partial : "fail", "abstain" or mapping {"min": float}
         How a row's ``score`` strictly between 0 and 1 counts (SPEC §7): FAIL,
         ABSTAIN, or PASS at ``score >= min``.
+    tool_contracts : ToolContracts or None
+        The ``tool_contracts`` key (SPEC §15): its path as written (OpenAI / Anthropic /
+        MCP tool definitions, relative to the policy file's folder) and the contracts
+        read from it, given to every ``tool_call`` row that has no ``tool_schemas``.
+        The path is recorded in :meth:`to_dict` when set; it is not in the policy hash
+        (the contracts are answer keys: they enter the suite hash on the rows).
     """
 
     purpose: str = "release"
@@ -200,6 +225,7 @@ class Policy:
     regression: Regression = field(default_factory=Regression)
     budgets: Mapping[str, float] = field(default_factory=_frozen_map)
     partial: str | Mapping[str, float] = "fail"
+    tool_contracts: ToolContracts | None = None
 
     def __hash__(self) -> int:  # the mappings are read-only views: hash their content
         return hash(json.dumps(self.to_dict(), sort_keys=True))
@@ -215,7 +241,7 @@ class Policy:
 
         Keys are sorted at every level, so equal policies give equal JSON.
         """
-        return {
+        out = {
             "budgets": {name: self.budgets[name] for name in sorted(self.budgets)},
             "confidence": self.confidence,
             "gate": self.gate.to_dict(),
@@ -225,6 +251,9 @@ class Policy:
             "purpose": self.purpose,
             "regression": self.regression.to_dict(),
         }
+        if self.tool_contracts is not None:  # absent unless set: existing policies keep their form and hash
+            out["tool_contracts"] = self.tool_contracts.path
+        return out
 
     def hash_payload(self) -> dict[str, Any]:
         """:meth:`to_dict` without the ``regression`` section (what the policy hash covers).
@@ -234,6 +263,7 @@ class Policy:
         """
         payload = self.to_dict()
         del payload["regression"]
+        payload.pop("tool_contracts", None)  # the contracts themselves enter the suite hash, on the rows
         return payload
 
     def replace(self, **changes: Any) -> Policy:
@@ -263,9 +293,14 @@ class Policy:
         scorekit._errors.PolicyError: confidence: must be a finite number in (0, 1); got 1.5
         """
         document = self.to_dict()
+        # Contracts already read stay as read (their path is relative to the policy file they came from).
+        kept = self.tool_contracts if "tool_contracts" not in changes else None
+        if kept is not None:
+            document.pop("tool_contracts", None)
         for name, value in changes.items():
             document[name] = value.to_dict() if isinstance(value, (Gate, Judges, Regression)) else value
-        return load_policy(document)
+        result = load_policy(document)
+        return result if kept is None else dataclasses.replace(result, tool_contracts=kept)
 
     def threshold_for(self, dimension: str) -> float | None:
         """The pass-rate threshold of ``dimension``.
@@ -366,10 +401,11 @@ POLICY_CONSTRAINTS = Section(
             Section({"min": Interval(0, 1, closed="right")}, build=_frozen_map),
             what="fail, abstain or {min: <number in (0, 1]>}",
         ),
+        "tool_contracts": Optional(Text(what="the path of a tool definitions file")),
     },
     subject="the policy",
     what="a mapping of keys to values",
-    build=lambda keys: Policy(**keys),
+    build=_policy,
 )
 
 
@@ -503,6 +539,7 @@ def load_policy(policy: Policy | Mapping[str, Any] | str | os.PathLike[str] | No
     scorekit._errors.PolicyError: purpose: must be one of release, exploratory, self_test; got 'prod'
     """
     name: str | None = None
+    given = policy if isinstance(policy, Policy) else None
     if isinstance(policy, Policy):
         # Re-validate: a Policy built by hand bypassed the checks (e.g. a
         # misspelt purpose would otherwise switch strict validation off).
@@ -521,8 +558,29 @@ def load_policy(policy: Policy | Mapping[str, Any] | str | os.PathLike[str] | No
             f"got {type(policy).__name__}"
         )
     try:
-        checked: Policy = check_document(document, POLICY_CONSTRAINTS)  # the Section builds a Policy
+        result: Policy = check_document(document, POLICY_CONSTRAINTS)
     except InvalidParameterError as exc:
         message = _one_line(str(exc))
         raise PolicyError(f"{name}: {message}" if name else message) from None
-    return checked
+    if result.tool_contracts is not None:
+        path = result.tool_contracts.path
+        if given is not None and given.tool_contracts is not None and given.tool_contracts.path == path:
+            contracts = given.tool_contracts  # already read, relative to the policy file it came from
+        else:
+            contracts = ToolContracts(path, _read_tool_contracts(path, name))
+        result = dataclasses.replace(result, tool_contracts=contracts)
+    return result
+
+
+def _read_tool_contracts(path: str, policy_name: str | None) -> Mapping[str, Any]:
+    """The ``tool_contracts`` file read (relative to the policy file's folder), or a PolicyError naming it."""
+    from .importers._tools import tool_contracts
+
+    target = Path(path)
+    if policy_name is not None and not target.is_absolute():
+        target = Path(policy_name).parent / target
+    try:
+        return _frozen_map(dict(tool_contracts(target)))
+    except InputError as exc:
+        prefix = f"{policy_name}: " if policy_name else ""
+        raise PolicyError(f"{prefix}tool_contracts: {_one_line(str(exc))}") from None

@@ -176,7 +176,9 @@ def test_policy_is_frozen():
 
 def test_dataclasses_hold_exactly_the_spec_keys():
     names = lambda cls: [f.name for f in dataclasses.fields(cls)]  # noqa: E731
-    assert names(Policy) == ["purpose", "confidence", "pass_k", "gate", "judges", "regression", "budgets", "partial"]
+    assert names(Policy) == [
+        "purpose", "confidence", "pass_k", "gate", "judges", "regression", "budgets", "partial", "tool_contracts",
+    ]
     assert names(Gate) == [
         "required_dimensions",
         "thresholds",
@@ -619,7 +621,8 @@ def test_budgets_list_where_mapping_expected():
 # --------------------------------------------------------------------------- unknown keys / shape
 def test_unknown_top_level_key_lists_expected_keys():
     assert error({"purpose": "release", "thresholds": {}}) == (
-        "thresholds: unknown key (expected one of: purpose, confidence, pass_k, gate, judges, regression, budgets, partial)"
+        "thresholds: unknown key (expected one of: purpose, confidence, pass_k, gate, judges, regression, budgets, "
+        "partial, tool_contracts)"
     )
 
 

@@ -74,6 +74,8 @@ class Context:
         and 1: ``"fail"``, ``"abstain"`` or ``{"min": x}`` (SPEC §7).
     agent : set by the engine when one agent of several is evaluated: rows
         naming another agent are left out before scoring.
+    tool_contracts : the policy's ``tool_contracts`` (tool name → JSON Schema), given
+        by the engine to every ``tool_call`` row without ``tool_schemas``; None without.
     """
 
     budgets: Mapping[str, float] = field(default_factory=dict)
@@ -85,6 +87,7 @@ class Context:
     definition: bytes | None = None
     partial: Any = "fail"
     agent: str | None = None
+    tool_contracts: Mapping[str, Any] | None = None
 
 
 Scorer = Callable[[Mapping[str, Any], Context], Outcome]

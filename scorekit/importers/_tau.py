@@ -1,0 +1,347 @@
+"""τ-bench and τ²-bench results in (SPEC §15, format ``tau``).
+
+Two shapes, told apart by content:
+
+* **τ-bench** (``sierra-research/tau-bench``) writes a JSON list of results, one per
+  (task, trial): ``{task_id, trial, reward, info, traj}``. It names no model: the agent
+  is the file name's stem.
+* **τ²-bench** (``sierra-research/tau2-bench``) writes one JSON object ``{timestamp,
+  info, tasks, simulations}`` (``Results`` in ``tau2/data_model/simulation.py``): each
+  simulation has ``task_id``, ``trial``, ``termination_reason`` and
+  ``reward_info.reward``; the agent is ``info.agent_info.llm``.
+
+Every result is one row of dimension ``tau_reward``: PASS when the reward is 1 within
+1e-6 (τ's own ``is_successful``), else FAIL ``reward_not_one`` — a partial reward is
+not partial credit, and a run cut off at the step or error limit scores 0 there and
+FAILs here. A τ² simulation ended by an infrastructure error is ERROR
+``infrastructure_error`` (τ² leaves those out of its metrics too); one without a
+reward is ERROR ``unscored``; a listed task with fewer simulations than
+``info.num_trials`` gets an ERROR ``not_run`` row per missing trial and makes the run
+partial. pass^k over the rows equals τ's own (mean over tasks of C(c, k)/C(n, k)).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .._errors import InputError
+from .._io import finite_float, read_bounded, read_json_strict
+from ._run import ImportedRun
+
+__all__ = ["DIMENSION", "FORMAT", "TOLERANCE", "detect", "pass_hat_k_by_task", "read"]
+
+FORMAT = "tau"
+DIMENSION = "tau_reward"
+#: A reward within this of 1 is a success (τ-bench's and τ²-bench's ``is_successful``).
+TOLERANCE = 1e-6
+_WHAT = "τ-bench results file"
+_HEAD = 1 << 16
+
+
+def detect(path: Path) -> bool:
+    """True when ``path`` is a τ-bench results list or a τ²-bench results object (by content)."""
+    try:
+        head = read_bounded(path, _HEAD, head=True)
+    except Exception:  # noqa: BLE001 - detection never raises: the file is simply not ours
+        return False
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text[:1] == b"[":
+        if b'"task_id"' not in head or b'"reward"' not in head:
+            return False
+    elif text[:1] == b"{":
+        if b'"simulations"' not in head and b'"agent_info"' not in head:
+            return False
+    else:
+        return False
+    try:
+        data = read_json_strict(path, _WHAT, InputError)
+    except InputError:
+        return False
+    return _shape(data) is not None
+
+
+def _shape(data: Any) -> str | None:
+    if isinstance(data, list):
+        first = next((x for x in data if isinstance(x, dict)), None)
+        if first is not None and "task_id" in first and "reward" in first:
+            return "tau"
+        return None
+    if isinstance(data, dict) and isinstance(data.get("simulations"), list) and isinstance(data.get("info"), dict):
+        return "tau2"
+    return None
+
+
+def read(path: Path) -> list[ImportedRun]:
+    """The one run of a τ-bench or τ²-bench results file.
+
+    Raises
+    ------
+    InputError
+        One line naming the file: unreadable, not strict JSON, not a τ results file,
+        no results in it, or a result without a task id.
+    """
+    path = Path(path)
+    data = read_json_strict(path, _WHAT, InputError)
+    shape = _shape(data)
+    if shape == "tau":
+        return [_tau1(data, path)]
+    if shape == "tau2":
+        return [_tau2(data, path)]
+    if data == [] or (isinstance(data, dict) and data.get("simulations") == []):
+        raise InputError(f"{path}: the {_WHAT} holds no results")
+    raise InputError(
+        f"{path}: not a τ-bench results file (expected a list of {{task_id, trial, reward}} "
+        "or a τ²-bench {info, tasks, simulations} object)"
+    )
+
+
+# --------------------------------------------------------------------------- shared
+def _task_key(value: Any, where: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or (isinstance(value, str) and not value.strip()):
+        raise InputError(f"{where}: task_id: expected a string or an integer, got {value!r}")
+    return str(value)
+
+
+def _reward_status(reward: Any) -> tuple[str, str | None, float | None]:
+    """(status, reason, reward as float) of one reward value."""
+    value = finite_float(reward)
+    if value is None:
+        return "ERROR", "invalid_reward", None
+    if abs(value - 1.0) <= TOLERANCE:
+        return "PASS", None, value
+    return "FAIL", "reward_not_one", value
+
+
+def _trials(raw: list[Any], keys: list[str], notes: list[str]) -> list[int]:
+    """Each result's trial: its own non-negative integer ``trial``, else its position among its task's results."""
+    seen: Counter[str] = Counter()
+    out: list[int] = []
+    numbered = 0
+    for trial, key in zip(raw, keys, strict=True):
+        if isinstance(trial, int) and not isinstance(trial, bool) and trial >= 0:
+            out.append(trial)
+        else:
+            out.append(seen[key])
+            numbered += 1
+        seen[key] += 1
+    if numbered:
+        notes.append(f"{numbered} result(s) state no usable trial number: numbered by their order within the task")
+    return out
+
+
+def pass_hat_k_by_task(success: dict[str, list[bool]], k: int) -> float | None:
+    """τ's pass^k: the mean over tasks of C(c, k) / C(n, k) (None when a task has fewer than k trials)."""
+    if not success or any(len(v) < k for v in success.values()):
+        return None
+    return sum(math.comb(sum(v), k) / math.comb(len(v), k) for v in success.values()) / len(success)
+
+
+def _headline(rewards: dict[str, list[float]], success: dict[str, list[bool]]) -> dict[str, Any]:
+    """The source's own headline numbers, computed its way: average reward and pass^k for k = 1..min trials."""
+    values = [r for v in rewards.values() for r in v]
+    metrics: dict[str, Any] = {"avg_reward": sum(values) / len(values) if values else None}
+    max_k = min((len(v) for v in success.values()), default=0)
+    for k in range(1, max_k + 1):
+        metrics[f"pass^{k}"] = pass_hat_k_by_task(success, k)
+    return metrics
+
+
+def _row(case: str, trial: int, agent: str, evaluator: str, status: str, reason: str | None) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": f"{case}/trial-{trial}",
+        "dimension": DIMENSION,
+        "case_id": case,
+        "trial": trial,
+        "status": status,
+        "evaluator": evaluator,
+        "agent": agent,
+        "run": trial,
+    }
+    if reason is not None:
+        row["reason"] = reason
+    return row
+
+
+def _frame(rows: list[dict[str, Any]]) -> Any:
+    import pandas as pd
+
+    return pd.DataFrame.from_records(rows)
+
+
+_COMMON_NOTES = [
+    f"dimension {DIMENSION}: PASS when the reward is 1 within {TOLERANCE:g} (τ's is_successful), "
+    "else FAIL reward_not_one; a partial reward is not partial credit",
+    "case_id = the task id; trial = the result's trial; run = the trial (each τ trial is one pass over the tasks)",
+    "a reward that is not a finite number is ERROR invalid_reward",
+]
+
+
+# --------------------------------------------------------------------------- τ-bench
+def _tau1(data: list[Any], path: Path) -> ImportedRun:
+    notes = list(_COMMON_NOTES)
+    agent = task = path.stem
+    notes.append(f"agent = {agent!r}, the file name's stem: τ-bench results name no model")
+    notes.append(f"task = {task!r}, the file name's stem: τ-bench results name no environment")
+    entries: list[dict[str, Any]] = []
+    for i, entry in enumerate(data):
+        if not isinstance(entry, dict):
+            raise InputError(f"{path}: result {i}: expected an object, got {type(entry).__name__}")
+        entries.append(entry)
+    keys = [_task_key(e.get("task_id"), f"{path}: result {i}") for i, e in enumerate(entries)]
+    trials = _trials([e.get("trial") for e in entries], keys, notes)
+    rows: list[dict[str, Any]] = []
+    rewards: dict[str, list[float]] = {}
+    success: dict[str, list[bool]] = {}
+    with_input = 0
+    for entry, case, trial in zip(entries, keys, trials, strict=True):
+        status, reason, value = _reward_status(entry.get("reward"))
+        row = _row(case, trial, agent, "tau-bench", status, reason)
+        info = entry.get("info")
+        if isinstance(info, dict) and isinstance(info.get("task"), dict):
+            row["input"] = info["task"]
+            with_input += 1
+        rows.append(row)
+        if value is not None:
+            rewards.setdefault(case, []).append(value)
+            success.setdefault(case, []).append(status == "PASS")
+    if with_input:
+        notes.append("input = info.task (user id, instruction, expected actions): the case definition "
+                     "(in the suite hash)")
+    notes.append("trajectories (traj) and the user simulator's cost (info.user_cost) are not carried")
+    counts = Counter(keys)
+    partial = len(set(counts.values())) > 1
+    if partial:
+        notes.append(
+            f"partial: tasks ran unequal numbers of trials (from {min(counts.values())} to {max(counts.values())})"
+        )
+    source = {
+        "format": FORMAT,
+        "files": [str(path)],
+        "status": None,
+        "samples_run": len(counts),
+        "epochs": max(counts.values()),
+        "dataset_size": None,
+        "limit": None,
+        "created": None,
+        "harness": "tau-bench",
+        "harness_version": None,
+        "metrics": _headline(rewards, success),
+        "notes": notes,
+    }
+    return ImportedRun(agent=agent, task=task, rows=_frame(rows), partial=partial, source=source)
+
+
+# --------------------------------------------------------------------------- τ²-bench
+def _dig(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
+    notes = list(_COMMON_NOTES)
+    info = data["info"]
+    agent = _text(_dig(info, "agent_info", "llm"))
+    if agent is None:
+        agent = path.stem
+        notes.append(f"agent = {agent!r}, the file name's stem: info.agent_info.llm is not set")
+    else:
+        notes.append("agent = info.agent_info.llm")
+    task = _text(_dig(info, "environment_info", "domain_name")) or path.stem
+    notes.append(f"task = {task!r} (info.environment_info.domain_name, else the file name's stem)")
+    tasks: dict[str, Any] = {}
+    raw_tasks = data.get("tasks")
+    for i, item in enumerate(raw_tasks if isinstance(raw_tasks, list) else []):
+        if isinstance(item, dict) and "id" in item:
+            tasks[_task_key(item["id"], f"{path}: tasks[{i}]")] = item
+    sims: list[dict[str, Any]] = []
+    for i, sim in enumerate(data["simulations"]):
+        if not isinstance(sim, dict):
+            raise InputError(f"{path}: simulations[{i}]: expected an object, got {type(sim).__name__}")
+        sims.append(sim)
+    if not sims:
+        raise InputError(f"{path}: the {_WHAT} holds no simulations")
+    keys = [_task_key(s.get("task_id"), f"{path}: simulations[{i}]") for i, s in enumerate(sims)]
+    trials = _trials([s.get("trial") for s in sims], keys, notes)
+    rows: list[dict[str, Any]] = []
+    rewards: dict[str, list[float]] = {}
+    success: dict[str, list[bool]] = {}
+    infra = unscored = 0
+    for sim, case, trial in zip(sims, keys, trials, strict=True):
+        status: str
+        reason: str | None
+        value: float | None
+        if sim.get("termination_reason") == "infrastructure_error":
+            status, reason, value = "ERROR", "infrastructure_error", None
+            infra += 1
+        elif not isinstance(sim.get("reward_info"), dict) or "reward" not in sim["reward_info"]:
+            status, reason, value = "ERROR", "unscored", None
+            unscored += 1
+        else:
+            status, reason, value = _reward_status(sim["reward_info"]["reward"])
+        row = _row(case, trial, agent, "tau2-bench", status, reason)
+        if case in tasks:
+            row["input"] = tasks[case]
+        cost = finite_float(sim.get("agent_cost"))
+        if cost is not None and cost >= 0:
+            row["cost_usd"] = cost
+        duration = finite_float(sim.get("duration"))
+        if duration is not None and duration >= 0:
+            row["latency_s"] = duration
+        rows.append(row)
+        if value is not None:
+            rewards.setdefault(case, []).append(value)
+            success.setdefault(case, []).append(status == "PASS")
+    notes.append("input = the task's definition from tasks (user scenario, evaluation criteria): in the suite hash")
+    notes.append("cost_usd = the simulation's agent_cost; latency_s = its duration; messages are not carried")
+    if infra:
+        notes.append(f"{infra} simulation(s) ended by an infrastructure error: ERROR infrastructure_error "
+                     "(τ² leaves them out of its metrics too)")
+    if unscored:
+        notes.append(f"{unscored} simulation(s) have no reward: ERROR unscored")
+    num_trials = info.get("num_trials")
+    epochs = num_trials if isinstance(num_trials, int) and not isinstance(num_trials, bool) and num_trials > 0 else None
+    partial = False
+    ran = Counter(keys)
+    if epochs is not None and tasks:
+        missing = 0
+        for case, definition in tasks.items():
+            present = {t for k, t in zip(keys, trials, strict=True) if k == case}
+            for trial in (t for t in range(epochs) if t not in present):  # missing evidence, never dropped
+                row = _row(case, trial, agent, "tau2-bench", "ERROR", "not_run")
+                row["input"] = definition
+                rows.append(row)
+                missing += 1
+        if missing:
+            partial = True
+            notes.append(f"partial: {missing} listed (task, trial) pair(s) of {len(tasks)} tasks × {epochs} trials "
+                         "have no simulation: ERROR not_run")
+    if len(set(ran.values())) > 1 and not partial:
+        partial = True
+        notes.append(f"partial: tasks ran unequal numbers of trials (from {min(ran.values())} to {max(ran.values())})")
+    metrics = _headline(rewards, success)
+    metrics["infra_error_count"] = infra
+    source = {
+        "format": FORMAT,
+        "files": [str(path)],
+        "status": None,
+        "samples_run": len(ran),
+        "epochs": epochs,
+        "dataset_size": len(tasks) or None,
+        "limit": None,
+        "created": _text(data.get("timestamp")),
+        "harness": "tau2-bench",
+        "harness_version": _text(info.get("git_commit")),
+        "metrics": metrics,
+        "notes": notes,
+    }
+    return ImportedRun(agent=agent, task=task, rows=_frame(rows), partial=partial, source=source)

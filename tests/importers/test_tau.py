@@ -1,0 +1,274 @@
+"""τ-bench / τ²-bench importer (SPEC §15 ``tau``): every mapping rule, on the shared file."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import scorekit as sk
+from scorekit.importers import FORMATS, _tau
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "tau"
+TAU = DATA / "gpt-4o-airline-10tasks.json"
+TAU2 = DATA / "tau2-airline-mini.json"
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _write(tmp_path: Path, data: Any, name: str = "results.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _one(path: Path) -> sk.importers.ImportedRun:
+    runs = _tau.read(path)
+    assert len(runs) == 1
+    return runs[0]
+
+
+def _status(run: Any, case: str, trial: int) -> tuple[str, Any]:
+    rows = run.rows
+    row = rows[(rows["case_id"] == case) & (rows["trial"] == trial)]
+    assert len(row) == 1
+    reason = row["reason"].iloc[0] if "reason" in rows.columns else None
+    return row["status"].iloc[0], (None if isinstance(reason, float) and math.isnan(reason) else reason)
+
+
+def _tau_pass_hat_k(results: list[dict[str, Any]], k: int) -> float:
+    """τ-bench's own formula, from the file's JSON: mean over tasks of C(c, k) / C(n, k)."""
+    by_task: dict[Any, list[bool]] = {}
+    for r in results:
+        by_task.setdefault(r["task_id"], []).append(1 - 1e-6 <= r["reward"] <= 1 + 1e-6)
+    return sum(math.comb(sum(v), k) / math.comb(len(v), k) for v in by_task.values()) / len(by_task)
+
+
+def test_tau_is_registered_format() -> None:
+    assert FORMATS["tau"] == "scorekit.importers._tau"
+    assert _tau.FORMAT == "tau"
+
+
+def test_tau_counts_equal_source() -> None:
+    source = _json(TAU)
+    run = _one(TAU)
+    rows = run.rows
+    assert len(rows) == len(source)
+    assert set(rows["dimension"]) == {"tau_reward"}
+    passes = sum(1 for r in source if abs(r["reward"] - 1) <= 1e-6)
+    assert (rows["status"] == "PASS").sum() == passes
+    assert (rows["status"] == "FAIL").sum() == len(source) - passes
+    assert run.source["samples_run"] == len({r["task_id"] for r in source})
+    assert run.source["epochs"] == max(r["trial"] for r in source) + 1
+
+
+def test_tau_pass_k_equals_tau_bench_formula() -> None:
+    source = _json(TAU)
+    run = _one(TAU)
+    card = sk.evaluate(run.rows, policy={"pass_k": [1, 2, 3, 4], "gate": {"thresholds": {"tau_reward": 0.1}}})
+    dim = next(d for d in card.to_dict()["dimensions"] if d["name"] == "tau_reward")
+    for k in (1, 2, 3, 4):
+        expected = _tau_pass_hat_k(source, k)
+        assert dim["pass_k"][str(k)] == pytest.approx(expected, abs=1e-12)
+        assert run.source["metrics"][f"pass^{k}"] == pytest.approx(expected, abs=1e-12)
+    assert dim["rate"] == pytest.approx(_tau_pass_hat_k(source, 1))
+
+
+def test_tau_reward_one_within_tolerance_is_pass(tmp_path: Path) -> None:
+    rewards = [1.0, 1 - 5e-7, 1 + 5e-7, 1 - 2e-6, 0.999, 0.5, 0.0, 1]
+    data = [{"task_id": i, "trial": 0, "reward": r, "info": {}, "traj": []} for i, r in enumerate(rewards)]
+    run = _one(_write(tmp_path, data))
+    statuses = [_status(run, str(i), 0)[0] for i in range(len(rewards))]
+    assert statuses == ["PASS", "PASS", "PASS", "FAIL", "FAIL", "FAIL", "FAIL", "PASS"]
+    assert _status(run, "5", 0)[1] == "reward_not_one"
+
+
+def test_tau_cut_off_run_scores_zero_and_fails(tmp_path: Path) -> None:
+    """A run stopped at the step or error limit carries reward 0 in τ-bench: FAIL here, not ERROR."""
+    source = _json(TAU)
+    cut = next(r for r in source if r["reward"] == 0.0)
+    run = _one(_write(tmp_path, [cut]))
+    assert _status(run, str(cut["task_id"]), cut["trial"]) == ("FAIL", "reward_not_one")
+
+
+def test_tau_agent_from_file_stem() -> None:
+    run = _one(TAU)
+    assert run.agent == "gpt-4o-airline-10tasks"
+    assert set(run.rows["agent"]) == {"gpt-4o-airline-10tasks"}
+    assert any("file name's stem" in note for note in run.notes)
+
+
+def test_tau_case_is_task_and_trial_is_trial_and_run() -> None:
+    source = _json(TAU)
+    run = _one(TAU)
+    got = sorted(zip(run.rows["case_id"], run.rows["trial"], run.rows["run"], strict=True))
+    assert got == sorted((str(r["task_id"]), r["trial"], r["trial"]) for r in source)
+
+
+def test_tau_task_definition_is_case_input() -> None:
+    source = _json(TAU)
+    run = _one(TAU)
+    first = run.rows.iloc[0]
+    assert first["input"] == source[0]["info"]["task"]
+
+
+def test_tau_rows_pass_validation() -> None:
+    rows = sk.read_rows(_one(TAU).rows)
+    assert len(rows) == 40
+
+
+def test_tau_every_mapping_decision_noted() -> None:
+    notes = " ".join(_one(TAU).notes)
+    for word in ("tau_reward", "1e-06", "case_id = the task id", "agent =", "traj"):
+        assert word in notes
+
+
+def test_tau_unequal_trials_is_partial(tmp_path: Path) -> None:
+    source = _json(TAU)
+    short = [r for r in source if not (r["task_id"] == 3 and r["trial"] == 3)]
+    run = _one(_write(tmp_path, short))
+    assert run.partial is True
+    assert any(note.startswith("partial:") for note in run.notes)
+    assert _one(TAU).partial is False
+
+
+def test_tau_no_results_is_input_error(tmp_path: Path) -> None:
+    with pytest.raises(sk.InputError, match="holds no results"):
+        _tau.read(_write(tmp_path, []))
+
+
+def test_tau_nan_reward_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "nan.json"
+    path.write_text('[{"task_id": 0, "trial": 0, "reward": NaN, "info": {}, "traj": []}]', encoding="utf-8")
+    with pytest.raises(sk.InputError) as err:
+        _tau.read(path)
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_tau_result_without_task_id_is_input_error(tmp_path: Path) -> None:
+    with pytest.raises(sk.InputError, match="task_id"):
+        _tau.read(_write(tmp_path, [{"task_id": 0, "reward": 1.0}, {"task_id": None, "reward": 1.0}]))
+
+
+def test_tau_non_number_reward_is_error(tmp_path: Path) -> None:
+    data = [{"task_id": 0, "trial": 0, "reward": "1"}, {"task_id": 1, "trial": 0, "reward": True}]
+    run = _one(_write(tmp_path, data))
+    assert _status(run, "0", 0) == ("ERROR", "invalid_reward")
+    assert _status(run, "1", 0) == ("ERROR", "invalid_reward")
+
+
+def test_tau_detect_by_content_not_name(tmp_path: Path) -> None:
+    renamed = tmp_path / "results.txt"
+    shutil.copy(TAU, renamed)
+    assert _tau.detect(renamed) and _tau.detect(TAU2)
+    rows = tmp_path / "tau.json"
+    rows.write_text('{"id": "r1", "dimension": "pii", "agent_output": "x"}\n', encoding="utf-8")
+    assert not _tau.detect(rows)
+    assert not _tau.detect(tmp_path)  # a directory is not a τ results file
+
+
+# --------------------------------------------------------------------------- τ²-bench
+def test_tau2_agent_from_agent_info_llm() -> None:
+    run = _one(TAU2)
+    assert run.agent == _json(TAU2)["info"]["agent_info"]["llm"] == "claude-sonnet-4-5"
+    assert run.task == "airline"
+    assert run.source["harness"] == "tau2-bench"
+    assert run.source["dataset_size"] == 2 and run.source["epochs"] == 2
+
+
+def test_tau2_agent_without_llm_is_file_stem(tmp_path: Path) -> None:
+    data = _json(TAU2)
+    data["info"]["agent_info"]["llm"] = None
+    assert _one(_write(tmp_path, data, "my-agent.json")).agent == "my-agent"
+
+
+def test_tau2_infrastructure_error_is_error() -> None:
+    run = _one(TAU2)
+    assert _status(run, "1", 0) == ("ERROR", "infrastructure_error")
+    assert run.source["metrics"]["infra_error_count"] == 1
+
+
+def test_tau2_counts_and_pass_k_equal_tau2_metrics() -> None:
+    """τ² leaves infrastructure errors out of its metrics; scorekit's ERROR rows are outside the denominators."""
+    data = _json(TAU2)
+    evaluated = [s for s in data["simulations"] if s["termination_reason"] != "infrastructure_error"]
+    results = [{"task_id": s["task_id"], "reward": s["reward_info"]["reward"]} for s in evaluated]
+    run = _one(TAU2)
+    card = sk.evaluate(run.rows, policy={"purpose": "exploratory"})
+    dim = next(d for d in card.to_dict()["dimensions"] if d["name"] == "tau_reward")
+    assert (dim["passes"], dim["fails"], dim["errors"]) == (2, 1, 1)
+    assert dim["pass_k"]["1"] == pytest.approx(_tau_pass_hat_k(results, 1))
+    assert run.source["metrics"]["pass^1"] == pytest.approx(_tau_pass_hat_k(results, 1))
+
+
+def test_tau2_reward_within_tolerance_is_pass() -> None:
+    assert _status(_one(TAU2), "1", 1) == ("PASS", None)
+
+
+def test_tau2_cost_and_duration_carried() -> None:
+    rows = _one(TAU2).rows
+    row = rows[(rows["case_id"] == "0") & (rows["trial"] == 0)].iloc[0]
+    assert row["cost_usd"] == 0.0412 and row["latency_s"] == 32.1
+
+
+def test_tau2_unscored_simulation_is_error(tmp_path: Path) -> None:
+    data = _json(TAU2)
+    data["simulations"][1]["reward_info"] = None
+    assert _status(_one(_write(tmp_path, data)), "0", 1) == ("ERROR", "unscored")
+
+
+def test_tau2_missing_simulation_is_error_not_run_and_partial(tmp_path: Path) -> None:
+    data = _json(TAU2)
+    del data["simulations"][1]  # task 0, trial 1 never ran
+    run = _one(_write(tmp_path, data))
+    assert run.partial is True
+    assert _status(run, "0", 1) == ("ERROR", "not_run")
+    assert len(run.rows) == 4
+    assert _one(TAU2).partial is False
+
+
+def test_tau2_no_simulations_is_input_error(tmp_path: Path) -> None:
+    data = _json(TAU2)
+    data["simulations"] = []
+    with pytest.raises(sk.InputError, match="no results|no simulations"):
+        _tau.read(_write(tmp_path, data))
+
+
+def test_tau2_rows_pass_validation() -> None:
+    assert len(sk.read_rows(_one(TAU2).rows)) == 4
+
+
+# --------------------------------------------------------------------------- property
+_REWARDS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(-3, 3),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=3),
+    st.sampled_from([1.0, 1, 1 - 1e-7, 1 + 1e-7, 0.9999989, 1.0000011]),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rewards=st.lists(_REWARDS, min_size=1, max_size=6), tau2=st.booleans())
+def test_tau_never_pass_unless_reward_one(tmp_path: Path, rewards: list[Any], tau2: bool) -> None:
+    if tau2:
+        data: Any = {"info": {"num_trials": 1, "agent_info": {"llm": "m"}}, "tasks": [],
+                     "simulations": [{"task_id": str(i), "trial": 0, "termination_reason": "user_stop",
+                                      "reward_info": {"reward": r}} for i, r in enumerate(rewards)]}
+    else:
+        data = [{"task_id": i, "trial": 0, "reward": r} for i, r in enumerate(rewards)]
+    run = _one(_write(tmp_path, data))
+    for i, reward in enumerate(rewards):
+        status, _ = _status(run, str(i), 0)
+        is_one = (isinstance(reward, (int, float)) and not isinstance(reward, bool)
+                  and abs(reward - 1) <= 1e-6)
+        assert (status == "PASS") == is_one
