@@ -73,14 +73,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.junit:
         written["junit"] = _write_junit(reports.sections, args.junit)
     print(run_text(reports.sections))
-    for path in written.values():
-        print(f"wrote {_t(path)}")
     if args.gate:
         from ._ci import append_step_summary, gate_annotations
 
         append_step_summary(reports.sections)
         for line in gate_annotations(reports.sections):
             print(line)
+    for path in written.values():
+        print(f"wrote {_t(path)}")
     if args.gate and not card.overall_pass:
         print(f"gate: not passed (decision {card.decision})", file=sys.stderr)
         return EXIT_NO

@@ -33,7 +33,7 @@ SEED_CARD = Path(__file__).parent / "release" / "data" / "seed_example_SCORECARD
 # What a hostile user writes (no slash or NUL: it is also used as a file name).
 X = "x\n::error::FORGED\r::add-mask::FORGED\x1b]8;;mailto:e.invalid\x1b\\\u202e##[error]FORGED\n  ::stop-commands::FORGED"
 FORBIDDEN_CHARS = ("\x1b", "\r", "\u202e", "\u2066", "\u200f")
-ANNOTATING = {"gate", "refresh-check"}
+ANNOTATING = {"gate", "refresh-check", "run"}  # run: only with --gate (SPEC §17)
 
 
 def _rows() -> list[dict]:
@@ -155,7 +155,7 @@ def test_no_output_line_is_a_workflow_command_scorekit_did_not_write(outputs):
             stripped = line.lstrip()
             if stripped.startswith("::"):
                 assert args[0] in ANNOTATING, (args[0], line)
-                assert re.match(r"::(error|warning)::", stripped), (args[0], line)
+                assert re.match(r"::(error|warning)( title=[^:\n]*)?::", stripped), (args[0], line)
                 assert not re.match(r"::[a-z-]+::FORGED", stripped), (args[0], line)
             assert "##[" not in line, (args[0], line)
 

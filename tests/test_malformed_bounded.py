@@ -161,5 +161,9 @@ def test_forged_commands_in_rows_are_printed_inert(runs):
     for case, proc in runs:
         if "forged_commands.jsonl" in case.args:
             for line in (proc.stdout + proc.stderr).split("\n"):
-                assert not line.lstrip().startswith("::") and "##[" not in line, (case.args, line)
+                # The one workflow command a gated run writes is its own, for a dimension that stops the
+                # release; the rows' forged commands never start a line.
+                own = line.startswith("::error title=scorekit gate%3A ") and "::FORGED" not in line.split("::", 2)[1]
+                assert own or not line.lstrip().startswith("::"), (case.args, line)
+                assert "##[" not in line, (case.args, line)
             assert "\x1b" not in proc.stdout + proc.stderr and "\u202e" not in proc.stdout + proc.stderr
