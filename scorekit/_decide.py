@@ -257,7 +257,7 @@ def decide(
         if policy.purpose == "self_test":
             why.append("self_test purpose")
         if mock_judges:
-            why.append("a mock judge took part")
+            why.append("a mock judge or evaluator took part")
         if mock_agent:
             why.append("the agent is a mock")
         return "SELF_TEST", "SELF_TEST", why

@@ -339,3 +339,13 @@ def test_a_comparison_that_is_not_required_changes_nothing():
     card = sk.evaluate(rows_for(5), policy=pol)
     for status in ("regressed", "missing", "incompatible", "unusable", "not_requested"):
         assert _decide(card, pol, comparison_status=status)[0] == "PASS"
+
+
+def test_a_mock_evaluator_is_named_as_such_in_the_self_test_reason():
+    import scorekit as sk
+
+    rows = [{"id": f"r{i}", "dimension": "helpfulness", "status": "PASS", "evaluator": "mockllm/model"}
+            for i in range(3)]
+    card = sk.evaluate(rows)
+    assert card.decision == "SELF_TEST"
+    assert any("mock judge or evaluator" in reason for reason in card.decision_reasons)

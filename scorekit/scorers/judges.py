@@ -28,7 +28,7 @@ REASONS = {
     "panel_incomplete": "a panel member's vote is missing, so the panel cannot establish PASS",
     "judge_invalid_value": "a vote has a value that is neither a PASS/FAIL verdict nor an integer score 1–5",
     "duplicate_judge": "a judge voted more than once, so the panel is invalid",
-    "mock_judge": "a mock judge took part: an evaluator demonstration (SELF_TEST), never a measurement",
+    "mock_judge": "a mock judge or evaluator took part: an evaluator demonstration (SELF_TEST), never a measurement",
     "missing_judge_votes": "a judged dimension with neither judge votes nor a pre-scored status",
     "missing_judge_criteria": "judge votes without judge_criteria: nothing states what the judges checked",
 }
