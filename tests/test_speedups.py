@@ -355,3 +355,25 @@ def test_scans_of_text_that_is_not_json_stay_inside_it():
     for broken in (b'{"input":"abc', b'{"input":"ab\\', b'{"in', b'{"a":{"b":"', b'{"input": [1, "x'):
         assert _speedups.definition_text(bytearray(broken), ("input".encode(),)) is None
         assert _speedups.duplicate_key(bytearray(broken)) in (0, -1)
+
+
+
+def test_type_stub_matches_the_c_module():
+    """scorekit/_speedups.pyi (what mypy checks the callers against) names exactly the C
+    module's functions, each with the parameters its C docstring gives, all positional-only
+    (METH_O / METH_FASTCALL take no keywords). (`python -m mypy.stubtest scorekit._speedups`
+    checks the same more slowly.)"""
+    import ast
+    import re
+    from pathlib import Path
+
+    stub = ast.parse((Path(_speedups.__file__).parent / "_speedups.pyi").read_text(encoding="utf-8"))
+    stubbed = {node.name: node.args for node in stub.body if isinstance(node, ast.FunctionDef)}
+    compiled = {name for name in dir(_speedups) if not name.startswith("_") and callable(getattr(_speedups, name))}
+    assert set(stubbed) == compiled
+    for name, args in stubbed.items():
+        assert not args.args and not args.kwonlyargs and args.vararg is None and args.kwarg is None, name
+        documented = re.match(rf"{name}\(([^)]*)\)", getattr(_speedups, name).__doc__)
+        assert documented, name
+        params = [p.split(":")[0].strip() for p in documented.group(1).split(",")]
+        assert [a.arg for a in args.posonlyargs] == params, name
