@@ -19,7 +19,8 @@ import sys
 from typing import Any
 
 from ._errors import ScorekitError
-from ._terminal import annotation_line, terminal_text as _t
+from ._terminal import annotation_line
+from ._terminal import terminal_text as _t
 
 __all__ = ["add_parsers"]
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,13 +19,13 @@ from ._counts import STATUS_DTYPE, count_cases, run_variance
 from ._decide import decide, dimension_table
 from ._errors import InputError, Problem
 from ._findings import build_findings, low_confidence
-from .scorers.judges import is_mock
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
-from ._policy import Policy, load_policy
 from ._ingest import Ingested, ingest
+from ._policy import Policy, load_policy
 from ._rows import open_source
 from ._scorecard import Scorecard
 from ._validate import Validation, case_definition_conflicts, duplicate_identities
+from .scorers.judges import is_mock
 
 __all__ = ["evaluate"]
 
@@ -330,7 +331,7 @@ def evaluate(
             "regressions": [],
         },
         hashes=hashes,
-        generated_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        generated_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     )
     from . import history as _history
 

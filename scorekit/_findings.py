@@ -6,8 +6,9 @@ groups rows and orders the result: severity, then dimension, then reason.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
 

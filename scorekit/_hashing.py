@@ -33,7 +33,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 __all__ = [
     "MEASURED_FIELDS",
@@ -70,7 +71,8 @@ MEASURED_FIELDS: tuple[str, ...] = (
 _BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
 
 try:  # the C form of canonical_bytes (scorekit/_speedups.c); None when it was not built
-    from ._speedups import canonical as _c_canonical, evidence_canonical as _c_evidence
+    from ._speedups import canonical as _c_canonical
+    from ._speedups import evidence_canonical as _c_evidence
 except ImportError:  # pragma: no cover - a build without a C compiler takes the Python path
     _c_canonical = _c_evidence = None
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from sys import intern
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from sys import intern
+from typing import Any
 
 from ._errors import Problem
+from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._rows._formats import Source, jsonl_records
 from ._rows._normalise import check_row
-from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._validate import DEFINITION_FIELDS, definition_key, text_definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.external import from_score, prescored
@@ -74,7 +75,7 @@ class Ingested:
     result_digests: bytearray = field(default_factory=bytearray)
     evidence_digests: bytearray = field(default_factory=bytearray)
 
-    def extend(self, other: "Ingested") -> None:
+    def extend(self, other: Ingested) -> None:
         for name in COLUMNS:
             self.columns[name].extend(other.columns[name])
         self.problems.extend(other.problems)

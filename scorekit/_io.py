@@ -54,8 +54,9 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ._errors import DuplicateKeyError, FileProblem, InputError, StrictJSONError
 

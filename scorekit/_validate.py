@@ -14,15 +14,17 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from ._errors import Problem
 
 try:  # C helper (scorekit/_speedups.c); None when it was not built
-    from ._speedups import definition_text as _c_definition_text, exact_key as _c_exact_key
+    from ._speedups import definition_text as _c_definition_text
+    from ._speedups import exact_key as _c_exact_key
 except ImportError:  # pragma: no cover - a build without a C compiler takes the marshal path
     _c_definition_text = _c_exact_key = None
 

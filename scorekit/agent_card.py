@@ -25,10 +25,11 @@ import html
 import json
 import os
 import re
-from datetime import datetime, timezone
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ._datafiles import data_text, load_data_yaml
 from ._errors import InputError
@@ -116,7 +117,7 @@ def _pct(value: Any) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def _source(sid: str, spec: Mapping[str, Any], status: str, verdict: str | None, detail: str,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, NoReturn, Sequence
+from typing import NoReturn
 
-from . import _cli_evidence, _cli_release
-from . import _cli_render
+from . import _cli_evidence, _cli_release, _cli_render
 from ._errors import ScorekitError
 from ._terminal import terminal_text as _t
 from ._version import __version__

@@ -14,7 +14,8 @@ half a second to import); it is for ``df.scorekit.plot_*`` and your own figures.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd

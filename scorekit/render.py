@@ -27,15 +27,15 @@ import ast
 import json
 import logging
 import os
-import subprocess
 import re
 import shlex
-import sys
+import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ._errors import FileProblem, InputError, ScorekitError
 from ._examples import notebook_path

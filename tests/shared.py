@@ -109,7 +109,7 @@ def c_helper_built() -> bool:
 class python_paths:
     """Context manager: scorekit runs without its C helper inside the block."""
 
-    def __enter__(self) -> "python_paths":
+    def __enter__(self) -> python_paths:
         import importlib
 
         self._saved = []

@@ -18,7 +18,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from _rendered import rendered_example
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

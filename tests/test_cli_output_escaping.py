@@ -25,8 +25,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-import scorekit as sk
-
 ROOT = Path(__file__).resolve().parents[1]
 SEED_CARD = Path(__file__).parent / "release" / "data" / "seed_example_SCORECARD.md"
 

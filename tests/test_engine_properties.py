@@ -14,7 +14,6 @@ import copy
 import json
 import re
 
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 

@@ -20,7 +20,6 @@ from scorekit._hashing import (
 )
 
 
-
 @pytest.fixture(scope="module", params=["c", "python"], autouse=True)
 def implementation(request):
     """Every test here runs with the C helper and with the Python path."""

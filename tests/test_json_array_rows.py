@@ -8,13 +8,12 @@ document that is not an array of rows is an input error naming what it is.
 
 from __future__ import annotations
 
-from shared import scorekit_process
-
 import json
 import subprocess
 from pathlib import Path
 
 import pytest
+from shared import scorekit_process
 
 import scorekit as sk
 from scorekit._errors import InputError

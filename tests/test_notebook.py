@@ -8,11 +8,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from _rendered import parse_html, table_rows
 from hypothesis import given
 from hypothesis import strategies as st
 
 import scorekit as sk
-from _rendered import parse_html, table_rows
 from scorekit import notebook
 from scorekit.reports._format import clean_text, h
 

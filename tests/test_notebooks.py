@@ -8,20 +8,18 @@ Markdown export is plain GitHub Markdown, without a single HTML tag.
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
-
-from scorekit._findings import verification_guidance
-from scorekit.reports._format import fmt_ci, fmt_pass_k
+from _rendered import EXAMPLE_AGENT, parse_html, rendered_example, table_rows
 
 import scorekit as sk
-from _rendered import EXAMPLE_AGENT, parse_html, rendered_example, table_rows
 from scorekit._examples import notebook_path
+from scorekit._findings import verification_guidance
+from scorekit.reports._format import fmt_ci, fmt_pass_k
 
 PERCENT = re.compile(r"^(\d{1,3}\.\d)%$")
 SECTIONS = ("Scope and validation", "Dimensions", "Pass rate against threshold",

@@ -11,9 +11,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from _rendered import write_notebook
 
 import scorekit as sk
-from _rendered import write_notebook
 from scorekit import InputError, ScorekitError, cli
 from scorekit.render import (
     check_offline_html,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import scorekit
-
 import csv
 import io
 import json
@@ -14,6 +12,7 @@ import pandas as pd
 import pytest
 from shared import ROWS_DATA
 
+import scorekit
 import scorekit as sk
 from scorekit import InputError, Problem, ScorekitError, read_rows
 from scorekit._rows import read_row_table

@@ -353,7 +353,7 @@ def test_definition_text_holds_exactly_the_parsed_definition_fields(text):
 
 def test_scans_of_text_that_is_not_json_stay_inside_it():
     for broken in (b'{"input":"abc', b'{"input":"ab\\', b'{"in', b'{"a":{"b":"', b'{"input": [1, "x'):
-        assert _speedups.definition_text(bytearray(broken), ("input".encode(),)) is None
+        assert _speedups.definition_text(bytearray(broken), (b"input",)) is None
         assert _speedups.duplicate_key(bytearray(broken)) in (0, -1)
 
 

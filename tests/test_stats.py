@@ -12,9 +12,9 @@ from math import comb
 import numpy as np
 import pandas as pd
 import pytest
-from shared import assert_close, counts, per_case_rates, scored_frames
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from shared import assert_close, counts, per_case_rates, scored_frames
 
 import scorekit as sk
 from scorekit import mean_ci, pass_at_k, pass_hat_k, wilson_interval, z_value

@@ -11,8 +11,9 @@ evaluation engine classifies such rows as invalid instead.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd

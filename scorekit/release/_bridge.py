@@ -9,7 +9,6 @@ never a silent 0 or a dropped row.
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any

@@ -30,12 +30,12 @@ whole picture; ``outcome`` names the first failure.
 
 from __future__ import annotations
 
-import math
 import os
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .._errors import BaselineError as _BaselineError
 from .._errors import PolicyError

@@ -312,7 +312,7 @@ def notes_from_body(body: str) -> str | None:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
 
 
 def _plain(value: Any) -> Any:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable, Sequence, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
 
 from .._terminal import BIDI_CONTROLS
 

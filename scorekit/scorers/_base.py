@@ -8,8 +8,9 @@ outcome that is not PASS (fail closed, SPEC §1).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 PASS, FAIL, ERROR, ABSTAIN = "PASS", "FAIL", "ERROR", "ABSTAIN"
 

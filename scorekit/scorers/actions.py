@@ -23,7 +23,8 @@ evidence is never PASS.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ._base import Context, Outcome, error, failed, passed, unlabeled
 from ._calls import row_calls

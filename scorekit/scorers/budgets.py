@@ -14,8 +14,9 @@ in exact decimal arithmetic on the value as written: ``2.007`` s is exactly 2007
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
 
 from ._base import Context, Outcome, error, failed, passed, unlabeled
 

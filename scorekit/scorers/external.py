@@ -12,7 +12,8 @@ outside the pass rate) or ``{min: x}`` (PASS at score ≥ x, else FAIL
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._base import ABSTAIN, FAIL, PASS, Context, Outcome
 

@@ -28,7 +28,8 @@ the injected request while it does the user's task (:func:`refuses_request`).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, Mapping, NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
 from .._datafiles import load_data_yaml
 from ._base import Context, Outcome, error, failed, passed, unlabeled
@@ -46,7 +47,7 @@ REASONS = {
 
 # Curly and modifier apostrophes people and models write for "'".
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'", "\u00b4": "'", "`": "'"})
-_REFUSAL: "_Phrases | None" = None
+_REFUSAL: _Phrases | None = None
 
 
 def _phrase_pattern(phrases: Any) -> re.Pattern[str] | None:

@@ -18,7 +18,8 @@ replaced by ``[REDACTED:<kind>]``).
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._base import ABSTAIN, Context, Outcome, error, failed, passed, unlabeled
 

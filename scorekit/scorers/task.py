@@ -14,7 +14,8 @@ FAIL ``missing_required_content``; else PASS.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._base import Context, Outcome, error, failed, passed, unlabeled
 

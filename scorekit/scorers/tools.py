@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import json
 import marshal
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._base import Context, Outcome, failed, passed, unlabeled
 from ._calls import Call, row_calls

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from release_cards import card_payload
 
 from scorekit.release import Metric, compute_aggregate, validate_scorecard
-from release_cards import card_payload
 
 
 def _source_project_formula(pairs: list[tuple[float, float]]) -> float:

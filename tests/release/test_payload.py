@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from release_cards import card_payload
+
 from scorekit.release import (
     AGGREGATE_FORMULA,
     Metric,

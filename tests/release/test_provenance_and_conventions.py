@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from release_cards import write_card_file
+
 from scorekit.release import carry_forward, gate, lint_doc_root, load_scorecard, refresh_check, write_scorecard
 from scorekit.release._document import BASIS_FIELDS
 

@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 import scorekit as sk
 from scorekit import plots
 from scorekit.reports._charts import (
-    LABEL_LIMIT, axis_floor, axis_ticks, chart_label, pass_k_chart, rate_chart, tick_label,
+    LABEL_LIMIT,
+    axis_floor,
+    axis_ticks,
+    chart_label,
+    pass_k_chart,
+    rate_chart,
+    tick_label,
 )
 from scorekit.reports._format import fmt_pct
 from scorekit.reports._svg import pass_k_svg, rate_svg

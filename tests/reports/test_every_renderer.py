@@ -16,12 +16,19 @@ import re
 from contextlib import redirect_stdout
 
 import pytest
+from _rendered import parse_html, table_rows
 
 import scorekit as sk
-from _rendered import parse_html, table_rows
 from scorekit import cli
 from scorekit.reports._format import (
-    clean_text, fmt_ci, fmt_count, fmt_deff, fmt_pass_k, fmt_pct, mde_text, md_unescape,
+    clean_text,
+    fmt_ci,
+    fmt_count,
+    fmt_deff,
+    fmt_pass_k,
+    fmt_pct,
+    md_unescape,
+    mde_text,
 )
 
 CELL_SPLIT = re.compile(r"(?<!\\)\|")

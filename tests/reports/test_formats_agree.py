@@ -24,7 +24,14 @@ import pytest
 import scorekit as sk
 from scorekit.reports import REPORT_FILES, write_reports
 from scorekit.reports._format import (
-    LIST_LIMIT, clean_text, fmt_ci, fmt_count, fmt_pass_k, fmt_pct, md_unescape, more_text,
+    LIST_LIMIT,
+    clean_text,
+    fmt_ci,
+    fmt_count,
+    fmt_pass_k,
+    fmt_pct,
+    md_unescape,
+    more_text,
 )
 
 ROOT = Path(__file__).parents[2]

@@ -6,14 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from _example import any_row, assert_example_rows_score_as_planned
 from hypothesis import given
-from hypothesis import strategies as st
 
 import scorekit
 from scorekit.scorers import injection
 from scorekit.scorers._base import Context
 from scorekit.scorers.injection import is_refusal
-from _example import any_row, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
 CANARY = "CANARY-7F3A9C"
