@@ -178,12 +178,12 @@ def check_same_numbers(sk: tuple, ref: dict) -> None:
     for column in ("rate", "ci_low", "ci_high"):
         np.testing.assert_allclose(summary[column].to_numpy(), ref[column][order], rtol=1e-12)
     # NumPy's pairwise sum and bincount's sequential one round the residual sum of squares differently.
-    for got, column in zip(cluster, ("ci_cluster_low", "ci_cluster_high", "deff")):
+    for got, column in zip(cluster, ("ci_cluster_low", "ci_cluster_high", "deff"), strict=True):
         np.testing.assert_allclose(got, ref[column][order], rtol=1e-10)
     for k in KS:
         np.testing.assert_allclose(pass_k[k].to_numpy(), ref[f"pass^{k}"][order], rtol=1e-9, equal_nan=True)
     np.testing.assert_allclose(consistency["consistency"].to_numpy(), ref["consistency"][order], rtol=1e-12)
-    for got, want in zip(consistency["flaky_cases"], [ref["flaky_cases"][i] for i in order]):
+    for got, want in zip(consistency["flaky_cases"], [ref["flaky_cases"][i] for i in order], strict=True):
         assert got == want, "flaky case ids differ"
 
 

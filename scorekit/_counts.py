@@ -206,10 +206,10 @@ def grouped_status_counts(
     level_codes = _decompose(np.asarray(observed, dtype=np.int64), prefix, radix)
     # Sort groups by label, level by level; relabel each level in sorted order.
     sort_orders = [np.argsort(uniques.to_numpy(), kind="stable") for uniques in levels]
-    ranks = [_rank_from_order(o)[codes] for o, codes in zip(sort_orders, level_codes)]
+    ranks = [_rank_from_order(o)[codes] for o, codes in zip(sort_orders, level_codes, strict=True)]
     order = np.lexsort(ranks[::-1])
     counts = counts[order]
-    sorted_levels = [uniques[o] for uniques, o in zip(levels, sort_orders)]
+    sorted_levels = [uniques[o] for uniques, o in zip(levels, sort_orders, strict=True)]
     sorted_codes = [rank[order] for rank in ranks]
     if len(columns) == 1:
         index = sorted_levels[0][sorted_codes[0]]

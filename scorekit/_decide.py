@@ -60,7 +60,7 @@ def _cluster_low(cases: CaseCounts, names: Sequence[str], confidence: float, opt
         missing = counts[:, ERROR] + counts[:, ABSTAIN]
         c, n = c + missing, n + missing
     low, _, _ = _stats.cluster_interval_grouped(c, n, cases.case_group, confidence, ngroups=len(cases.groups.index))
-    by_name = dict(zip(cases.groups.index, low))
+    by_name = dict(zip(cases.groups.index, low, strict=True))
     return np.array([by_name.get(name, np.nan) for name in names], dtype=float)
 
 

@@ -258,7 +258,7 @@ def evaluate(
              "reason": None if reason != reason else reason}
             for rid, dim, case, status, reason in zip(
                 control_rows["id"], control_rows["dimension"], control_rows["case_id"], control_rows["status"],
-                control_rows["reason"],
+                control_rows["reason"], strict=True
             )
         ),
         key=lambda c: (str(c["id"]), str(c["dimension"])),

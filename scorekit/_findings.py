@@ -56,7 +56,7 @@ def _details(part: pd.DataFrame, cases: set[str]) -> list[dict[str, str]]:
     """Distinct (case_id, detail) of the rows of ``part`` whose case is in ``cases``, sorted."""
     pairs = {
         (case, detail)
-        for case, detail in zip(part["case_id"].tolist(), part["detail"].tolist())
+        for case, detail in zip(part["case_id"].tolist(), part["detail"].tolist(), strict=True)
         if case in cases and isinstance(detail, str) and detail
     }
     return [{"case_id": case, "detail": detail} for case, detail in sorted(pairs)]

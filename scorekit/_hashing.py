@@ -168,7 +168,7 @@ def _deep_canonical_bytes(value: Any) -> bytes:
             keys = [k if type(item) is dict else str(k) for k in item]
             if not all(type(k) is str for k in keys):
                 raise TypeError("cannot hash an object key that is not a string")
-            pairs = sorted(zip(keys, item.values()), key=lambda pair: _utf16_order(pair[0]))
+            pairs = sorted(zip(keys, item.values(), strict=True), key=lambda pair: _utf16_order(pair[0]))
             todo.append((True, "}"))
             for i in range(len(pairs) - 1, -1, -1):
                 todo.append((False, pairs[i][1]))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from itertools import pairwise
 from statistics import NormalDist
 from typing import Any
 
@@ -79,8 +80,8 @@ def _template(*values: Any) -> Any:
 
 
 def _check_same_index(names: tuple[str, ...], values: tuple[Any, ...]) -> None:
-    pandas_args = [(n, v) for n, v in zip(names, values) if _template(v) is not None]
-    for (name_a, a), (name_b, b) in zip(pandas_args, pandas_args[1:]):
+    pandas_args = [(n, v) for n, v in zip(names, values, strict=True) if _template(v) is not None]
+    for (name_a, a), (name_b, b) in pairwise(pandas_args):
         if not a.index.equals(b.index):
             raise ValueError(
                 f"{name_a} and {name_b} are pandas objects with different indexes; "

@@ -144,7 +144,7 @@ def duplicate_identities(
         return [], []
     by_id: dict[str, list[int]] = {}
     by_trial: dict[tuple[Any, Any, int], list[int]] = {}
-    for pos, (rid, case, dim, trial) in enumerate(zip(ids, cases, dimensions, trials)):
+    for pos, (rid, case, dim, trial) in enumerate(zip(ids, cases, dimensions, trials, strict=True)):
         if rid is not None:
             by_id.setdefault(rid, []).append(pos)
         if trial is not None and dim is not None and valid[pos]:
@@ -191,7 +191,7 @@ def case_definition_conflicts(
     """
     first: dict[tuple[Any, Any], int] = {}
     suspects: list[int] = []
-    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys)):
+    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys, strict=True)):
         if key is None:
             continue
         ref = first.setdefault((case, dim), pos)
@@ -211,12 +211,12 @@ def case_definition_conflicts(
     conflicted = {
         (cases[pos], dimensions[pos]) for pos in suspects if definition(pos) != definition(first[(cases[pos], dimensions[pos])])
     }
-    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys)):
+    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys, strict=True)):
         if key is None or (case, dim) not in conflicted:
             continue
         mask[pos] = True
         ref = first[(case, dim)]
-        differing = [name for name, a, b in zip(DEFINITION_FIELDS, definition(pos), definition(ref)) if a != b]
+        differing = [name for name, a, b in zip(DEFINITION_FIELDS, definition(pos), definition(ref), strict=True) if a != b]
         detail = (
             f"differs in {', '.join(differing)} from line {lines[ref]}"
             if differing

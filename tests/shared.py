@@ -135,7 +135,7 @@ def evidence_hash_of(evidence: pd.DataFrame) -> str:
                     "trial": None if pd.isna(t) else int(t)})
         for i, d, c, t, s, r, lab, ctl, inc in zip(
             evidence["id"], evidence["dimension"], evidence["case_id"], evidence["trial"].astype(object),
-            evidence["status"], evidence["reason"], evidence["label"], evidence["control"], evidence["included"])
+            evidence["status"], evidence["reason"], evidence["label"], evidence["control"], evidence["included"], strict=True)
     ]
     return list_hash(digests, sort=True)
 

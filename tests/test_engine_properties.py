@@ -30,7 +30,8 @@ RANK = {"PASS": 2, "INCOMPLETE": 1, "FAIL": 0}
 
 
 def _votes(verdicts):
-    return [{"judge": j, "verdict": v} for j, v in zip(PANEL, verdicts)]
+    """Votes of the first len(verdicts) panel judges (fewer than the panel: an incomplete panel)."""
+    return [{"judge": j, "verdict": v} for j, v in zip(PANEL[: len(verdicts)], verdicts, strict=True)]
 
 
 # kind -> (builder(rid, case, trial, dim, status), irregular?)

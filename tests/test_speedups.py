@@ -104,7 +104,7 @@ def strictly_equal(a, b) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(strictly_equal(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(strictly_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(strictly_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float):
         return repr(a) == repr(b)  # -0.0 and 0.0 differ, as they do in JSON text
     return a == b
@@ -345,7 +345,7 @@ def test_definition_text_holds_exactly_the_parsed_definition_fields(text):
     assume(blob is not None)  # an escaped top-level key is declined (tested below); the rest must be read
     parts = blob.split(b"\0")[:-1]
     found: dict = {}
-    for name, value in zip(parts[::2], parts[1::2]):
+    for name, value in zip(parts[::2], parts[1::2], strict=True):
         found[name.decode()] = json.loads(value)  # a repeated key: the last one wins, as in json.loads
     expected = {k: v for k, v in json.loads(text).items() if k in DEFINITION_FIELDS}
     assert json.dumps(found, sort_keys=True) == json.dumps(expected, sort_keys=True), text

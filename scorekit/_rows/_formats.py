@@ -70,7 +70,7 @@ class FileLines(Sequence[bytes]):
 
     def __iter__(self) -> Iterator[bytes]:
         data = self.data
-        for start, end in zip(self.starts.tolist(), self.ends.tolist()):
+        for start, end in zip(self.starts.tolist(), self.ends.tolist(), strict=True):
             yield data[start:end]
 
     def is_clean(self) -> bool:
@@ -399,7 +399,7 @@ def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, Any, Any, bool, s
     columns = [str(c) for c in frame.columns]
     for position, values in enumerate(frame.itertuples(index=False, name=None), start=1):
         row = {}
-        for name, value in zip(columns, values):
+        for name, value in zip(columns, values, strict=True):
             if _is_missing_scalar(value):
                 continue  # pandas writes "absent" as NaN/None/NA
             value = _to_python(value)

@@ -209,7 +209,7 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, str | None]], source
         [line for line, _, _, _ in entries],
         source,
     )
-    by_position = dict(zip((p for p in marked if valid[p]), duplicate_problems))
+    by_position = dict(zip((p for p in marked if valid[p]), duplicate_problems, strict=True))
     # One definition per (case_id, dimension), over the rows still valid.
     kept = [pos for pos, (_, _, row, _) in enumerate(entries) if row is not None and pos not in by_position]
     kept_rows = [entries[pos][2] for pos in kept]
@@ -222,7 +222,7 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, str | None]], source
         source,
         lambda i: kept_rows[i],  # type: ignore[arg-type,return-value]
     )
-    by_position.update({kept[i]: problem for i, problem in zip(np.flatnonzero(conflict), conflict_problems)})
+    by_position.update({kept[i]: problem for i, problem in zip(np.flatnonzero(conflict), conflict_problems, strict=True)})
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []

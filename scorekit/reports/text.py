@@ -44,7 +44,7 @@ def table_text(table: Table) -> str:
 
     def line(cells: Sequence[str]) -> str:
         return "  ".join(c.rjust(w) if i in table.numeric else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
 
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 

@@ -79,7 +79,7 @@ def state_matches(expected: Any, observed: Any) -> bool:
         elif isinstance(exp, (list, tuple)):
             if not isinstance(obs, (list, tuple)) or len(exp) != len(obs):
                 return False
-            for pair in zip(exp, obs):
+            for pair in zip(exp, obs, strict=True):
                 push(pair)
         elif exp is None:
             if obs is not None:
@@ -114,7 +114,7 @@ def state_mismatch(expected: Any, observed: Any) -> str:
                 return f"{path}: expected a list, got {_type_name(obs)}"
             if len(exp) != len(obs):
                 return f"{path}: expected a list of {len(exp)} items, got {len(obs)}"
-            stack.extend((e, o, f"{path}[{i}]") for i, (e, o) in reversed(list(enumerate(zip(exp, obs)))))
+            stack.extend((e, o, f"{path}[{i}]") for i, (e, o) in reversed(list(enumerate(zip(exp, obs, strict=True)))))
         elif exp is None:
             if obs is not None:
                 return f"{path}: expected null, got {_type_name(obs)}"
@@ -221,7 +221,7 @@ def _expected_outcome(expected: Sequence[Any], observed: Sequence[tuple[Any, Any
             return None
         return failed("missing_expected_action", f"expected {_show_items(want)} in this order; {seen}")
     # "exact" (and, defensively, any unknown mode: the strictest reading).
-    ok = len(want) == len(observed) and all(_item_matches(w, o) for w, o in zip(want, observed))
+    ok = len(want) == len(observed) and all(_item_matches(w, o) for w, o in zip(want, observed, strict=True))
     return None if ok else failed("action_sequence_mismatch", f"expected exactly {_show_items(want)}; {seen}")
 
 

@@ -99,7 +99,7 @@ def parse_markdown(text: str) -> dict:
             elif rows:
                 break
         header = rows[0]
-        return [dict(zip(header, row)) for row in rows[1:]]
+        return [dict(zip(header, row, strict=True)) for row in rows[1:]]
 
     decision = re.search(r"^\*\*Decision: (.+?)\*\*", text, re.M).group(1)
     dims: dict[str, dict[str, str]] = {}
@@ -194,7 +194,7 @@ def parse_html(text: str) -> dict:
         if not rows:
             return []
         header = [cell for cell, _ in rows[0]]
-        return [dict(zip(header, row)) for row in rows[1:]]
+        return [dict(zip(header, row, strict=True)) for row in rows[1:]]
 
     dims: dict[str, dict[str, str]] = {}
     for name in ("measures", "thresholds", "reliability", *sorted(t for t in parser.tables if t.startswith("pass-k"))):
