@@ -14,12 +14,15 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from . import _stats
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["STATUSES", "STATUS_DTYPE", "CaseCounts", "RunVariance", "count_cases", "count_groups", "run_variance", "status_codes"]
 
@@ -70,7 +73,8 @@ def status_codes(frame: pd.DataFrame, column: str = "status") -> np.ndarray:
         value = status.iloc[pos]
         what = "is missing" if missing.any() else f"is {value!r}, not one of {', '.join(STATUSES)}"
         raise ValueError(f"column {column!r} {what} at {_first_bad(frame, mask, column)}")
-    return codes
+    result: np.ndarray = codes  # int8 status codes (pandas is untyped, so mypy sees Any)
+    return result
 
 
 # Factorizations of Arrow-backed columns, keyed by the identity of the Arrow
@@ -112,7 +116,7 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if arrow is not None:
         key = id(arrow)
         try:
-            ref = weakref.ref(arrow, lambda _, key=key: _FACTORIZE_CACHE.pop(key, None))
+            ref = weakref.ref(arrow, lambda _: _FACTORIZE_CACHE.pop(key, None))
         except TypeError:  # pragma: no cover - not weak-referenceable
             return codes, uniques
         codes.setflags(write=False)
@@ -252,7 +256,7 @@ class GroupCounts:
     """Status counts per group (e.g. per dimension)."""
 
     index: pd.Index
-    counts: np.ndarray  # (G, 4) int64: PASS, FAIL, ERROR, ABSTAIN
+    counts: npt.NDArray[np.int64]  # (G, 4): PASS, FAIL, ERROR, ABSTAIN
 
     @property
     def passes(self) -> np.ndarray:
@@ -294,7 +298,7 @@ class CaseCounts:
     groups: GroupCounts
     case_group: np.ndarray  # (K,) index into groups.index, non-decreasing
     case_ids: np.ndarray  # (K,) case id per case, sorted within each group
-    counts: np.ndarray  # (K, 4) int64
+    counts: npt.NDArray[np.int64]  # (K, 4)
 
     @property
     def passes(self) -> np.ndarray:
@@ -557,7 +561,7 @@ def run_variance(
     low, high = table["ci_low"].to_numpy(), table["ci_high"].to_numpy()
     table["clipped"] = (low < 0) | (high > 1)
     table["ci_low"], table["ci_high"] = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
-    notes = []
+    notes: list[str | None] = []
     for g in range(ngroups):
         if unbalanced[g]:
             notes.append("no run column, and the cases do not share one set of trial numbers")

@@ -316,6 +316,8 @@ def apply_comparison(
         FAIL; ``passed`` or a comparison that is not required → unchanged. The
         reasons to append to ``decision_reasons`` (empty when nothing applies).
     """
+    status: object  # checked against COMPARISON_STATUSES below
+    detail: object
     if isinstance(comparison, str):
         status, detail = comparison, None
         comparison = {"status": status}

@@ -121,7 +121,8 @@ def _row_of(cols: dict[str, list[Any]], lines: Sequence[bytes] | None) -> Any:
         raw = cols["row_json"][pos]
         if raw is None and lines is not None:
             raw = lines[cols["line"][pos] - 1]
-        return json.loads(raw)
+        row: dict[str, Any] = json.loads(raw)  # a row's text, already read once as an object
+        return row
 
     return row_of
 
@@ -265,10 +266,10 @@ def evaluate(
     )
     failed_controls = {c["dimension"] for c in controls if not c["passed"]}
 
-    agent = evidence[evidence["included"] & ~evidence["control"]]
-    scope, inferred = pol.scope(sorted(agent["dimension"].dropna().unique().tolist()))
-    cases = count_cases(agent)
-    variance = run_variance(agent, confidence=pol.confidence).table
+    agent_rows = evidence[evidence["included"] & ~evidence["control"]]
+    scope, inferred = pol.scope(sorted(agent_rows["dimension"].dropna().unique().tolist()))
+    cases = count_cases(agent_rows)
+    variance = run_variance(agent_rows, confidence=pol.confidence).table
     result = dimension_table(cases, pol, scope, failed_controls, variance)
     dims = result.table
 
@@ -336,10 +337,10 @@ def evaluate(
     from . import history as _history
 
     comparison = _history.compare(card, history, baseline_label=baseline)  # no history: no I/O
-    card = _history.with_comparison(card, comparison)
+    compared: Scorecard = _history.with_comparison(card, comparison)  # history.py is not type-checked yet
     if history is not None:
-        _history.record(card, history, label=label)
-    return card
+        _history.record(compared, history, label=label)
+    return compared
 
 
 def _agent_list(agents: Any) -> str:

@@ -26,7 +26,8 @@ _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
-    return load_data_yaml("findings.yaml")
+    table: dict[str, Any] = load_data_yaml("findings.yaml")  # the package's own file: a mapping
+    return table
 
 
 def verification_guidance() -> str:

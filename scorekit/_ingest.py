@@ -166,7 +166,7 @@ def _ingest_items(
         if row is None:
             # An invalid row may carry text that is not valid Unicode (a lone
             # surrogate): keep its identity printable and storable.
-            row_id = _printable(ident.get("id")) if isinstance(ident.get("id"), str) else None
+            row_id = _printable(rid) if isinstance(rid := ident.get("id"), str) else None
             problems.extend(Problem(source, line, name, message, row_id) for name, message in row_problems)
             dimension = intern(_printable(ident["dimension"])) if isinstance(ident.get("dimension"), str) else None
             case = _printable(ident["case_id"]) if isinstance(ident.get("case_id"), str) else row_id
@@ -204,7 +204,7 @@ def _ingest_items(
         dimension = intern(dimension)
         trial = row.get("trial")
         label = "labeled" if outcome.labeled else "unlabeled"
-        control = bool(tags) and not _CONTROL_TAGS.isdisjoint(tags)
+        control = tags is not None and not _CONTROL_TAGS.isdisjoint(tags)  # tags: a list of str (validated)
         c_line.append(line)
         c_id.append(row_id)
         c_dim.append(dimension)

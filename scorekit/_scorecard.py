@@ -141,7 +141,8 @@ class Scorecard:
             "policy": self.policy,
             "caveats": list(CAVEATS),
         }
-        return _clean(data)
+        cleaned: dict[str, Any] = _clean(data)  # _clean keeps a dict a dict
+        return cleaned
 
     def to_release_payload(
         self,

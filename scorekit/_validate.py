@@ -16,12 +16,17 @@ import json
 import marshal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._errors import Problem
 
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
+_c_definition_text: Callable[[ReadableBuffer, tuple[bytes, ...]], bytes | None] | None
+_c_exact_key: Callable[[object], bytes | None] | None
 try:  # C helper (scorekit/_speedups.c); None when it was not built
     from ._speedups import definition_text as _c_definition_text
     from ._speedups import exact_key as _c_exact_key

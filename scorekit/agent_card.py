@@ -27,7 +27,7 @@ import os
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +105,10 @@ def _num(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return value if value == value else None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
 
 
 def _int(value: Any) -> int:
@@ -207,7 +211,7 @@ def _content_sha256(scorecard: Mapping[str, Any]) -> str:
         raise InputError(f"the scorecard cannot be canonicalised: {exc}") from None
 
 
-def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table: Mapping[str, Any]) -> list[dict]:
+def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table: Mapping[str, Any]) -> list[dict[str, Any]]:
     specs = table["evidence_sources"]
     builtin = _builtin_dimensions()
     dims = {entry["name"]: entry for entry in sc["dimensions"]}
@@ -259,7 +263,7 @@ def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table
                     detail += f"; pass^k reported for k = {', '.join(ks)}"
                 out.append(_source(sid, spec, status, None, detail))
         elif kind == "validation":
-            v = sc.get("validation") if isinstance(sc.get("validation"), Mapping) else {}
+            v = _mapping(sc.get("validation"))
             labeled, unlabeled, invalid = _int(v.get("labeled")), _int(v.get("unlabeled")), _int(v.get("invalid"))
             strict, complete = v.get("strict") is True, v.get("complete") is True
             detail = f"{labeled} labeled, {unlabeled} unlabeled, {invalid} invalid" + (" (strict)" if strict else "")
@@ -275,7 +279,7 @@ def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table
             detail = f"purpose {sc.get('purpose')}" + (f"; {'; '.join(reasons)}" if reasons else "")
             out.append(_source(sid, spec, status, decision, detail, decision == "FAIL"))
         elif kind == "hashes":
-            hashes = sc.get("hashes") if isinstance(sc.get("hashes"), Mapping) else {}
+            hashes = _mapping(sc.get("hashes"))
             names = ("suite", "policy", "results", "evidence")
             present = [n for n in names if isinstance(hashes.get(n), str) and hashes.get(n)]
             status = EVIDENCED if len(present) == len(names) else PARTIAL if present else NOT_EVIDENCED
@@ -283,7 +287,7 @@ def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table
                 f" (missing: {', '.join(n for n in names if n not in present)})" if len(present) < len(names) else "")
             out.append(_source(sid, spec, status, None, detail))
         elif kind == "history":
-            comparison = sc.get("comparison") if isinstance(sc.get("comparison"), Mapping) else {}
+            comparison = _mapping(sc.get("comparison"))
             cstatus = _str(comparison.get("status")) or "not_requested"
             status = table["comparison_status"].get(cstatus, PARTIAL)
             required = comparison.get("required") is True
@@ -387,8 +391,8 @@ def build_agent_card(
                                          "ci_high", "threshold", "pass_k", "consistency", "flaky_cases")},
         })
 
-    comparison = sc.get("comparison") if isinstance(sc.get("comparison"), Mapping) else {}
-    agent = sc.get("agent") if isinstance(sc.get("agent"), Mapping) else {}
+    comparison = _mapping(sc.get("comparison"))
+    agent = _mapping(sc.get("agent"))
     controls = [c for c in sc.get("controls") or [] if isinstance(c, Mapping)]
     card = {
         "kind": "scorekit-agent-card",
@@ -579,7 +583,7 @@ def write_agent_card(card_dict: Mapping[str, Any], out_dir: str | os.PathLike[st
         markdown = render_agent_card_markdown(card_dict)
         for kind, content in (("json", text), ("md", markdown)):
             data = content.encode("utf-8")
-            atomic_write(paths[kind], lambda tmp, data=data: tmp.write_bytes(data), mode=0o644)
+            atomic_write(paths[kind], partial(Path.write_bytes, data=data), mode=0o644)
     except OSError as exc:
         raise InputError(f"{out}: cannot write the Agent Card ({exc.strerror or exc})") from None
     return paths

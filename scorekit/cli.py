@@ -12,12 +12,15 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from . import _cli_evidence, _cli_release, _cli_render
 from ._errors import ScorekitError
 from ._terminal import terminal_text as _t
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from .reports import RenderedReports
 
 EXIT_OK, EXIT_NO, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -76,7 +79,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write(reports, out_dir: str) -> dict:  # type: ignore[no-untyped-def]
+def _write(reports: RenderedReports, out_dir: str) -> dict[str, Path]:
     try:
         return reports.write(out_dir)
     except OSError as exc:

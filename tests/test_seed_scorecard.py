@@ -389,7 +389,7 @@ def test_strict_validation_cannot_be_switched_off_for_release():
         sk.evaluate(rows, policy={"purpose": "release", "gate": {"strict": False}})
     # ... and no API argument either.
     with pytest.raises(TypeError):
-        sk.evaluate(rows, policy={"purpose": "release"}, strict=False)  # type: ignore[call-arg]
+        sk.evaluate(rows, policy={"purpose": "release"}, strict=False)  # type: ignore[call-arg]  # the call under test: no such argument
 
 
 def test_exploratory_scan_cannot_produce_release_pass():

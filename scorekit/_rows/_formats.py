@@ -354,7 +354,7 @@ def _allow_long_csv_cells() -> None:
             limit //= 2
 
 
-def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     _allow_long_csv_cells()
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames:
@@ -395,7 +395,7 @@ def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, 
         raise InputError(f"{source}: CSV file has a header but no rows")
 
 
-def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     columns = [str(c) for c in frame.columns]
     for position, values in enumerate(frame.itertuples(index=False, name=None), start=1):
         row = {}
@@ -428,7 +428,7 @@ def _to_python(value: Any) -> Any:
     return value
 
 
-def _parquet_records(path: Path, source: str) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+def _parquet_records(path: Path, source: str) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     try:
         import pyarrow.parquet as pq  # lazy: pyarrow is heavy
 
@@ -489,10 +489,10 @@ class Source:
 
     name: str
     kind: str
-    _items: Callable[[], Iterator[tuple[int, Any, Any, bool, str | None]]]
+    _items: Callable[[], Iterator[tuple[int, Any, Any, bool, bytes | None]]]
     lines: Sequence[bytes] | None = None
 
-    def items(self) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+    def items(self) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
         """(line, value, error, needs the number walk, raw JSON text or None) per row."""
         return self._items()
 

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from ._payload import Metric
 
 __all__ = [
     "DEFAULT_ATTENTION",
@@ -86,7 +89,8 @@ def _labels(labels: Any, name: str) -> tuple[str, ...]:
 def _ranks(labels: np.ndarray, scale: tuple[str, ...]) -> np.ndarray:
     """Rank on the scale (highest label = len(scale) − 1), NaN when off the scale."""
     rank = {label: float(len(scale) - 1 - i) for i, label in enumerate(scale)}
-    return pd.Series(labels, dtype=object).map(rank).to_numpy(dtype="float64")
+    ranks: np.ndarray = pd.Series(labels, dtype=object).map(rank).to_numpy(dtype="float64")  # pandas is untyped
+    return ranks
 
 
 def _mean(flags: np.ndarray) -> float:
@@ -231,7 +235,7 @@ def ordinal_metrics(
     scale: Sequence[str] = DEFAULT_SCALE,
     attention: Sequence[str] = DEFAULT_ATTENTION,
     digits: int | None = 4,
-) -> list:
+) -> list[Metric]:
     """The seed's metric set: the gated acceptance metric and three weight-0 secondaries.
 
     ``within_one_bucket_accuracy`` (weight 1), then ``urgent_vs_not_accuracy``,

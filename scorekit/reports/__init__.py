@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,7 +93,7 @@ class RenderedReports:
         paths = {}
         for kind, text in self.texts.items():
             payload = _json_report._encode(text) if kind == "json" else text.encode("utf-8")
-            paths[kind] = atomic_write(out / REPORT_FILES[kind], lambda tmp, b=payload: tmp.write_bytes(b))
+            paths[kind] = atomic_write(out / REPORT_FILES[kind], partial(Path.write_bytes, data=payload))
         paths["parquet"] = _parquet_report.write_parquet(self.evidence, out / REPORT_FILES["parquet"], data=self.data)
         return paths
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from .._terminal import BIDI_CONTROLS
@@ -163,7 +163,7 @@ def fmt_confidence(confidence: Any) -> str:
     return f"{round(100.0 * float(confidence), 6):g}%"
 
 
-def confidence_label(data: dict[str, Any]) -> str:
+def confidence_label(data: Mapping[str, Any]) -> str:
     """The confidence of a scorecard dictionary's intervals as a short percentage ("95%", "80%")."""
     confidence = data.get("confidence")
     if confidence is None:
@@ -171,7 +171,7 @@ def confidence_label(data: dict[str, Any]) -> str:
     return fmt_confidence(confidence)
 
 
-def pass_k_columns(dimensions: Sequence[dict[str, Any]]) -> list[str]:
+def pass_k_columns(dimensions: Sequence[Mapping[str, Any]]) -> list[str]:
     """The k values reported by any dimension, as strings sorted numerically."""
     keys: set[str] = set()
     for dim in dimensions:
@@ -195,7 +195,7 @@ TWO_INTERVALS_NOTE = (
 )
 
 
-def pass_k_on_curve(dim: dict[str, Any], k: str) -> bool:
+def pass_k_on_curve(dim: Mapping[str, Any], k: str) -> bool:
     """Whether pass^k of ``dim`` covers every case (k ≤ the least trials of a case):
     only such values lie on one curve that cannot rise with k (SPEC §6)."""
     try:
@@ -204,7 +204,7 @@ def pass_k_on_curve(dim: dict[str, Any], k: str) -> bool:
         return False
 
 
-def fmt_pass_k(dim: dict[str, Any], k: str) -> str:
+def fmt_pass_k(dim: Mapping[str, Any], k: str) -> str:
     """pass^k of ``dim``; a value over a subset of the cases is marked with its case count."""
     value = (dim.get("pass_k") or {}).get(k)
     if _is_undefined(value):

@@ -9,6 +9,8 @@ figures of :mod:`scorekit.plots` draw, on the same axis ranges and ticks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ._charts import INTERVAL_COLOUR, OKABE_ITO, THRESHOLD_COLOUR, PassKChart, RateChart, tick_label
 from ._format import UNDEFINED, h
 
@@ -27,7 +29,7 @@ def _open(width: int, height: int, label: str, title: str, font: int = 12) -> li
     ]
 
 
-def _scale(floor: float, start: float, length: float):  # type: ignore[no-untyped-def]
+def _scale(floor: float, start: float, length: float) -> Callable[[float], float]:
     """value in [floor, 1] → pixel in [start, start + length] (clamped)."""
     span = max(1.0 - floor, 1e-9)
 

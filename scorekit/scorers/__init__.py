@@ -30,7 +30,8 @@ _OTHER_REASON_MODULES = ("external",)
 def scorer_for(dimension: str) -> Scorer:
     """The scoring function for rows of ``dimension``."""
     module, function = BUILTIN_SCORERS.get(dimension, JUDGED)
-    return getattr(import_module(f"{__name__}.{module}"), function)
+    scorer: Scorer = getattr(import_module(f"{__name__}.{module}"), function)  # BUILTIN_SCORERS names scorers
+    return scorer
 
 
 def all_reasons() -> dict[str, str]:

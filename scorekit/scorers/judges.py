@@ -155,7 +155,7 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
         if outcome.status == "PASS":  # never PASS with a mock anywhere on the row
             outcome = error("mock_judge")
     panel = ctx.judge_panel or tuple(
-        sorted({v.get("judge") for v in votes if isinstance(v, Mapping) and isinstance(v.get("judge"), str)})
+        sorted({judge for v in votes if isinstance(v, Mapping) and isinstance(judge := v.get("judge"), str)})
     )
     ctx.judges_seen.update(panel)
     if not str(row.get("judge_criteria", "")).strip():

@@ -253,9 +253,9 @@ def compiled_schema(schema: Any, ctx: Context) -> _Compiled:
         index = ctx.cache[INDEX_KEY] = {}
     fast = _fast_key(schema)
     if fast is not None:
-        entry = index.get(fast)
-        if entry is not None:
-            return entry
+        hit: _Compiled | None = index.get(fast)
+        if hit is not None:
+            return hit
     entry = _compiled_by_canonical(schema, ctx)
     if fast is not None:
         index[fast] = entry
@@ -268,7 +268,7 @@ def _compiled_by_canonical(schema: Any, ctx: Context) -> _Compiled:
     except (TypeError, ValueError):
         return _Compiled(None)
     key = (CACHE_KEY, canonical)
-    entry = ctx.cache.get(key)
+    entry: _Compiled | None = ctx.cache.get(key)
     if entry is None:
         entry = ctx.cache[key] = _compile(schema)
     return entry
@@ -291,7 +291,7 @@ def _compiled_contracts(schemas: Mapping[str, Any], ctx: Context) -> dict[str, _
 def _call_matches(expected: Any, call: Call) -> bool:
     name, args = call.name, call.arguments
     if isinstance(expected, str):
-        return expected == name
+        return isinstance(name, str) and name == expected
     if not isinstance(expected, dict) or expected.get("name") != name:
         return False
     want = expected.get("arguments")
@@ -362,9 +362,9 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     if has_expected:
         for want in expected:
             if not any(_call_matches(want, call) for call in calls):
-                name = want if isinstance(want, str) else want.get("name") if isinstance(want, dict) else want
+                shown = want if isinstance(want, str) else want.get("name") if isinstance(want, dict) else want
                 with_args = " with the expected arguments" if isinstance(want, dict) and want.get("arguments") is not None else ""
-                return failed("missing_expected_tool_call", f"expected call {name}{with_args} is missing")
+                return failed("missing_expected_tool_call", f"expected call {shown}{with_args} is missing")
 
     if unusable is not None:
         # No contract: nothing can establish success (unlabeled), never PASS.
