@@ -24,7 +24,16 @@ from . import _stats
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["STATUSES", "STATUS_DTYPE", "CaseCounts", "RunVariance", "count_cases", "count_groups", "run_variance", "status_codes"]
+__all__ = [
+    "STATUSES",
+    "STATUS_DTYPE",
+    "CaseCounts",
+    "RunVariance",
+    "count_cases",
+    "count_groups",
+    "run_variance",
+    "status_codes",
+]
 
 STATUSES: tuple[str, ...] = ("PASS", "FAIL", "ERROR", "ABSTAIN")
 STATUS_DTYPE = pd.CategoricalDtype(list(STATUSES))
@@ -566,7 +575,9 @@ def run_variance(
         if unbalanced[g]:
             notes.append("no run column, and the cases do not share one set of trial numbers")
         elif not enough[g]:
-            notes.append(f"fewer than 2 complete runs ({int(n_complete[g])} complete, {int(n_incomplete[g])} incomplete)")
+            notes.append(
+                f"fewer than 2 complete runs ({int(n_complete[g])} complete, {int(n_incomplete[g])} incomplete)"
+            )
         else:
             notes.append(None)
     table["note"] = pd.Series(notes, index=groups, dtype=object)

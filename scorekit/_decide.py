@@ -93,7 +93,11 @@ def _variance_entry(variance: pd.DataFrame | None, name: str) -> dict[str, Any] 
     if variance is None or name not in variance.index or not isinstance(variance.at[name, "basis"], str):
         return None
     row = variance.loc[name]
-    entry: dict[str, Any] = {"basis": row["basis"], "runs": int(row["runs"]), "incomplete_runs": int(row["incomplete_runs"])}
+    entry: dict[str, Any] = {
+        "basis": row["basis"],
+        "runs": int(row["runs"]),
+        "incomplete_runs": int(row["incomplete_runs"]),
+    }
     for key in ("mean", "stdev", "cv_pct", "ci_low", "ci_high", "ci_half_width", "z_half_width"):
         value = float(row[key])
         entry[key] = None if np.isnan(value) else value
@@ -198,7 +202,7 @@ def dimension_table(
             why.append("no threshold declared for this dimension")
         if name in failed_controls:
             why.append("its evaluator control failed")
-        for k, minimum, got in k_measured:
+        for k, _minimum, got in k_measured:
             if np.isnan(got):
                 why.append(f"pass^{k}: no case has {k} measured trials")
             elif _short_of_k(cases, group_of[name], k):

@@ -344,7 +344,9 @@ def evaluate(
 
 
 def _agent_list(agents: Any) -> str:
-    return ", ".join("(rows without agent)" if a is None else repr(a) for a in sorted(agents, key=lambda a: (a is None, a or "")))
+    return ", ".join(
+        "(rows without agent)" if a is None else repr(a) for a in sorted(agents, key=lambda a: (a is None, a or ""))
+    )
 
 
 def _one_agent(agents: dict[str | None, int], selected: str | None, source: str) -> str | None:

@@ -120,7 +120,9 @@ def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
     if mocks:
         ctx.mock_judges.update(mocks)
         if outcome.status == "PASS":
-            return Outcome("ERROR", "mock_judge", outcome.labeled, "mock judge or evaluator " + ", ".join(sorted(mocks)))
+            return Outcome(
+                "ERROR", "mock_judge", outcome.labeled, "mock judge or evaluator " + ", ".join(sorted(mocks))
+            )
     return outcome
 
 
@@ -172,11 +174,22 @@ def _ingest_items(
             case = _printable(ident["case_id"]) if isinstance(ident.get("case_id"), str) else row_id
             if case is None:
                 case = f"<line {line}>"  # an unreadable row is still its own case in the evidence
-            c_line.append(line); c_id.append(row_id); c_dim.append(dimension); c_case.append(case)
-            c_trial.append(None); c_status.append("ERROR"); c_reason.append("invalid_row"); c_label.append("invalid")
+            c_line.append(line)
+            c_id.append(row_id)
+            c_dim.append(dimension)
+            c_case.append(case)
+            c_trial.append(None)
+            c_status.append("ERROR")
+            c_reason.append("invalid_row")
+            c_label.append("invalid")
             c_detail.append("; ".join(f"{name}: {message}" for name, message in row_problems[:3]))
-            c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
-            c_latency.append(None); c_def.append(None); c_run.append(None)
+            c_control.append(False)
+            c_eval.append(None)
+            c_output.append(None)
+            c_cost.append(None)
+            c_latency.append(None)
+            c_def.append(None)
+            c_run.append(None)
             c_json.append(None if raw is not None or value is None else _dumps(value))
             evidence_digests += evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid", False,
                                                 strict and dimension is not None)

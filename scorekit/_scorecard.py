@@ -24,8 +24,10 @@ __all__ = ["SCHEMA_VERSION", "Scorecard"]
 
 SCHEMA_VERSION = 1
 CAVEATS = (
-    "These figures apply to the supplied cases only; choose case coverage and sample sizes appropriate to the release risk.",
-    "Repeated trials of one case may be correlated; pass^k and consistency describe these trials, not independent samples.",
+    "These figures apply to the supplied cases only; choose case coverage and sample sizes appropriate to the "
+    "release risk.",
+    "Repeated trials of one case may be correlated; pass^k and consistency describe these trials, not independent "
+    "samples.",
 )
 DIMENSION_KEYS = (
     "name", "verdict", "verdict_reasons", "in_scope", "n", "passes", "fails", "errors", "abstains", "rate",

@@ -159,7 +159,9 @@ def duplicate_identities(
         if len(positions) > 1:
             where = ", ".join(str(lines[p]) for p in positions)
             for pos in positions:
-                marked.setdefault(pos, Problem(source, int(lines[pos]), "id", f"duplicate id {rid!r} (lines {where})", rid))
+                marked.setdefault(
+                    pos, Problem(source, int(lines[pos]), "id", f"duplicate id {rid!r} (lines {where})", rid)
+                )
     for (case, dim, trial), positions in by_trial.items():
         if len(positions) > 1:
             where = ", ".join(str(lines[p]) for p in positions)
@@ -214,14 +216,18 @@ def case_definition_conflicts(
         return exact[pos]
 
     conflicted = {
-        (cases[pos], dimensions[pos]) for pos in suspects if definition(pos) != definition(first[(cases[pos], dimensions[pos])])
+        (cases[pos], dimensions[pos])
+        for pos in suspects
+        if definition(pos) != definition(first[(cases[pos], dimensions[pos])])
     }
     for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys, strict=True)):
         if key is None or (case, dim) not in conflicted:
             continue
         mask[pos] = True
         ref = first[(case, dim)]
-        differing = [name for name, a, b in zip(DEFINITION_FIELDS, definition(pos), definition(ref), strict=True) if a != b]
+        differing = [
+            name for name, a, b in zip(DEFINITION_FIELDS, definition(pos), definition(ref), strict=True) if a != b
+        ]
         detail = (
             f"differs in {', '.join(differing)} from line {lines[ref]}"
             if differing

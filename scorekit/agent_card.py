@@ -151,7 +151,9 @@ def _dimension_detail(entry: Mapping[str, Any] | None, conf: str) -> str:
     n = _int(entry.get("n"))
     parts = [f"n = {n}"]
     if _num(entry.get("rate")) is not None:
-        parts.append(f"rate {_pct(entry.get('rate'))} ({conf} CI {_pct(entry.get('ci_low'))}–{_pct(entry.get('ci_high'))})")
+        parts.append(
+            f"rate {_pct(entry.get('rate'))} ({conf} CI {_pct(entry.get('ci_low'))}–{_pct(entry.get('ci_high'))})"
+        )
     missing = _int(entry.get("errors")) + _int(entry.get("abstains"))
     if missing:
         parts.append(f"{missing} ERROR/ABSTAIN row{'s' if missing != 1 else ''} outside the denominator")
@@ -211,7 +213,9 @@ def _content_sha256(scorecard: Mapping[str, Any]) -> str:
         raise InputError(f"the scorecard cannot be canonicalised: {exc}") from None
 
 
-def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _evidence_sources(
+    sc: Mapping[str, Any], signature: Mapping[str, Any], table: Mapping[str, Any]
+) -> list[dict[str, Any]]:
     specs = table["evidence_sources"]
     builtin = _builtin_dimensions()
     dims = {entry["name"]: entry for entry in sc["dimensions"]}
@@ -513,7 +517,8 @@ def render_agent_card_markdown(card: Mapping[str, Any]) -> str:
         ci = "—" if _num(d.get("rate")) is None else f"{_pct(d.get('ci_low'))} – {_pct(d.get('ci_high'))}"
         lines.append(
             f"| {_md(d['name'])} | {_md(d['kind'])} | **{_md(d['verdict'])}** | {_STATUS_WORDS[d['status']]} | "
-            f"{_int(d.get('n'))} | {_int(d.get('passes'))} | {_pct(d.get('rate'))} | {ci} | {_pct(d.get('threshold'))} |"
+            f"{_int(d.get('n'))} | {_int(d.get('passes'))} | {_pct(d.get('rate'))} | {ci} | "
+            f"{_pct(d.get('threshold'))} |"
         )
     lines += [
         "",

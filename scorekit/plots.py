@@ -207,8 +207,11 @@ def plot_pass_k(pass_k: pd.DataFrame, *, curve_k: pd.Series | None = None, cases
     ks = [int(k) for k in pass_k.columns]
     dims = []
     for key, row in pass_k.iterrows():
-        dim: dict[str, Any] = {"name": key, "pass_k": {str(k): _value(v) for k, v in zip(ks, row.tolist(), strict=True)},
-                               "curve_k": int(curve_k.get(key, 0)) if curve_k is not None else max(ks, default=0)}
+        dim: dict[str, Any] = {
+            "name": key,
+            "pass_k": {str(k): _value(v) for k, v in zip(ks, row.tolist(), strict=True)},
+            "curve_k": int(curve_k.get(key, 0)) if curve_k is not None else max(ks, default=0),
+        }
         if cases is not None and ks:
             dim["pass_k_cases"] = {str(k): _value(cases.loc[key, k]) for k in ks}
             dim["cases"] = _value(cases.loc[key, min(ks)])

@@ -68,7 +68,9 @@ def test_cluster_lower_threshold_basis_decides_on_the_clustered_bound():
     rows = rows_for(CORRELATED)
     point = sk.evaluate(rows, policy=POLICY)
     wilson = sk.evaluate(rows, policy={"gate": {"thresholds": {"helpfulness": 0.7}, "threshold_basis": "wilson_lower"}})
-    cluster = sk.evaluate(rows, policy={"gate": {"thresholds": {"helpfulness": 0.7}, "threshold_basis": "cluster_lower"}})
+    cluster = sk.evaluate(
+        rows, policy={"gate": {"thresholds": {"helpfulness": 0.7}, "threshold_basis": "cluster_lower"}}
+    )
     assert point.dimensions.loc["helpfulness", "verdict"] == "PASS"  # 80%
     assert wilson.dimensions.loc["helpfulness", "verdict"] == "PASS"  # Wilson lower ~71%
     assert cluster.dimensions.loc["helpfulness", "verdict"] == "FAIL"  # clustered lower ~58%

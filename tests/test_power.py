@@ -198,7 +198,9 @@ BAD_COMMON = [
 ]
 
 
-@pytest.mark.parametrize(("name", "value", "error", "pattern"), BAD_COMMON, ids=[f"{b[0]}={b[1]!r}" for b in BAD_COMMON])
+@pytest.mark.parametrize(
+    ("name", "value", "error", "pattern"), BAD_COMMON, ids=[f"{b[0]}={b[1]!r}" for b in BAD_COMMON]
+)
 def test_invalid_arguments_are_rejected_naming_the_argument_and_value(name, value, error, pattern):
     drop_args = {"rate": 0.9, "cases": 100, name: value} if name == "rate" else {"rate": 0.9, "cases": 100}
     kwargs = {} if name == "rate" else {name: value}

@@ -76,7 +76,12 @@ def test_newcombe_no_evidence_is_nan_and_shapes_follow_input():
 
 @pytest.mark.parametrize(
     ("args", "error"),
-    [((6, 5, 1, 2), ValueError), ((1, 2, -1, 2), ValueError), (("1", 2, 1, 2), TypeError), ((1.5, 2, 1, 2), ValueError)],
+    [
+        ((6, 5, 1, 2), ValueError),
+        ((1, 2, -1, 2), ValueError),
+        (("1", 2, 1, 2), TypeError),
+        ((1.5, 2, 1, 2), ValueError),
+    ],
 )
 def test_newcombe_rejects_bad_counts(args, error):
     with pytest.raises(error):

@@ -306,8 +306,11 @@ def test_pass_at_k_is_one_when_fewer_failures_than_k():
 
 
 # --------------------------------------------------------------------------- validation
-@pytest.mark.parametrize("function", [wilson_interval, lambda c, n: pass_hat_k(c, n, 1), lambda c, n: pass_at_k(c, n, 1)],
-                         ids=["wilson", "pass_hat_k", "pass_at_k"])
+@pytest.mark.parametrize(
+    "function",
+    [wilson_interval, lambda c, n: pass_hat_k(c, n, 1), lambda c, n: pass_at_k(c, n, 1)],
+    ids=["wilson", "pass_hat_k", "pass_at_k"],
+)
 @pytest.mark.parametrize(
     ("c", "n", "pattern"),
     [
@@ -325,8 +328,11 @@ def test_invalid_counts_are_rejected_naming_parameter_and_value(function, c, n, 
         function(c, n)
 
 
-@pytest.mark.parametrize("function", [wilson_interval, lambda c, n: pass_hat_k(c, n, 1), lambda c, n: pass_at_k(c, n, 1)],
-                         ids=["wilson", "pass_hat_k", "pass_at_k"])
+@pytest.mark.parametrize(
+    "function",
+    [wilson_interval, lambda c, n: pass_hat_k(c, n, 1), lambda c, n: pass_at_k(c, n, 1)],
+    ids=["wilson", "pass_hat_k", "pass_at_k"],
+)
 def test_successes_above_n_is_rejected_naming_both_values(function):
     with pytest.raises(ValueError, match=r"must not exceed n.*=11.*n=10"):
         function(11, 10)
@@ -452,7 +458,11 @@ def test_mean_ci_identical_values_have_zero_width():
 def test_mean_ci_accepts_series_and_arrays_alike():
     values = [0.84, 0.85, 0.83]
     as_list = mean_ci(values)
-    for other in (mean_ci(np.array(values)), mean_ci(pd.Series(values, index=["r1", "r2", "r3"])), mean_ci(tuple(values))):
+    for other in (
+        mean_ci(np.array(values)),
+        mean_ci(pd.Series(values, index=["r1", "r2", "r3"])),
+        mean_ci(tuple(values)),
+    ):
         assert other == pytest.approx(as_list, rel=1e-15)
 
 

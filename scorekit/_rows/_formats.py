@@ -168,8 +168,13 @@ def jsonl_records(
             if type(value) is dict and may_repeat_a_key(raw, value):
                 loads_strict(raw.decode("utf-8") if line is None else line, nonfinite="keep")
         except DuplicateKeyError as exc:
-            yield number, value if isinstance(value, dict) else None, [(exc.key, "duplicate key in one object; "
-                                                                       "JSON would silently keep only the last value")], False, raw
+            yield (
+                number,
+                value if isinstance(value, dict) else None,
+                [(exc.key, "duplicate key in one object; JSON would silently keep only the last value")],
+                False,
+                raw,
+            )
             continue
         except (ValueError, RecursionError) as exc:
             if isinstance(exc, json.JSONDecodeError):

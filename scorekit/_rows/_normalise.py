@@ -211,7 +211,9 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, bytes | None]], sour
     )
     by_position = dict(zip((p for p in marked if valid[p]), duplicate_problems, strict=True))
     # One definition per (case_id, dimension), over the rows still valid.
-    kept_pairs = [(pos, row) for pos, (_, _, row, _) in enumerate(entries) if row is not None and pos not in by_position]
+    kept_pairs = [
+        (pos, row) for pos, (_, _, row, _) in enumerate(entries) if row is not None and pos not in by_position
+    ]
     kept = [pos for pos, _ in kept_pairs]
     kept_rows = [row for _, row in kept_pairs]
     conflict, conflict_problems = case_definition_conflicts(
@@ -223,7 +225,9 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, bytes | None]], sour
         source,
         lambda i: kept_rows[i],
     )
-    by_position.update({kept[i]: problem for i, problem in zip(np.flatnonzero(conflict), conflict_problems, strict=True)})
+    by_position.update(
+        {kept[i]: problem for i, problem in zip(np.flatnonzero(conflict), conflict_problems, strict=True)}
+    )
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []

@@ -515,7 +515,9 @@ def gate(
         return report.result(INVALID_CANDIDATE)
     assert candidate.aggregate_value is not None  # load_scorecard validated aggregate.value (required)
     cand_version, cand_score = candidate.version, candidate.aggregate_value
-    report.info(f"candidate: {candidate.agent_name} v{cand_version}  aggregate {_score(cand_score)}  ({candidate_path})")
+    report.info(
+        f"candidate: {candidate.agent_name} v{cand_version}  aggregate {_score(cand_score)}  ({candidate_path})"
+    )
     fields: dict[str, Any] = {"candidate_version": cand_version, "candidate_score": cand_score}
 
     # 1a. The release the card is for, and the release its results were measured on.
@@ -525,8 +527,11 @@ def gate(
     # 1b. A recorded context size, when required (on every path).
     manifest_ctx = manifest is not None and manifest.get("require_ctx_match", False)
     if require_ctx_match or manifest_ctx:
-        origin = (f"thresholds {manifest['source']}: require_ctx_match" if manifest is not None and not require_ctx_match
-                  else "--require-ctx-match")
+        origin = (
+            f"thresholds {manifest['source']}: require_ctx_match"
+            if manifest is not None and not require_ctx_match
+            else "--require-ctx-match"
+        )
         ctx_size = ctx_size_of(candidate.front_matter)
         if ctx_size is ABSENT:
             report.fail(CTX_SIZE_MISSING, f"Candidate scorecard records no ctx_size (recipe.environment.ctx_size "

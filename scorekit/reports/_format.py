@@ -307,7 +307,11 @@ def regression_rows(comparison: dict[str, Any]) -> list[list[str]]:
     rows = []
     for entry in entries:
         if not isinstance(entry, dict) or "dimension" not in entry:
-            text = ", ".join(f"{k}: {v}" for k, v in describe_mapping(entry)) if isinstance(entry, dict) else fmt_value(entry)
+            text = (
+                ", ".join(f"{k}: {v}" for k, v in describe_mapping(entry))
+                if isinstance(entry, dict)
+                else fmt_value(entry)
+            )
             rows.append([text] + [UNDEFINED] * (len(REGRESSION_COLUMNS) - 1))
             continue
         difference = fmt_pp(entry.get("difference"))
@@ -369,7 +373,9 @@ def comparison_facts(comparison: dict[str, Any]) -> list[tuple[str, str]]:
     if comparison.get("detail"):
         facts.append(("detail", fmt_value(comparison["detail"])))
     regressions = comparison.get("regressions") or []
-    regressed = sum(1 for r in regressions if isinstance(r, dict) and (r.get("regressed") or r.get("status") == "regressed"))
+    regressed = sum(
+        1 for r in regressions if isinstance(r, dict) and (r.get("regressed") or r.get("status") == "regressed")
+    )
     facts.append(("regressions", f"{regressed:,} regressed of {len(regressions):,} compared"))
     return facts
 

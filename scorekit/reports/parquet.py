@@ -101,5 +101,7 @@ def read_evidence_metadata(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not an evidence.parquet written by scorekit (no {METADATA_KEY.decode()} metadata)")
     meta = json.loads(raw.decode("utf-8"))
     if not isinstance(meta, dict):
-        raise ValueError(f"{path}: not an evidence.parquet written by scorekit ({METADATA_KEY.decode()} is not an object)")
+        raise ValueError(
+            f"{path}: not an evidence.parquet written by scorekit ({METADATA_KEY.decode()} is not an object)"
+        )
     return meta

@@ -96,7 +96,8 @@ def demo_text(s: Sections) -> str:
 
 
 def validation_text(s: Sections, source: Any, *, strict: bool) -> str:
-    """What ``scorekit validate`` prints: the counts of ``source``, then every problem (``file:line: field: message``)."""
+    """What ``scorekit validate`` prints: the counts of ``source``, then every problem
+    (``file:line: field: message``)."""
     counts = _counts(s)
     lines = [f"{_t(source)}: {counts['labeled']} labeled, {counts['unlabeled']} unlabeled, {counts['invalid']} invalid"
              + (" (strict)" if strict else "")]

@@ -10,7 +10,18 @@ from importlib import import_module
 
 from ._base import ABSTAIN, ERROR, FAIL, PASS, Context, Outcome, Scorer
 
-__all__ = ["ABSTAIN", "BUILTIN_SCORERS", "ERROR", "FAIL", "PASS", "Context", "Outcome", "Scorer", "all_reasons", "scorer_for"]
+__all__ = [
+    "ABSTAIN",
+    "BUILTIN_SCORERS",
+    "ERROR",
+    "FAIL",
+    "PASS",
+    "Context",
+    "Outcome",
+    "Scorer",
+    "all_reasons",
+    "scorer_for",
+]
 
 # dimension -> (module, function); imported on first use (jsonschema etc. stay lazy).
 BUILTIN_SCORERS: dict[str, tuple[str, str]] = {

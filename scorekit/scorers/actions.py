@@ -32,7 +32,9 @@ from ._calls import row_calls
 __all__ = ["REASONS", "observed_actions", "score", "state_matches"]
 
 REASONS = {
-    "missing_action_contract": "no expected_actions, forbidden_actions or expected_state: nothing can establish success",
+    "missing_action_contract": (
+        "no expected_actions, forbidden_actions or expected_state: nothing can establish success"
+    ),
     "missing_actions": "actions are checked but the row has neither agent_actions nor tool_calls (missing evidence)",
     "missing_observed_state": "expected_state is given but observed_state is absent (missing evidence)",
     "forbidden_action": "a forbidden action (or forbidden ordered sequence of actions) occurred",

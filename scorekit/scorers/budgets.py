@@ -82,4 +82,8 @@ def score_latency(row: Mapping[str, Any], ctx: Context) -> Outcome:
     if seconds is None:
         return error("missing_latency", missing)
     within = _decimal(seconds) * 1000 <= _decimal(budget)
-    return passed() if within else failed("over_budget", f"latency_s {seconds!r} (= {_decimal(seconds) * 1000} ms) > budget {budget!r} ms")
+    return (
+        passed()
+        if within
+        else failed("over_budget", f"latency_s {seconds!r} (= {_decimal(seconds) * 1000} ms) > budget {budget!r} ms")
+    )

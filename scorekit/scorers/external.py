@@ -21,7 +21,9 @@ __all__ = ["REASONS", "from_score", "prescored"]
 
 REASONS = {
     "score_zero": "the external scorer gave the row a score of 0",
-    "partial_credit": "the external scorer gave partial credit, which the policy's partial rule does not count as a pass",
+    "partial_credit": (
+        "the external scorer gave partial credit, which the policy's partial rule does not count as a pass"
+    ),
     "below_partial_min": "the external scorer's partial credit is below the policy's partial.min",
 }
 

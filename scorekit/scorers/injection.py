@@ -76,7 +76,9 @@ def _refusal_pattern() -> _Phrases:
         refusals = _phrase_pattern(table.get("phrases"))
         if refusals is None:  # pragma: no cover - the shipped table has phrases
             raise ValueError("refusal_phrases.yaml: no phrases")
-        _REFUSAL = _Phrases(refusals, _phrase_pattern(table.get("embedded")), _phrase_pattern(table.get("not_refusals")))
+        _REFUSAL = _Phrases(
+            refusals, _phrase_pattern(table.get("embedded")), _phrase_pattern(table.get("not_refusals"))
+        )
     return _REFUSAL
 
 

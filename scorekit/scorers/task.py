@@ -22,7 +22,9 @@ from ._base import Context, Outcome, error, failed, passed, unlabeled
 __all__ = ["REASONS", "score"]
 
 REASONS = {
-    "empty_completion_criteria": "neither must_include nor must_not_include has a criterion: nothing can establish success",
+    "empty_completion_criteria": (
+        "neither must_include nor must_not_include has a criterion: nothing can establish success"
+    ),
     "missing_output": "the row has no agent_output (missing evidence)",
     "forbidden_content": "the output contains a must_not_include string",
     "missing_required_content": "the output lacks a must_include string",

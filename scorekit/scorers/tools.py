@@ -198,7 +198,8 @@ def no_contract(schema: Any) -> str | None:
         return "constrains nothing (annotations only)"
     unknown = sorted(keys - KEYWORDS)
     if unknown and constraining <= {"required"}:
-        return f"unknown top-level keys {', '.join(map(repr, unknown))} without type or properties (another contract dialect?)"
+        return (f"unknown top-level keys {', '.join(map(repr, unknown))} without type or properties "
+                "(another contract dialect?)")
     return None
 
 
@@ -231,7 +232,11 @@ def _compile(schema: Any) -> _Compiled:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.absolute_path)
-        return _Compiled(None, problem=f"not a valid JSON Schema 2020-12 (at {where or 'the top'}: {exc.validator} {_short(exc.validator_value)})")
+        return _Compiled(
+            None,
+            problem=f"not a valid JSON Schema 2020-12 (at {where or 'the top'}: {exc.validator} "
+            f"{_short(exc.validator_value)})",
+        )
     except Exception:  # anything else a hostile schema can provoke
         return _Compiled(None, problem="not a valid JSON Schema 2020-12")
     problem = no_contract(schema)
@@ -319,7 +324,9 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     has_schemas = isinstance(schemas, dict) and len(schemas) > 0
     has_expected = isinstance(expected, (list, tuple)) and len(expected) > 0
     if not (has_allowed or has_forbidden or has_schemas or has_expected):
-        return unlabeled("missing_tool_contract", "no allowed_tools, forbidden_tools, tool_schemas or expected_tool_calls")
+        return unlabeled(
+            "missing_tool_contract", "no allowed_tools, forbidden_tools, tool_schemas or expected_tool_calls"
+        )
 
     calls = row_calls(row) if _get(row, "tool_calls") is not _MISSING else None
     if calls is None:
@@ -338,7 +345,8 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
         if call.malformed:
             return failed(
                 "malformed_arguments",
-                f"call {number} ({call.name}): arguments text of {len(call.text or '')} characters is not one JSON object",
+                f"call {number} ({call.name}): arguments text of {len(call.text or '')} characters "
+                "is not one JSON object",
             )
 
     unusable: str | None = None
@@ -363,7 +371,11 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
         for want in expected:
             if not any(_call_matches(want, call) for call in calls):
                 shown = want if isinstance(want, str) else want.get("name") if isinstance(want, dict) else want
-                with_args = " with the expected arguments" if isinstance(want, dict) and want.get("arguments") is not None else ""
+                with_args = (
+                    " with the expected arguments"
+                    if isinstance(want, dict) and want.get("arguments") is not None
+                    else ""
+                )
                 return failed("missing_expected_tool_call", f"expected call {shown}{with_args} is missing")
 
     if unusable is not None:

@@ -202,11 +202,15 @@ def test_forbidden_sequence_in_other_order_passes():
 def test_forbidden_sequence_with_repeated_names():
     forbidden = [["send_email", "send_email"]]
     assert run(agent_actions=["send_email"], forbidden_actions=forbidden).status == "PASS"
-    assert run(agent_actions=["send_email", "x", "send_email"], forbidden_actions=forbidden).reason == "forbidden_action"
+    assert (
+        run(agent_actions=["send_email", "x", "send_email"], forbidden_actions=forbidden).reason == "forbidden_action"
+    )
 
 
 def test_forbidden_action_checked_before_expected_actions():
-    out = run(agent_actions=["delete_message"], expected_actions=["archive_message"], forbidden_actions=["delete_message"])
+    out = run(
+        agent_actions=["delete_message"], expected_actions=["archive_message"], forbidden_actions=["delete_message"]
+    )
     assert out.reason == "forbidden_action"
 
 
@@ -259,7 +263,9 @@ def test_expected_arguments_are_not_matched_by_an_action_without_arguments():
     want = [{"name": "mark_read", "arguments": {"ids": ["m1"]}}]
     assert run(agent_actions=["mark_read"], expected_actions=want).status == "FAIL"
     assert run(agent_actions=[{"name": "mark_read"}], expected_actions=want).status == "FAIL"
-    assert run(agent_actions=[{"name": "mark_read", "arguments": {"ids": ["m1"]}}], expected_actions=want).status == "PASS"
+    assert (
+        run(agent_actions=[{"name": "mark_read", "arguments": {"ids": ["m1"]}}], expected_actions=want).status == "PASS"
+    )
 
 
 def test_expected_actions_checked_before_state():
@@ -308,7 +314,17 @@ def test_example_rows_score_to_their_planned_status():
 
 # Scorers never raise on data (whatever the row validation let through or not):
 # every irregularity is an outcome.
-_ANY_ROW = any_row(["agent_actions", "tool_calls", "expected_actions", "forbidden_actions", "match", "expected_state", "observed_state"])
+_ANY_ROW = any_row(
+    [
+        "agent_actions",
+        "tool_calls",
+        "expected_actions",
+        "forbidden_actions",
+        "match",
+        "expected_state",
+        "observed_state",
+    ]
+)
 
 
 @given(_ANY_ROW)
