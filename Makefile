@@ -1,7 +1,8 @@
 # Two entry points do all set-up on a fresh machine with Python 3.11:
 #   make demo   -> creates .venv, installs scorekit, renders the release notebook on the
 #                  bundled example into reports/demo/ (prints the decision and the report's path)
-#   make test   -> creates .venv, installs scorekit[dev], runs the whole suite
+#   make test   -> creates .venv, installs scorekit[dev], runs ruff and mypy (configured in
+#                  pyproject.toml; any finding fails) and then the whole suite
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -33,6 +34,8 @@ demo: $(VENV)/.installed
 	$(BIN)/scorekit demo --out-dir reports/demo
 
 test: $(VENV)/.installed-dev
+	$(BIN)/ruff check
+	$(BIN)/mypy
 	$(PY) -m pytest
 
 bench: $(VENV)/.installed-dev

@@ -67,7 +67,11 @@ def make_rows(n_rows: int, seed: int = 11) -> list[dict]:
         dimension = DIMENSIONS[case % len(DIMENSIONS)]
         case_id = f"{dimension}-{case:06d}"
         topic = rng.choice(WORDS)
-        base = {"dimension": dimension, "case_id": case_id, "input": f"Handle the {topic} thread #{case} and report back."}
+        base = {
+            "dimension": dimension,
+            "case_id": case_id,
+            "input": f"Handle the {topic} thread #{case} and report back.",
+        }
         for trial in range(TRIALS):
             if len(rows) >= n_rows:
                 break

@@ -108,7 +108,9 @@ def with_bare_numpy(df: pd.DataFrame) -> dict:
         denom = 1 + z * z / size
         center = (p + z * z / (2 * size)) / denom
         half = z * np.sqrt(p * (1 - p) / size + z * z / (4 * size * size)) / denom
-        return np.where(dc == 0, 0.0, np.clip(center - half, 0, 1)), np.where(dc == dn, 1.0, np.clip(center + half, 0, 1))
+        return np.where(dc == 0, 0.0, np.clip(center - half, 0, 1)), np.where(
+            dc == dn, 1.0, np.clip(center + half, 0, 1)
+        )
 
     out = {"n": dn, "rate": p}
     out["ci_low"], out["ci_high"] = wilson(dn)
@@ -148,7 +150,9 @@ def with_groupby_apply(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         fails = int((g["status"] == "FAIL").sum())
         n = passes + fails
         low, high = proportion_confint(passes, n, alpha=0.05, method="wilson") if n else (math.nan, math.nan)
-        return pd.Series({"n": n, "passes": passes, "rate": passes / n if n else math.nan, "ci_low": low, "ci_high": high})
+        return pd.Series(
+            {"n": n, "passes": passes, "rate": passes / n if n else math.nan, "ci_low": low, "ci_high": high}
+        )
 
     def per_case(g: pd.DataFrame) -> pd.Series:
         c = int((g["status"] == "PASS").sum())
@@ -178,12 +182,12 @@ def check_same_numbers(sk: tuple, ref: dict) -> None:
     for column in ("rate", "ci_low", "ci_high"):
         np.testing.assert_allclose(summary[column].to_numpy(), ref[column][order], rtol=1e-12)
     # NumPy's pairwise sum and bincount's sequential one round the residual sum of squares differently.
-    for got, column in zip(cluster, ("ci_cluster_low", "ci_cluster_high", "deff")):
+    for got, column in zip(cluster, ("ci_cluster_low", "ci_cluster_high", "deff"), strict=True):
         np.testing.assert_allclose(got, ref[column][order], rtol=1e-10)
     for k in KS:
         np.testing.assert_allclose(pass_k[k].to_numpy(), ref[f"pass^{k}"][order], rtol=1e-9, equal_nan=True)
     np.testing.assert_allclose(consistency["consistency"].to_numpy(), ref["consistency"][order], rtol=1e-12)
-    for got, want in zip(consistency["flaky_cases"], [ref["flaky_cases"][i] for i in order]):
+    for got, want in zip(consistency["flaky_cases"], [ref["flaky_cases"][i] for i in order], strict=True):
         assert got == want, "flaky case ids differ"
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 from . import accessor as _accessor  # noqa: F401  (registers df.scorekit)
 from ._compare import compare
 from ._counts import STATUSES
-from ._evaluate import evaluate
-from ._policy import Policy, load_policy
-from ._scorecard import Scorecard
 from ._errors import HistoryError, InputError, PolicyError, Problem, ScorekitError, SignatureError
+from ._evaluate import evaluate
+from ._examples import example_path
+from ._policy import Policy, load_policy
 from ._rows import read_rows
+from ._scorecard import Scorecard
 from ._stats import (
     cases_needed,
     cluster_interval,
@@ -28,7 +29,6 @@ from ._stats import (
     z_value,
 )
 from ._version import __version__
-from ._examples import example_path
 
 __all__ = [
     "STATUSES",

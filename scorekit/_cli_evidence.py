@@ -15,8 +15,9 @@ those; ``scorekit.cli.main`` prints one line and exits 2.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ._errors import InputError, SignatureError
 from ._terminal import terminal_text as _t

@@ -19,7 +19,8 @@ import sys
 from typing import Any
 
 from ._errors import ScorekitError
-from ._terminal import annotation_line, terminal_text as _t
+from ._terminal import annotation_line
+from ._terminal import terminal_text as _t
 
 __all__ = ["add_parsers"]
 
@@ -217,10 +218,10 @@ def add_parsers(sub: Any) -> None:
         "gate",
         help="release gate for SCORECARD.md: presence, bars, basis, regression (exit 0 pass, 1 blocked)",
         description="Exit 1 for a missing or invalid candidate or baseline, a candidate that is not for "
-                    "--expected-version or records no ctx_size under --require-ctx-match, a bar or floor not met, "
-                    "a mistyped --baseline-ref, a basis difference (without --rebaseline) or a regression beyond "
-                    "the noise band; exit 0 for a first adoption (no baseline, or no file at an existing ref), an equal, "
-                    "improved or within-band score, or an allowed regression. Prints GitHub Actions annotations.",
+        "--expected-version or records no ctx_size under --require-ctx-match, a bar or floor not met, "
+        "a mistyped --baseline-ref, a basis difference (without --rebaseline) or a regression beyond "
+        "the noise band; exit 0 for a first adoption (no baseline, or no file at an existing ref), an equal, "
+        "improved or within-band score, or an allowed regression. Prints GitHub Actions annotations.",
     )
     gate.add_argument("--scorecard", required=True, metavar="PATH", help="the candidate SCORECARD.md")
     baseline = gate.add_mutually_exclusive_group()

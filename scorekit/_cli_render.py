@@ -72,7 +72,9 @@ def add_parsers(sub: Any) -> None:
                     "scorecard.json/.md/.html and evidence.parquet beside the executed .ipynb. Exit 0 when "
                     "rendered, whatever the decision; 2 when it could not run (a cell that raised included).",
     )
-    render.add_argument("--results", required=True, metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)")
+    render.add_argument(
+        "--results", required=True, metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)"
+    )
     render.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
     render.add_argument("--agent-name", metavar="N", help="name of the agent measured (default out-dir segment)")
     render.add_argument("--agent-version", metavar="V", help="version of the agent measured (default out-dir segment)")

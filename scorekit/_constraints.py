@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from ._errors import InvalidParameterError
 from ._io import finite_float

@@ -12,15 +12,28 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from . import _stats
 
-__all__ = ["STATUSES", "STATUS_DTYPE", "CaseCounts", "RunVariance", "count_cases", "count_groups", "run_variance", "status_codes"]
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+__all__ = [
+    "STATUSES",
+    "STATUS_DTYPE",
+    "CaseCounts",
+    "RunVariance",
+    "count_cases",
+    "count_groups",
+    "run_variance",
+    "status_codes",
+]
 
 STATUSES: tuple[str, ...] = ("PASS", "FAIL", "ERROR", "ABSTAIN")
 STATUS_DTYPE = pd.CategoricalDtype(list(STATUSES))
@@ -69,7 +82,8 @@ def status_codes(frame: pd.DataFrame, column: str = "status") -> np.ndarray:
         value = status.iloc[pos]
         what = "is missing" if missing.any() else f"is {value!r}, not one of {', '.join(STATUSES)}"
         raise ValueError(f"column {column!r} {what} at {_first_bad(frame, mask, column)}")
-    return codes
+    result: np.ndarray = codes  # int8 status codes (pandas is untyped, so mypy sees Any)
+    return result
 
 
 # Factorizations of Arrow-backed columns, keyed by the identity of the Arrow
@@ -111,7 +125,7 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if arrow is not None:
         key = id(arrow)
         try:
-            ref = weakref.ref(arrow, lambda _, key=key: _FACTORIZE_CACHE.pop(key, None))
+            ref = weakref.ref(arrow, lambda _: _FACTORIZE_CACHE.pop(key, None))
         except TypeError:  # pragma: no cover - not weak-referenceable
             return codes, uniques
         codes.setflags(write=False)
@@ -205,10 +219,10 @@ def grouped_status_counts(
     level_codes = _decompose(np.asarray(observed, dtype=np.int64), prefix, radix)
     # Sort groups by label, level by level; relabel each level in sorted order.
     sort_orders = [np.argsort(uniques.to_numpy(), kind="stable") for uniques in levels]
-    ranks = [_rank_from_order(o)[codes] for o, codes in zip(sort_orders, level_codes)]
+    ranks = [_rank_from_order(o)[codes] for o, codes in zip(sort_orders, level_codes, strict=True)]
     order = np.lexsort(ranks[::-1])
     counts = counts[order]
-    sorted_levels = [uniques[o] for uniques, o in zip(levels, sort_orders)]
+    sorted_levels = [uniques[o] for uniques, o in zip(levels, sort_orders, strict=True)]
     sorted_codes = [rank[order] for rank in ranks]
     if len(columns) == 1:
         index = sorted_levels[0][sorted_codes[0]]
@@ -251,7 +265,7 @@ class GroupCounts:
     """Status counts per group (e.g. per dimension)."""
 
     index: pd.Index
-    counts: np.ndarray  # (G, 4) int64: PASS, FAIL, ERROR, ABSTAIN
+    counts: npt.NDArray[np.int64]  # (G, 4): PASS, FAIL, ERROR, ABSTAIN
 
     @property
     def passes(self) -> np.ndarray:
@@ -293,7 +307,7 @@ class CaseCounts:
     groups: GroupCounts
     case_group: np.ndarray  # (K,) index into groups.index, non-decreasing
     case_ids: np.ndarray  # (K,) case id per case, sorted within each group
-    counts: np.ndarray  # (K, 4) int64
+    counts: npt.NDArray[np.int64]  # (K, 4)
 
     @property
     def passes(self) -> np.ndarray:
@@ -606,12 +620,14 @@ def run_variance(
     low, high = table["ci_low"].to_numpy(), table["ci_high"].to_numpy()
     table["clipped"] = (low < 0) | (high > 1)
     table["ci_low"], table["ci_high"] = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
-    notes = []
+    notes: list[str | None] = []
     for g in range(ngroups):
         if unbalanced[g]:
             notes.append("no run column, and the cases do not share one set of trial numbers")
         elif not enough[g]:
-            notes.append(f"fewer than 2 complete runs ({int(n_complete[g])} complete, {int(n_incomplete[g])} incomplete)")
+            notes.append(
+                f"fewer than 2 complete runs ({int(n_complete[g])} complete, {int(n_incomplete[g])} incomplete)"
+            )
         else:
             notes.append(None)
     table["note"] = pd.Series(notes, index=groups, dtype=object)

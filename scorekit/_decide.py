@@ -14,8 +14,9 @@ Everything is vectorised over dimensions and cases.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -59,7 +60,7 @@ def _cluster_low(cases: CaseCounts, names: Sequence[str], confidence: float, opt
         missing = counts[:, ERROR] + counts[:, ABSTAIN]
         c, n = c + missing, n + missing
     low, _, _ = _stats.cluster_interval_grouped(c, n, cases.case_group, confidence, ngroups=len(cases.groups.index))
-    by_name = dict(zip(cases.groups.index, low))
+    by_name = dict(zip(cases.groups.index, low, strict=True))
     return np.array([by_name.get(name, np.nan) for name in names], dtype=float)
 
 
@@ -92,7 +93,11 @@ def _variance_entry(variance: pd.DataFrame | None, name: str) -> dict[str, Any] 
     if variance is None or name not in variance.index or not isinstance(variance.at[name, "basis"], str):
         return None
     row = variance.loc[name]
-    entry: dict[str, Any] = {"basis": row["basis"], "runs": int(row["runs"]), "incomplete_runs": int(row["incomplete_runs"])}
+    entry: dict[str, Any] = {
+        "basis": row["basis"],
+        "runs": int(row["runs"]),
+        "incomplete_runs": int(row["incomplete_runs"]),
+    }
     for key in ("mean", "stdev", "cv_pct", "ci_low", "ci_high", "ci_half_width", "z_half_width"):
         value = float(row[key])
         entry[key] = None if np.isnan(value) else value
@@ -197,7 +202,7 @@ def dimension_table(
             why.append("no threshold declared for this dimension")
         if name in failed_controls:
             why.append("its evaluator control failed")
-        for k, minimum, got in k_measured:
+        for k, _minimum, got in k_measured:
             if np.isnan(got):
                 why.append(f"pass^{k}: no case has {k} measured trials")
             elif _short_of_k(cases, group_of[name], k):
@@ -315,6 +320,8 @@ def apply_comparison(
         FAIL; ``passed`` or a comparison that is not required → unchanged. The
         reasons to append to ``decision_reasons`` (empty when nothing applies).
     """
+    status: object  # checked against COMPARISON_STATUSES below
+    detail: object
     if isinstance(comparison, str):
         status, detail = comparison, None
         comparison = {"status": status}

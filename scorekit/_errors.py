@@ -124,8 +124,9 @@ class ScorecardInvalidError(InputError):
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         first = one_line(problems[0]) if problems else "no problem recorded"
         super().__init__(f"{self.source}: invalid scorecard: {first}{more}")
-        # The schema problems are strings ("field.path: message"), not row Problems.
-        self.problems: list[str] = list(problems)  # type: ignore[assignment]
+        # The schema problems are strings ("field.path: message"), not row Problems:
+        # the public attribute differs from InputError's on purpose (mypy sees an override).
+        self.problems: list[str] = list(problems)  # type: ignore[assignment]  # see the comment above
 
 
 class PolicyError(ScorekitError, ValueError):

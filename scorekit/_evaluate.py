@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,13 +19,13 @@ from ._counts import STATUS_DTYPE, count_cases, run_variance
 from ._decide import decide, dimension_table
 from ._errors import InputError, Problem
 from ._findings import build_findings, low_confidence
-from .scorers.judges import is_mock
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
-from ._policy import Policy, load_policy
 from ._ingest import Ingested, ingest
+from ._policy import Policy, load_policy
 from ._rows import open_source
 from ._scorecard import Scorecard
 from ._validate import Validation, case_definition_conflicts, duplicate_identities
+from .scorers.judges import is_mock
 
 __all__ = ["evaluate"]
 
@@ -120,7 +121,8 @@ def _row_of(cols: dict[str, list[Any]], lines: Sequence[bytes] | None) -> Any:
         raw = cols["row_json"][pos]
         if raw is None and lines is not None:
             raw = lines[cols["line"][pos] - 1]
-        return json.loads(raw)
+        row: dict[str, Any] = json.loads(raw)  # a row's text, already read once as an object
+        return row
 
     return row_of
 
@@ -258,17 +260,17 @@ def evaluate(
              "reason": None if reason != reason else reason}
             for rid, dim, case, status, reason in zip(
                 control_rows["id"], control_rows["dimension"], control_rows["case_id"], control_rows["status"],
-                control_rows["reason"],
+                control_rows["reason"], strict=True
             )
         ),
         key=lambda c: (str(c["id"]), str(c["dimension"])),
     )
     failed_controls = {c["dimension"] for c in controls if not c["passed"]}
 
-    agent = evidence[evidence["included"] & ~evidence["control"]]
-    scope, inferred = pol.scope(sorted(agent["dimension"].dropna().unique().tolist()))
-    cases = count_cases(agent)
-    variance = run_variance(agent, confidence=pol.confidence).table
+    agent_rows = evidence[evidence["included"] & ~evidence["control"]]
+    scope, inferred = pol.scope(sorted(agent_rows["dimension"].dropna().unique().tolist()))
+    cases = count_cases(agent_rows)
+    variance = run_variance(agent_rows, confidence=pol.confidence).table
     result = dimension_table(cases, pol, scope, failed_controls, variance)
     dims = result.table
 
@@ -331,19 +333,21 @@ def evaluate(
             "regressions": [],
         },
         hashes=hashes,
-        generated_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        generated_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     )
     from . import history as _history
 
     comparison = _history.compare(card, history, baseline_label=baseline)  # no history: no I/O
-    card = _history.with_comparison(card, comparison)
+    compared: Scorecard = _history.with_comparison(card, comparison)  # history.py is not type-checked yet
     if history is not None:
-        _history.record(card, history, label=label)
-    return card
+        _history.record(compared, history, label=label)
+    return compared
 
 
 def _agent_list(agents: Any) -> str:
-    return ", ".join("(rows without agent)" if a is None else repr(a) for a in sorted(agents, key=lambda a: (a is None, a or "")))
+    return ", ".join(
+        "(rows without agent)" if a is None else repr(a) for a in sorted(agents, key=lambda a: (a is None, a or ""))
+    )
 
 
 def _one_agent(agents: dict[str | None, int], selected: str | None, source: str) -> str | None:

@@ -6,8 +6,9 @@ groups rows and orders the result: severity, then dimension, then reason.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -25,7 +26,8 @@ _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
-    return load_data_yaml("findings.yaml")
+    table: dict[str, Any] = load_data_yaml("findings.yaml")  # the package's own file: a mapping
+    return table
 
 
 def verification_guidance() -> str:
@@ -55,7 +57,7 @@ def _details(part: pd.DataFrame, cases: set[str]) -> list[dict[str, str]]:
     """Distinct (case_id, detail) of the rows of ``part`` whose case is in ``cases``, sorted."""
     pairs = {
         (case, detail)
-        for case, detail in zip(part["case_id"].tolist(), part["detail"].tolist())
+        for case, detail in zip(part["case_id"].tolist(), part["detail"].tolist(), strict=True)
         if case in cases and isinstance(detail, str) and detail
     }
     return [{"case_id": case, "detail": detail} for case, detail in sorted(pairs)]

@@ -33,7 +33,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 __all__ = [
     "MEASURED_FIELDS",
@@ -69,8 +70,11 @@ MEASURED_FIELDS: tuple[str, ...] = (
 
 _BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
 
+_c_canonical: Callable[[object], bytes | None] | None
+_c_evidence: Callable[[object, object, object, object, object, object, object, object, object], bytes | None] | None
 try:  # the C form of canonical_bytes (scorekit/_speedups.c); None when it was not built
-    from ._speedups import canonical as _c_canonical, evidence_canonical as _c_evidence
+    from ._speedups import canonical as _c_canonical
+    from ._speedups import evidence_canonical as _c_evidence
 except ImportError:  # pragma: no cover - a build without a C compiler takes the Python path
     _c_canonical = _c_evidence = None
 
@@ -166,7 +170,7 @@ def _deep_canonical_bytes(value: Any) -> bytes:
             keys = [k if type(item) is dict else str(k) for k in item]
             if not all(type(k) is str for k in keys):
                 raise TypeError("cannot hash an object key that is not a string")
-            pairs = sorted(zip(keys, item.values()), key=lambda pair: _utf16_order(pair[0]))
+            pairs = sorted(zip(keys, item.values(), strict=True), key=lambda pair: _utf16_order(pair[0]))
             todo.append((True, "}"))
             for i in range(len(pairs) - 1, -1, -1):
                 todo.append((False, pairs[i][1]))

@@ -54,8 +54,9 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ._errors import DuplicateKeyError, FileProblem, InputError, StrictJSONError
 
@@ -396,7 +397,7 @@ def read_json_strict(
 
 
 # --------------------------------------------------------------------------- writing
-def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None], *, mode: int | None = None) -> Path:
+def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object], *, mode: int | None = None) -> Path:
     """Write ``path`` atomically: ``write(tmp)`` fills a temporary file in the same
     directory, which then replaces ``path`` (``os.replace``). A reader never sees
     half a file; on error the temporary file is removed and ``path`` is untouched.

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,8 +24,10 @@ __all__ = ["SCHEMA_VERSION", "Scorecard"]
 
 SCHEMA_VERSION = 1
 CAVEATS = (
-    "These figures apply to the supplied cases only; choose case coverage and sample sizes appropriate to the release risk.",
-    "Repeated trials of one case may be correlated; pass^k and consistency describe these trials, not independent samples.",
+    "These figures apply to the supplied cases only; choose case coverage and sample sizes appropriate to the "
+    "release risk.",
+    "Repeated trials of one case may be correlated; pass^k and consistency describe these trials, not independent "
+    "samples.",
 )
 DIMENSION_KEYS = (
     "name", "verdict", "verdict_reasons", "in_scope", "n", "passes", "fails", "errors", "abstains", "rate",
@@ -140,7 +143,8 @@ class Scorecard:
             "policy": self.policy,
             "caveats": list(CAVEATS),
         }
-        return _clean(data)
+        cleaned: dict[str, Any] = _clean(data)  # _clean keeps a dict a dict
+        return cleaned
 
     def to_release_payload(
         self,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from itertools import pairwise
 from statistics import NormalDist
 from typing import Any
 
@@ -97,8 +98,8 @@ def _template(*values: Any) -> Any:
 
 
 def _check_same_index(names: tuple[str, ...], values: tuple[Any, ...]) -> None:
-    pandas_args = [(n, v) for n, v in zip(names, values) if _template(v) is not None]
-    for (name_a, a), (name_b, b) in zip(pandas_args, pandas_args[1:]):
+    pandas_args = [(n, v) for n, v in zip(names, values, strict=True) if _template(v) is not None]
+    for (name_a, a), (name_b, b) in pairwise(pandas_args):
         if not a.index.equals(b.index):
             raise ValueError(
                 f"{name_a} and {name_b} are pandas objects with different indexes; "
@@ -126,7 +127,8 @@ def _numeric_array(value: Any, name: str, what: str) -> np.ndarray:
 
         if not (pd.api.types.is_numeric_dtype(value.dtype) or pd.api.types.is_bool_dtype(value.dtype)):
             raise TypeError(f"{name} must be {what}; got dtype {value.dtype}")
-        return value.to_numpy(dtype="float64", na_value=np.nan)
+        floats: np.ndarray = value.to_numpy(dtype="float64", na_value=np.nan)  # pandas is untyped
+        return floats
     arr = np.asarray(value)
     if arr.dtype == object:
         flat = arr.ravel()
@@ -447,12 +449,14 @@ def _z_sum(alpha: np.ndarray, power: np.ndarray) -> np.ndarray:
             f"power must be greater than alpha; got power={float(power.flat[i])!r}, alpha={float(alpha.flat[i])!r}"
         )
     # −Φ⁻¹(α) rather than Φ⁻¹(1 − α): no rounding of 1 − α.
-    return -_normal_quantile(alpha) + _normal_quantile(power)
+    z_sum: np.ndarray = -_normal_quantile(alpha) + _normal_quantile(power)
+    return z_sum
 
 
 def _drop(z_sum: np.ndarray, rate: np.ndarray, effective_n: np.ndarray) -> np.ndarray:
     """The one formula: ``(z₁₋α + z_power) · √(2·rate·(1 − rate) / effective n)``."""
-    return z_sum * np.sqrt(2.0 * rate * (1.0 - rate) / effective_n)
+    drop: np.ndarray = z_sum * np.sqrt(2.0 * rate * (1.0 - rate) / effective_n)
+    return drop
 
 
 def _effective_trials(cases: Any, trials: np.ndarray, icc: np.ndarray) -> np.ndarray:
@@ -462,7 +466,8 @@ def _effective_trials(cases: Any, trials: np.ndarray, icc: np.ndarray) -> np.nda
     product, then a division by a fixed number: both monotone), which
     :func:`cases_needed` relies on.
     """
-    return cases * trials / (1.0 + (trials - 1.0) * icc)
+    effective: np.ndarray = cases * trials / (1.0 + (trials - 1.0) * icc)
+    return effective
 
 
 def _broadcast(names: tuple[str, ...], arrays: tuple[np.ndarray, ...]) -> list[np.ndarray]:

@@ -14,15 +14,22 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._errors import Problem
 
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
+_c_definition_text: Callable[[ReadableBuffer, tuple[bytes, ...]], bytes | None] | None
+_c_exact_key: Callable[[object], bytes | None] | None
 try:  # C helper (scorekit/_speedups.c); None when it was not built
-    from ._speedups import definition_text as _c_definition_text, exact_key as _c_exact_key
+    from ._speedups import definition_text as _c_definition_text
+    from ._speedups import exact_key as _c_exact_key
 except ImportError:  # pragma: no cover - a build without a C compiler takes the marshal path
     _c_definition_text = _c_exact_key = None
 
@@ -142,7 +149,7 @@ def duplicate_identities(
         return [], []
     by_id: dict[str, list[int]] = {}
     by_trial: dict[tuple[Any, Any, int], list[int]] = {}
-    for pos, (rid, case, dim, trial) in enumerate(zip(ids, cases, dimensions, trials)):
+    for pos, (rid, case, dim, trial) in enumerate(zip(ids, cases, dimensions, trials, strict=True)):
         if rid is not None:
             by_id.setdefault(rid, []).append(pos)
         if trial is not None and dim is not None and valid[pos]:
@@ -152,7 +159,9 @@ def duplicate_identities(
         if len(positions) > 1:
             where = ", ".join(str(lines[p]) for p in positions)
             for pos in positions:
-                marked.setdefault(pos, Problem(source, int(lines[pos]), "id", f"duplicate id {rid!r} (lines {where})", rid))
+                marked.setdefault(
+                    pos, Problem(source, int(lines[pos]), "id", f"duplicate id {rid!r} (lines {where})", rid)
+                )
     for (case, dim, trial), positions in by_trial.items():
         if len(positions) > 1:
             where = ", ".join(str(lines[p]) for p in positions)
@@ -189,7 +198,7 @@ def case_definition_conflicts(
     """
     first: dict[tuple[Any, Any], int] = {}
     suspects: list[int] = []
-    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys)):
+    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys, strict=True)):
         if key is None:
             continue
         ref = first.setdefault((case, dim), pos)
@@ -207,14 +216,18 @@ def case_definition_conflicts(
         return exact[pos]
 
     conflicted = {
-        (cases[pos], dimensions[pos]) for pos in suspects if definition(pos) != definition(first[(cases[pos], dimensions[pos])])
+        (cases[pos], dimensions[pos])
+        for pos in suspects
+        if definition(pos) != definition(first[(cases[pos], dimensions[pos])])
     }
-    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys)):
+    for pos, (case, dim, key) in enumerate(zip(cases, dimensions, keys, strict=True)):
         if key is None or (case, dim) not in conflicted:
             continue
         mask[pos] = True
         ref = first[(case, dim)]
-        differing = [name for name, a, b in zip(DEFINITION_FIELDS, definition(pos), definition(ref)) if a != b]
+        differing = [
+            name for name, a, b in zip(DEFINITION_FIELDS, definition(pos), definition(ref), strict=True) if a != b
+        ]
         detail = (
             f"differs in {', '.join(differing)} from line {lines[ref]}"
             if differing

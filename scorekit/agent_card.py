@@ -25,10 +25,11 @@ import html
 import json
 import os
 import re
-from datetime import datetime, timezone
-from functools import lru_cache
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ._datafiles import data_text, load_data_yaml
 from ._errors import InputError
@@ -106,6 +107,10 @@ def _num(value: Any) -> float | None:
     return value if value == value else None
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _int(value: Any) -> int:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -116,7 +121,7 @@ def _pct(value: Any) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def _source(sid: str, spec: Mapping[str, Any], status: str, verdict: str | None, detail: str,
@@ -146,7 +151,9 @@ def _dimension_detail(entry: Mapping[str, Any] | None, conf: str) -> str:
     n = _int(entry.get("n"))
     parts = [f"n = {n}"]
     if _num(entry.get("rate")) is not None:
-        parts.append(f"rate {_pct(entry.get('rate'))} ({conf} CI {_pct(entry.get('ci_low'))}–{_pct(entry.get('ci_high'))})")
+        parts.append(
+            f"rate {_pct(entry.get('rate'))} ({conf} CI {_pct(entry.get('ci_low'))}–{_pct(entry.get('ci_high'))})"
+        )
     missing = _int(entry.get("errors")) + _int(entry.get("abstains"))
     if missing:
         parts.append(f"{missing} ERROR/ABSTAIN row{'s' if missing != 1 else ''} outside the denominator")
@@ -206,7 +213,9 @@ def _content_sha256(scorecard: Mapping[str, Any]) -> str:
         raise InputError(f"the scorecard cannot be canonicalised: {exc}") from None
 
 
-def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table: Mapping[str, Any]) -> list[dict]:
+def _evidence_sources(
+    sc: Mapping[str, Any], signature: Mapping[str, Any], table: Mapping[str, Any]
+) -> list[dict[str, Any]]:
     specs = table["evidence_sources"]
     builtin = _builtin_dimensions()
     dims = {entry["name"]: entry for entry in sc["dimensions"]}
@@ -258,7 +267,7 @@ def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table
                     detail += f"; pass^k reported for k = {', '.join(ks)}"
                 out.append(_source(sid, spec, status, None, detail))
         elif kind == "validation":
-            v = sc.get("validation") if isinstance(sc.get("validation"), Mapping) else {}
+            v = _mapping(sc.get("validation"))
             labeled, unlabeled, invalid = _int(v.get("labeled")), _int(v.get("unlabeled")), _int(v.get("invalid"))
             strict, complete = v.get("strict") is True, v.get("complete") is True
             detail = f"{labeled} labeled, {unlabeled} unlabeled, {invalid} invalid" + (" (strict)" if strict else "")
@@ -274,7 +283,7 @@ def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table
             detail = f"purpose {sc.get('purpose')}" + (f"; {'; '.join(reasons)}" if reasons else "")
             out.append(_source(sid, spec, status, decision, detail, decision == "FAIL"))
         elif kind == "hashes":
-            hashes = sc.get("hashes") if isinstance(sc.get("hashes"), Mapping) else {}
+            hashes = _mapping(sc.get("hashes"))
             names = ("suite", "policy", "results", "evidence")
             present = [n for n in names if isinstance(hashes.get(n), str) and hashes.get(n)]
             status = EVIDENCED if len(present) == len(names) else PARTIAL if present else NOT_EVIDENCED
@@ -282,7 +291,7 @@ def _evidence_sources(sc: Mapping[str, Any], signature: Mapping[str, Any], table
                 f" (missing: {', '.join(n for n in names if n not in present)})" if len(present) < len(names) else "")
             out.append(_source(sid, spec, status, None, detail))
         elif kind == "history":
-            comparison = sc.get("comparison") if isinstance(sc.get("comparison"), Mapping) else {}
+            comparison = _mapping(sc.get("comparison"))
             cstatus = _str(comparison.get("status")) or "not_requested"
             status = table["comparison_status"].get(cstatus, PARTIAL)
             required = comparison.get("required") is True
@@ -386,8 +395,8 @@ def build_agent_card(
                                          "ci_high", "threshold", "pass_k", "consistency", "flaky_cases")},
         })
 
-    comparison = sc.get("comparison") if isinstance(sc.get("comparison"), Mapping) else {}
-    agent = sc.get("agent") if isinstance(sc.get("agent"), Mapping) else {}
+    comparison = _mapping(sc.get("comparison"))
+    agent = _mapping(sc.get("agent"))
     controls = [c for c in sc.get("controls") or [] if isinstance(c, Mapping)]
     card = {
         "kind": "scorekit-agent-card",
@@ -508,7 +517,8 @@ def render_agent_card_markdown(card: Mapping[str, Any]) -> str:
         ci = "—" if _num(d.get("rate")) is None else f"{_pct(d.get('ci_low'))} – {_pct(d.get('ci_high'))}"
         lines.append(
             f"| {_md(d['name'])} | {_md(d['kind'])} | **{_md(d['verdict'])}** | {_STATUS_WORDS[d['status']]} | "
-            f"{_int(d.get('n'))} | {_int(d.get('passes'))} | {_pct(d.get('rate'))} | {ci} | {_pct(d.get('threshold'))} |"
+            f"{_int(d.get('n'))} | {_int(d.get('passes'))} | {_pct(d.get('rate'))} | {ci} | "
+            f"{_pct(d.get('threshold'))} |"
         )
     lines += [
         "",
@@ -578,7 +588,7 @@ def write_agent_card(card_dict: Mapping[str, Any], out_dir: str | os.PathLike[st
         markdown = render_agent_card_markdown(card_dict)
         for kind, content in (("json", text), ("md", markdown)):
             data = content.encode("utf-8")
-            atomic_write(paths[kind], lambda tmp, data=data: tmp.write_bytes(data), mode=0o644)
+            atomic_write(paths[kind], partial(Path.write_bytes, data=data), mode=0o644)
     except OSError as exc:
         raise InputError(f"{out}: cannot write the Agent Card ({exc.strerror or exc})") from None
     return paths

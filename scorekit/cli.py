@@ -10,16 +10,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
+from typing import TYPE_CHECKING, NoReturn
 
-from . import _cli_evidence, _cli_release
-from . import _cli_render
+from . import _cli_evidence, _cli_release, _cli_render
 from ._errors import ScorekitError
 from ._terminal import terminal_text as _t
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from .reports import RenderedReports
     from .reports._sections import Sections
 
 EXIT_OK, EXIT_NO, EXIT_CANNOT_RUN = 0, 1, 2
@@ -87,7 +88,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write(reports, out_dir: str) -> dict:  # type: ignore[no-untyped-def]
+def _write(reports: RenderedReports, out_dir: str) -> dict[str, Path]:
     try:
         return reports.write(out_dir)
     except OSError as exc:
@@ -256,7 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agent-version", metavar="V", help="version of the agent measured (recorded in the scorecard)")
     run.add_argument("--agent", metavar="NAME",
                      help="evaluate only the rows whose agent field is NAME (rows of several agents need it)")
-    run.add_argument("--limit", type=_positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)")
+    run.add_argument(
+        "--limit", type=_positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)"
+    )
     run.add_argument("--history", nargs="?", const="reports/history.sqlite", default=None, metavar="DB",
                      help="compare with and record into this SQLite history (default DB: reports/history.sqlite)")
     run.add_argument("--label", metavar="L", help="label of this run's history record")
@@ -269,12 +272,18 @@ def build_parser() -> argparse.ArgumentParser:
                                       "approximation, Miller 2024).")
     plan.add_argument("--rate", type=float, required=True, metavar="R", help="the expected pass rate, in (0, 1)")
     size = plan.add_mutually_exclusive_group(required=True)
-    size.add_argument("--drop", type=float, metavar="D", help="the drop to detect (0.05 = 5 points): prints the cases needed")
-    size.add_argument("--cases", type=_positive_int, metavar="N", help="the cases measured: prints the smallest detectable drop")
+    size.add_argument(
+        "--drop", type=float, metavar="D", help="the drop to detect (0.05 = 5 points): prints the cases needed"
+    )
+    size.add_argument(
+        "--cases", type=_positive_int, metavar="N", help="the cases measured: prints the smallest detectable drop"
+    )
     plan.add_argument("--trials", type=_positive_int, default=1, metavar="T", help="trials per case (default 1)")
     plan.add_argument("--icc", type=float, default=0.0, metavar="I",
                       help="correlation of trials within a case, in [0, 1] (default 0)")
-    plan.add_argument("--alpha", type=float, default=0.05, metavar="A", help="one-sided significance level (default 0.05)")
+    plan.add_argument(
+        "--alpha", type=float, default=0.05, metavar="A", help="one-sided significance level (default 0.05)"
+    )
     plan.add_argument("--power", type=float, default=0.8, metavar="P", help="power, in (0, 1) (default 0.8)")
     plan.set_defaults(handler=_cmd_plan)
 
@@ -310,7 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="classify rows as labeled / unlabeled / invalid")
     validate.add_argument("results", metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)")
     validate.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
-    validate.add_argument("--strict", action="store_true", help="unlabeled rows also fail (always on under purpose: release)")
+    validate.add_argument(
+        "--strict", action="store_true", help="unlabeled rows also fail (always on under purpose: release)"
+    )
     validate.add_argument("--agent", metavar="NAME", help="validate only the rows whose agent field is NAME")
     validate.set_defaults(handler=_cmd_validate)
 

@@ -30,6 +30,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +167,7 @@ class Report:
         for kind, svg in (("rates", rate_svg(self.sections.rate_chart)),
                           ("pass_k", pass_k_svg(self.sections.pass_k_chart))):
             payload = _standalone(svg).encode("utf-8")
-            written[kind] = atomic_write(out / CHART_FILES[kind], lambda tmp, b=payload: tmp.write_bytes(b))
+            written[kind] = atomic_write(out / CHART_FILES[kind], partial(Path.write_bytes, data=payload))
         return written
 
     def variance(self) -> Fragment:

@@ -14,7 +14,8 @@ half a second to import); it is for ``df.scorekit.plot_*`` and your own figures.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -138,12 +139,12 @@ def plot_rates(
     chart = rate_chart([
         {"name": key, "rate": _value(row["rate"]), "ci_low": _value(row["ci_low"]), "ci_high": _value(row["ci_high"]),
          "n": _value(row["n"]), "threshold": _value(limit), "verdict": _value(verdict)}
-        for (key, row), limit, verdict in zip(summary.iterrows(), limits, verdicts)
+        for (key, row), limit, verdict in zip(summary.iterrows(), limits, verdicts, strict=True)
     ], _confidence_text(confidence))
     points = chart.points
     ax = _new_axes(ax, 0.5 * len(points) + 1.4)
     y = np.arange(len(points))[::-1]
-    drawn = [(yi, p) for yi, p in zip(y, points) if p.rate is not None]
+    drawn = [(yi, p) for yi, p in zip(y, points, strict=True) if p.rate is not None]
     ys = np.array([yi for yi, _ in drawn], dtype=float)
     rate = np.array([p.rate for _, p in drawn], dtype=float)
     low = np.array([p.low if p.low is not None else p.rate for _, p in drawn], dtype=float)
@@ -153,11 +154,11 @@ def plot_rates(
                 label=f"pass rate, Wilson {chart.confidence} CI")
     # Each dot in its verdict's colour, as in the reports (over the error bar's own black dot).
     ax.scatter(rate, ys, c=[p.colour for _, p in drawn], s=48, edgecolors="none", zorder=4)
-    for yi, p in zip(y, points):
+    for yi, p in zip(y, points, strict=True):
         text = "no evidence" if p.rate is None else f"{p.rate_text}  n={p.n_text}"
         ax.annotate(text, (1.02, yi), xycoords=("axes fraction", "data"), va="center",
                     fontsize=FONT_SIZES["annotation"])
-    marks = [(yi, p.threshold) for yi, p in zip(y, points) if p.threshold is not None]
+    marks = [(yi, p.threshold) for yi, p in zip(y, points, strict=True) if p.threshold is not None]
     if marks:
         ax.scatter([t for _, t in marks], [yi for yi, _ in marks], marker="|", s=700, linewidths=3,
                    color=THRESHOLD_COLOUR, label="threshold", zorder=5)
@@ -208,8 +209,11 @@ def plot_pass_k(pass_k: pd.DataFrame, *, curve_k: pd.Series | None = None, cases
     ks = [int(k) for k in pass_k.columns]
     dims = []
     for key, row in pass_k.iterrows():
-        dim: dict[str, Any] = {"name": key, "pass_k": {str(k): _value(v) for k, v in zip(ks, row.tolist())},
-                               "curve_k": int(curve_k.get(key, 0)) if curve_k is not None else max(ks, default=0)}
+        dim: dict[str, Any] = {
+            "name": key,
+            "pass_k": {str(k): _value(v) for k, v in zip(ks, row.tolist(), strict=True)},
+            "curve_k": int(curve_k.get(key, 0)) if curve_k is not None else max(ks, default=0),
+        }
         if cases is not None and ks:
             dim["pass_k_cases"] = {str(k): _value(cases.loc[key, k]) for k in ks}
             dim["cases"] = _value(cases.loc[key, min(ks)])
@@ -261,7 +265,7 @@ def plot_variance(run_rates: pd.DataFrame, variance: pd.DataFrame, *, confidence
     labels = [chart_label(k) for k in run_rates.index]
     ax = _new_axes(ax, 0.5 * len(labels) + 1.4)
     y = np.arange(len(labels))[::-1]
-    for yi, key in zip(y, run_rates.index):
+    for yi, key in zip(y, run_rates.index, strict=True):
         low, high = variance.loc[key, "ci_low"], variance.loc[key, "ci_high"]
         if np.isfinite(low) and np.isfinite(high):
             ax.fill_betweenx([yi - 0.32, yi + 0.32], max(low, 0.0), min(high, 1.0), color=RATE_COLOR, alpha=0.2, lw=0)

@@ -27,15 +27,15 @@ import ast
 import json
 import logging
 import os
-import subprocess
 import re
 import shlex
-import sys
+import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ._errors import FileProblem, InputError, ScorekitError
 from ._examples import notebook_path
@@ -245,7 +245,9 @@ def _kernel_manager_class() -> type:
             return super().get_kernel_spec(kernel_name)
 
     class ThisInterpreterKernelManager(AsyncKernelManager):
-        async def start_kernel(self, **kw: Any) -> None:
+        # jupyter_client types KernelManager.start_kernel as a plain method; AsyncKernelManager's,
+        # the one overridden here, is a coroutine at run time (papermill awaits it).
+        async def start_kernel(self, **kw: Any) -> None:  # type: ignore[override]  # see the comment above
             # The kernel's own stdout/stderr (not the cells': those are captured into
             # the notebook) would interleave with the CLI's one-line messages, e.g. a
             # traceback when a timed-out kernel is shut down.

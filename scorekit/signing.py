@@ -63,9 +63,9 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _io
 from ._errors import SignatureError, StrictJSONError
@@ -78,6 +78,9 @@ from ._io import (
     loads_strict,
     read_input_bytes,
 )
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 __all__ = [
     "ALGORITHM",
@@ -304,7 +307,7 @@ def _load_private_key(path: Path) -> Any:
     return key
 
 
-def _raw_public(key: Any) -> bytes:
+def _raw_public(key: Ed25519PublicKey) -> bytes:
     from cryptography.hazmat.primitives import serialization
 
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
@@ -351,7 +354,7 @@ def _b64decode(value: Any) -> bytes | None:
 
 # --------------------------------------------------------------------------- signing
 def _utc_now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def sign_scorecard(
@@ -549,6 +552,7 @@ def verify_bytes(
 
     if problem is not None:
         return result(FAILED, problem)
+    assert public is not None and signature is not None  # _envelope_problem gives both when it finds no problem
     if isinstance(scorecard_text, bytes):
         try:
             scorecard_text = scorecard_text.decode("utf-8-sig")

@@ -52,7 +52,7 @@ class Element:
     tag: str
     attrs: dict[str, str]
     text: str = ""
-    children: list["Element"] = field(default_factory=list)
+    children: list[Element] = field(default_factory=list)
 
     @property
     def classes(self) -> set[str]:
@@ -63,7 +63,7 @@ class Element:
         for child in self.children:
             yield from child.iter()
 
-    def find_all(self, tag: str | None = None, cls: str | None = None) -> list["Element"]:
+    def find_all(self, tag: str | None = None, cls: str | None = None) -> list[Element]:
         return [e for e in self.iter() if (tag is None or e.tag == tag) and (cls is None or cls in e.classes)]
 
     def all_text(self) -> str:

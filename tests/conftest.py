@@ -10,6 +10,7 @@ matplotlib.use("Agg")  # before pyplot is imported anywhere: no display in tests
 
 import pytest
 from hypothesis import HealthCheck, settings
+from shared import ROWS_DATA
 
 # No wall-clock deadlines: a slow CI machine must not turn into a failing test.
 settings.register_profile(
@@ -19,8 +20,6 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("scorekit")
-
-from shared import ROWS_DATA
 
 
 @pytest.fixture(autouse=True)

@@ -93,9 +93,14 @@ def assert_close(actual, expected, tol: float = 1e-12) -> None:
 # --------------------------------------------------------------------------- the C helper
 # scorekit/_speedups.c is optional: each module that uses it keeps a Python path
 # with the same results. Tests run both; this switches the C paths off.
-_C_HOOKS = (("scorekit._hashing", "_c_canonical"), ("scorekit._hashing", "_c_evidence"), ("scorekit._validate", "_c_exact_key"),
-            ("scorekit._validate", "_c_definition_text"),
-            ("scorekit._rows._screens", "_c_duplicate_key"), ("scorekit._rows._screens", "_c_text_is_clean"))
+_C_HOOKS = (
+    ("scorekit._hashing", "_c_canonical"),
+    ("scorekit._hashing", "_c_evidence"),
+    ("scorekit._validate", "_c_exact_key"),
+    ("scorekit._validate", "_c_definition_text"),
+    ("scorekit._rows._screens", "_c_duplicate_key"),
+    ("scorekit._rows._screens", "_c_text_is_clean"),
+)
 
 
 def c_helper_built() -> bool:
@@ -109,7 +114,7 @@ def c_helper_built() -> bool:
 class python_paths:
     """Context manager: scorekit runs without its C helper inside the block."""
 
-    def __enter__(self) -> "python_paths":
+    def __enter__(self) -> python_paths:
         import importlib
 
         self._saved = []
@@ -129,13 +134,31 @@ def evidence_hash_of(evidence: pd.DataFrame) -> str:
     from scorekit._hashing import list_hash, row_digest
 
     digests = [
-        row_digest({"case_id": None if pd.isna(c) else c, "control": bool(ctl), "dimension": None if pd.isna(d) else d,
-                    "id": None if pd.isna(i) else i, "included": bool(inc),
-                    "label": str(lab), "reason": None if pd.isna(r) else r, "status": str(s),
-                    "trial": None if pd.isna(t) else int(t)})
+        row_digest(
+            {
+                "case_id": None if pd.isna(c) else c,
+                "control": bool(ctl),
+                "dimension": None if pd.isna(d) else d,
+                "id": None if pd.isna(i) else i,
+                "included": bool(inc),
+                "label": str(lab),
+                "reason": None if pd.isna(r) else r,
+                "status": str(s),
+                "trial": None if pd.isna(t) else int(t),
+            }
+        )
         for i, d, c, t, s, r, lab, ctl, inc in zip(
-            evidence["id"], evidence["dimension"], evidence["case_id"], evidence["trial"].astype(object),
-            evidence["status"], evidence["reason"], evidence["label"], evidence["control"], evidence["included"])
+            evidence["id"],
+            evidence["dimension"],
+            evidence["case_id"],
+            evidence["trial"].astype(object),
+            evidence["status"],
+            evidence["reason"],
+            evidence["label"],
+            evidence["control"],
+            evidence["included"],
+            strict=True,
+        )
     ]
     return list_hash(digests, sort=True)
 

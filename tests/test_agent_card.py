@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -26,7 +26,7 @@ BUILTIN = sorted(BUILTIN_SCORERS)
 JUDGES = {"panel": [], "pass_score": 4}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _scorecard(kind: str = "example") -> str:
     """Real scorecards (as JSON text, so each test gets a fresh copy)."""
     if kind == "example":  # release policy: action_correctness FAIL, the rest PASS

@@ -18,7 +18,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from _rendered import rendered_example
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -101,7 +100,8 @@ for (const t of document.querySelectorAll('table')) {
 }
 for (const e of document.querySelectorAll('*')) {
   const o = getComputedStyle(e).overflowX;
-  if ((o === 'auto' || o === 'scroll') && e.scrollWidth > e.clientWidth + 1) out.push('scrolls ' + e.tagName + '.' + e.className);
+  if ((o === 'auto' || o === 'scroll') && e.scrollWidth > e.clientWidth + 1)
+    out.push('scrolls ' + e.tagName + '.' + e.className);
 }
 return out;
 """

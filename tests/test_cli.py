@@ -39,7 +39,7 @@ def test_demo_numbers_equal_the_scorecard_and_the_accessor(tmp_path, capsys):
     summary = card.evidence.scorekit.summary()
     for name, row in summary.iterrows():
         assert card.dimensions.loc[name, "n"] == row["n"]
-        line = next(l for l in out.splitlines() if l.split()[:1] == [name])
+        line = next(text for text in out.splitlines() if text.split()[:1] == [name])
         assert line.split()[1:4] == [card.dimensions.loc[name, "verdict"], str(int(row["n"])), str(int(row["passes"]))]
         assert f"{100 * row['rate']:.1f}%" in line
 

@@ -223,7 +223,10 @@ def test_unreadable_results_file_is_exit_2_with_one_line(results, name):
 
 @pytest.mark.parametrize("policy", BAD_POLICIES)
 def test_bad_policy_is_exit_2_with_one_line(results, policy):
-    for args in (("validate", "clean.jsonl", "--policy", policy), ("run", "--results", "clean.jsonl", "--policy", policy)):
+    for args in (
+        ("validate", "clean.jsonl", "--policy", policy),
+        ("run", "--results", "clean.jsonl", "--policy", policy),
+    ):
         if args not in results:
             continue
         r = results[args]
@@ -331,7 +334,9 @@ def test_file_of_only_invalid_rows_is_reported_not_a_traceback(tmp_path, policy)
 
 
 def test_nan_problem_message_names_nan():
-    problems = sk.evaluate(str(MALFORMED / "nan_infinity.jsonl"), policy=str(MALFORMED / "release.yml")).validation.problems
+    problems = sk.evaluate(
+        str(MALFORMED / "nan_infinity.jsonl"), policy=str(MALFORMED / "release.yml")
+    ).validation.problems
     nan = next(p for p in problems if p.line == 2)
     assert "finite" in nan.message or "NaN" in nan.message
 

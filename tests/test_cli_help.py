@@ -65,7 +65,9 @@ def test_help_lists_the_exit_codes_of_spec_14():
 
 def test_help_shows_two_examples_that_parse():
     text = _help_text().stdout
-    examples = [line.strip() for line in text.split("examples:", 1)[1].splitlines() if line.strip().startswith("scorekit ")]
+    examples = [
+        line.strip() for line in text.split("examples:", 1)[1].splitlines() if line.strip().startswith("scorekit ")
+    ]
     assert len(examples) == 2
     parser = build_parser()
     for example in examples:

@@ -25,13 +25,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-import scorekit as sk
-
 ROOT = Path(__file__).resolve().parents[1]
 SEED_CARD = Path(__file__).parent / "release" / "data" / "seed_example_SCORECARD.md"
 
 # What a hostile user writes (no slash or NUL: it is also used as a file name).
-X = "x\n::error::FORGED\r::add-mask::FORGED\x1b]8;;mailto:e.invalid\x1b\\\u202e##[error]FORGED\n  ::stop-commands::FORGED"
+X = (
+    "x\n::error::FORGED\r::add-mask::FORGED\x1b]8;;mailto:e.invalid\x1b\\\u202e##[error]FORGED"
+    "\n  ::stop-commands::FORGED"
+)
 FORBIDDEN_CHARS = ("\x1b", "\r", "\u202e", "\u2066", "\u200f")
 ANNOTATING = {"gate", "refresh-check", "run"}  # run: only with --gate (SPEC §17)
 

@@ -36,7 +36,7 @@ def reference_cluster(c, n, confidence=0.95):
     """
     from scipy.stats import norm
 
-    cases = [(int(ci), int(ni)) for ci, ni in zip(c, n) if ni >= 1]
+    cases = [(int(ci), int(ni)) for ci, ni in zip(c, n, strict=True) if ni >= 1]
     m = len(cases)
     total = 0
     passes = 0
@@ -276,7 +276,7 @@ def test_grouped_empty_input():
 def grouped_cases(draw):
     """Several groups of per-case counts, their entries interleaved in a random order."""
     groups = draw(st.lists(case_lists(max_cases=8), min_size=1, max_size=5))
-    entries = [(g, ci, ni) for g, (cs, ns) in enumerate(groups) for ci, ni in zip(cs, ns)]
+    entries = [(g, ci, ni) for g, (cs, ns) in enumerate(groups) for ci, ni in zip(cs, ns, strict=True)]
     return draw(st.permutations(entries)), len(groups)
 
 
@@ -312,7 +312,7 @@ def test_interleaving_other_groups_never_changes_a_groups_floats(data):
     for order in (entries, by_group):
         arrays = [np.array([e[i] for e in order]) for i in (1, 2, 0)]
         results.append(cluster_interval_grouped(*arrays, ngroups=ngroups))
-    for a, b in zip(*results):
+    for a, b in zip(*results, strict=True):
         np.testing.assert_array_equal(a, b)
 
 

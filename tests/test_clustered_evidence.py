@@ -10,6 +10,7 @@ how many cases would settle a doubtful PASS.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -67,7 +68,9 @@ def test_cluster_lower_threshold_basis_decides_on_the_clustered_bound():
     rows = rows_for(CORRELATED)
     point = sk.evaluate(rows, policy=POLICY)
     wilson = sk.evaluate(rows, policy={"gate": {"thresholds": {"helpfulness": 0.7}, "threshold_basis": "wilson_lower"}})
-    cluster = sk.evaluate(rows, policy={"gate": {"thresholds": {"helpfulness": 0.7}, "threshold_basis": "cluster_lower"}})
+    cluster = sk.evaluate(
+        rows, policy={"gate": {"thresholds": {"helpfulness": 0.7}, "threshold_basis": "cluster_lower"}}
+    )
     assert point.dimensions.loc["helpfulness", "verdict"] == "PASS"  # 80%
     assert wilson.dimensions.loc["helpfulness", "verdict"] == "PASS"  # Wilson lower ~71%
     assert cluster.dimensions.loc["helpfulness", "verdict"] == "FAIL"  # clustered lower ~58%
@@ -171,6 +174,6 @@ def test_pass_k_on_the_curve_never_rises_with_k(pattern):
     dim = sk.evaluate(rows_for(pattern), policy=policy).to_dict()["dimensions"][0]
     on_curve = [dim["pass_k"][str(k)] for k in range(1, 9) if k <= dim["curve_k"]]
     assert dim["curve_k"] == min(len(trials) for trials in pattern)
-    assert all(a >= b - 1e-12 for a, b in zip(on_curve, on_curve[1:]))
+    assert all(a >= b - 1e-12 for a, b in pairwise(on_curve))
     for k in range(1, 9):
         assert dim["pass_k_cases"][str(k)] == sum(len(trials) >= k for trials in pattern)

@@ -18,9 +18,9 @@ import pytest
 
 import scorekit as sk
 from scorekit import cli, notebook, plots
+from scorekit.reports._format import fmt_confidence
 from scorekit.reports._sections import build_sections
 from scorekit.reports.text import demo_text
-from scorekit.reports._format import fmt_confidence
 
 POLICY_80 = {"purpose": "release", "confidence": 0.8, "pass_k": [1, 2]}
 # "95%" as a label; a rate or threshold of 95% is written "95.0%" and does not match.

@@ -147,7 +147,10 @@ def test_required_keys_and_single_items():
     ks = ListOf(Integral(min=1), "a non-empty list of integers >= 1", single=is_integer, non_empty=True)
     assert check_document(4, ks) == (4,) and check_document([2, 1, 2], ks) == (1, 2)
     assert _message(lambda: check_document(0, ks, "pass_k")) == "pass_k[0]: must be an integer >= 1; got 0"
-    assert _message(lambda: check_document([], ks, "pass_k")) == "pass_k: must be a non-empty list of integers >= 1; got a list"
+    assert (
+        _message(lambda: check_document([], ks, "pass_k"))
+        == "pass_k: must be a non-empty list of integers >= 1; got a list"
+    )
 
 
 def test_show_value_writes_yaml_spelling():

@@ -89,8 +89,11 @@ def test_detail_is_shown_per_case_in_every_report(tmp_path):
 
 
 def test_invalid_rows_carry_their_problem_as_detail():
-    rows = [{"id": "r1", "dimension": "pii", "agent_output": 5},
-            {"id": "r2", "dimension": "pii", "agent_output": "ok"}, {"id": "r2", "dimension": "pii", "agent_output": "ok"}]
+    rows = [
+        {"id": "r1", "dimension": "pii", "agent_output": 5},
+        {"id": "r2", "dimension": "pii", "agent_output": "ok"},
+        {"id": "r2", "dimension": "pii", "agent_output": "ok"},
+    ]
     card = sk.evaluate(rows, policy={"purpose": "exploratory"})
     details = card.evidence.set_index("line")["detail"]
     assert details.loc[1] == "agent_output: expected a string, got an integer"

@@ -14,7 +14,6 @@ import copy
 import json
 import re
 
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +30,8 @@ RANK = {"PASS": 2, "INCOMPLETE": 1, "FAIL": 0}
 
 
 def _votes(verdicts):
-    return [{"judge": j, "verdict": v} for j, v in zip(PANEL, verdicts)]
+    """Votes of the first len(verdicts) panel judges (fewer than the panel: an incomplete panel)."""
+    return [{"judge": j, "verdict": v} for j, v in zip(PANEL[: len(verdicts)], verdicts, strict=True)]
 
 
 # kind -> (builder(rid, case, trial, dim, status), irregular?)
@@ -130,7 +130,6 @@ def row_sets(draw, kinds=tuple(KINDS), min_size=1, max_size=14, controls=True):
     for i in range(n):
         kind = draw(st.sampled_from(kinds))
         case = draw(st.sampled_from(["c0", "c1", "c2"]))
-        trial = draw(st.integers(0, 3))
         dim = draw(st.sampled_from(DIMS))
         status = draw(st.sampled_from(["PASS", "PASS", "FAIL", "ERROR", "ABSTAIN"]))
         rid = f"r{i}"
@@ -187,7 +186,7 @@ def test_no_irregular_row_is_ever_pass(data, policy):
                                         for v in r["judge_votes"]) for r in rows):
         assert card.decision == "SELF_TEST"
     # Pass-rate denominators hold PASS and FAIL rows only.
-    for name, d in card.dimensions.iterrows():
+    for _name, d in card.dimensions.iterrows():
         assert d["n"] == d["passes"] + d["fails"]
     assert card.overall_pass is (card.decision == "PASS")
 

@@ -141,8 +141,20 @@ def test_case_definition_mismatch_makes_those_rows_invalid():
 
 def test_case_definition_types_are_significant_but_key_order_is_not():
     typed = [
-        {"id": "a", "dimension": "action_correctness", "case_id": "c", "expected_state": {"n": 1}, "observed_state": {"n": 1}},
-        {"id": "b", "dimension": "action_correctness", "case_id": "c", "expected_state": {"n": 1.0}, "observed_state": {"n": 1.0}},
+        {
+            "id": "a",
+            "dimension": "action_correctness",
+            "case_id": "c",
+            "expected_state": {"n": 1},
+            "observed_state": {"n": 1},
+        },
+        {
+            "id": "b",
+            "dimension": "action_correctness",
+            "case_id": "c",
+            "expected_state": {"n": 1.0},
+            "observed_state": {"n": 1.0},
+        },
     ]
     assert set(sk.evaluate(typed).evidence["label"].astype(str)) == {"invalid"}
     ordered = [

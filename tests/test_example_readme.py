@@ -65,7 +65,7 @@ def _trials(dimension: str, case: str) -> dict[int, str]:
     ev = _card().evidence
     rows = ev[(ev["dimension"] == dimension) & (ev["case_id"] == case) & ~ev["control"]]
     assert len(rows), (dimension, case)
-    return dict(zip(rows["trial"].astype(int), rows["status"].astype(str)))
+    return dict(zip(rows["trial"].astype(int), rows["status"].astype(str), strict=True))
 
 
 # --------------------------------------------------------------------------- the file
@@ -126,7 +126,7 @@ def test_every_example_row_scores_as_its_generator_planned():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     planned = module.planned_statuses()
-    scored = dict(zip(_card().evidence["id"], _card().evidence["status"].astype(str)))
+    scored = dict(zip(_card().evidence["id"], _card().evidence["status"].astype(str), strict=True))
     assert scored == planned
 
 
@@ -145,7 +145,7 @@ def _measured_cases_per_run(dimension: str) -> dict[str, set[str]]:
     rows = ev[(ev["dimension"] == dimension) & ~ev["control"]]
     runs: dict[str, set[str]] = {run: set() for run in rows["run"].astype(str)}
     measured = rows[rows["status"].isin(["PASS", "FAIL"])]
-    for run, case in zip(measured["run"].astype(str), measured["case_id"].astype(str)):
+    for run, case in zip(measured["run"].astype(str), measured["case_id"].astype(str), strict=True):
         runs[run].add(case)
     return runs
 
@@ -249,7 +249,7 @@ def test_error_rows_are_the_missing_evidence_the_readme_lists():
     ev = _card().evidence
     errors = ev[ev["status"] == "ERROR"]
     assert len(errors) == total
-    found = collections.Counter(zip(errors["dimension"], errors["reason"]))
+    found = collections.Counter(zip(errors["dimension"], errors["reason"], strict=True))
     stated = {}
     for phrase, key in ERROR_PHRASES.items():
         stated[key] = _number(_claim(rf"(\w+) {phrase}")[1])

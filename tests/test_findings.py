@@ -109,7 +109,9 @@ def test_all_pass_evaluation_has_no_findings():
     findings = sk.evaluate(rows).findings
     # Three passing cases cannot show a 90% threshold is met: one advisory, nothing that blocks.
     assert [(f["reason"], f["severity"]) for f in findings] == [("low_confidence", "info")]
-    assert sk.evaluate(rows, policy={"gate": {"thresholds": {"task_completion": 0.5}}}).findings[0]["severity"] == "info"
+    assert (
+        sk.evaluate(rows, policy={"gate": {"thresholds": {"task_completion": 0.5}}}).findings[0]["severity"] == "info"
+    )
     assert sk.evaluate(rows * 1, policy={"gate": {"thresholds": {"task_completion": 0.05}}}).findings == []
 
 

@@ -20,7 +20,6 @@ from scorekit._hashing import (
 )
 
 
-
 @pytest.fixture(scope="module", params=["c", "python"], autouse=True)
 def implementation(request):
     """Every test here runs with the C helper and with the Python path."""
@@ -66,7 +65,9 @@ def test_one_and_one_point_zero_hash_differently():
     st.sampled_from(["agent_output", "cost_usd", "latency_ms", "usage", "tool_calls", "status"]), JSON, max_size=4))
 def test_results_digest_fast_path_equals_row_digest(row_id, case_id, dimension, trial, measured):
     assume(_is_ijson([row_id, case_id, dimension, measured]))
-    expected = row_digest({"id": row_id, "case_id": case_id, "dimension": dimension, "trial": trial, "measured": measured})
+    expected = row_digest(
+        {"id": row_id, "case_id": case_id, "dimension": dimension, "trial": trial, "measured": measured}
+    )
     assert results_digest(row_id, case_id, dimension, trial, measured).hex() == expected
 
 

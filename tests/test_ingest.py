@@ -40,9 +40,17 @@ def _write_rows(path: Path, n_cases: int = 5000) -> Path:
             elif dimension == "pii":
                 row["agent_output"] = "call 415-555-0199" if case % 11 == 0 else "fine"
             elif dimension == "tool_call":  # contracts memoised per case definition, in each process
-                row.update(tool_schemas={"send": {"type": "object", "properties": {"to": {"type": "string"}},
-                                                  "required": ["to"], "maxProperties": 1 if case % 5 == 0 else 2}},
-                           tool_calls=[{"name": "send", "arguments": {"to": "a", "cc": "b"} if trial == 4 else {"to": "a"}}])
+                row.update(
+                    tool_schemas={
+                        "send": {
+                            "type": "object",
+                            "properties": {"to": {"type": "string"}},
+                            "required": ["to"],
+                            "maxProperties": 1 if case % 5 == 0 else 2,
+                        }
+                    },
+                    tool_calls=[{"name": "send", "arguments": {"to": "a", "cc": "b"} if trial == 4 else {"to": "a"}}],
+                )
             else:  # judged: votes from a panel, one case judged by a mock
                 judge = "mock-judge" if case in (5, 4997) else "judge-b"  # one near each end of the file
                 row.update(judge_criteria="polite", agent_output="thanks",
@@ -59,7 +67,9 @@ def _write_rows(path: Path, n_cases: int = 5000) -> Path:
     repeated = max(i for i, line in enumerate(lines) if '"agent_output": "fine"' in line)
     lines[repeated] = lines[repeated].replace('"agent_output": "fine"', '"agent_output": "fine", "agent_output": "bad"')
     nested = max(i for i, line in enumerate(lines) if '"observed_state"' in line)
-    lines[nested] = lines[nested].replace('"observed_state": {"x": {"id": 1', '"observed_state": {"x": {"id": 1, "id": 3')
+    lines[nested] = lines[nested].replace(
+        '"observed_state": {"x": {"id": 1', '"observed_state": {"x": {"id": 1, "id": 3'
+    )
     conflicting = json.loads(lines[-7])
     conflicting["case_id"] = "c0"
     conflicting["id"] = "c0-t9"

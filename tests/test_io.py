@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -160,7 +161,11 @@ def test_a_file_at_its_cap_is_read_whole(tmp_path):
 def test_results_files_are_not_capped(tmp_path):
     # Larger than every cap of the other readers, and still read (then judged as rows).
     path = tmp_path / "results.jsonl"
-    row = b'{"id": "r%d", "dimension": "helpfulness", "status": "PASS", "evaluator": "h", "agent_output": "' + b"x" * 4000 + b'"}\n'
+    row = (
+        b'{"id": "r%d", "dimension": "helpfulness", "status": "PASS", "evaluator": "h", "agent_output": "'
+        + b"x" * 4000
+        + b'"}\n'
+    )
     with open(path, "wb") as handle:
         for i in range(_io.DEFAULT_LIMIT // len(row) + 10):
             handle.write(row.replace(b"%d", str(i).encode()))

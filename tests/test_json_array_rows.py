@@ -8,13 +8,12 @@ document that is not an array of rows is an input error naming what it is.
 
 from __future__ import annotations
 
-from shared import scorekit_process
-
 import json
 import subprocess
 from pathlib import Path
 
 import pytest
+from shared import scorekit_process
 
 import scorekit as sk
 from scorekit._errors import InputError
@@ -122,7 +121,10 @@ def test_a_json_document_that_is_not_rows_is_an_input_error_naming_it(tmp_path, 
     [
         ('[\n  {"id": "a"},\n  {"id": \n]\n', "results.json:4: not valid JSON (Expecting value"),
         ('[\n  {"id": "a"},\n]\n', "results.json:3: not valid JSON (Expecting value"),
-        ('{\n  "id": "a",\n  "dimension": "x"\n}\n{\n  "id": "b"\n}\n', "not JSON Lines (its first value spans lines 1-4"),
+        (
+            '{\n  "id": "a",\n  "dimension": "x"\n}\n{\n  "id": "b"\n}\n',
+            "not JSON Lines (its first value spans lines 1-4",
+        ),
     ],
 )
 def test_a_json_document_that_cannot_be_read_names_its_line(tmp_path, text, expected):

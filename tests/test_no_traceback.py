@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 import rfc8785
 from hypothesis import given, settings
+from shared import JSON_VALUES, python_paths, scorekit_process
 
 import scorekit as sk
 from scorekit._errors import PolicyError
 from scorekit._hashing import _deep_canonical_bytes, canonical_bytes, row_digest, tag_numbers
 from scorekit._policy import load_policy
-from shared import scorekit_process, JSON_VALUES, python_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,11 +8,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from _rendered import parse_html, table_rows
 from hypothesis import given
 from hypothesis import strategies as st
 
 import scorekit as sk
-from _rendered import parse_html, table_rows
 from scorekit import notebook
 from scorekit.reports._format import clean_text, h
 
@@ -89,7 +89,7 @@ def test_undefined_numbers_are_a_dash_never_zero():
                             "pass_k": {"2": None}, "consistency": None, "flaky_cases": []}]}
     report = notebook.Report(data)
     header, (row,) = table_rows(parse_html(report.summary().html)[0].find_all("table")[0])
-    cells = dict(zip(header, row))
+    cells = dict(zip(header, row, strict=True))
     for column in ("rate", "95% Wilson CI", "threshold", "pass^2"):
         assert cells[column] == "—", column
     assert cells["n"] == "0"

@@ -8,20 +8,18 @@ Markdown export is plain GitHub Markdown, without a single HTML tag.
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
-
-from scorekit._findings import verification_guidance
-from scorekit.reports._format import fmt_ci, fmt_pass_k
+from _rendered import EXAMPLE_AGENT, parse_html, rendered_example, table_rows
 
 import scorekit as sk
-from _rendered import EXAMPLE_AGENT, parse_html, rendered_example, table_rows
 from scorekit._examples import notebook_path
+from scorekit._findings import verification_guidance
+from scorekit.reports._format import fmt_ci, fmt_pass_k
 
 PERCENT = re.compile(r"^(\d{1,3}\.\d)%$")
 SECTIONS = ("Scope and validation", "Dimensions", "Pass rate against threshold",
@@ -113,7 +111,7 @@ def _dimension_rows(root) -> dict[str, dict[str, str]]:
         (table,) = root.find_all("table", cls=cls)
         header, body = table_rows(table)
         for row in body:
-            rows.setdefault(row[0], {}).update(zip(header, row))
+            rows.setdefault(row[0], {}).update(zip(header, row, strict=True))
     return rows
 
 
@@ -301,7 +299,7 @@ def test_history_comparison_and_signature_appear_in_the_report(tmp_path):
     assert "verified" in status.all_text()
     (comparison,) = [e for e in root.iter() if e.attrs.get("id") == "sk-comparison"]
     terms = [e.all_text() for e in comparison.children if e.tag == "dt"]
-    facts = dict(zip(terms, [e.all_text() for e in comparison.children if e.tag == "dd"]))
+    facts = dict(zip(terms, [e.all_text() for e in comparison.children if e.tag == "dd"], strict=True))
     assert facts["status"] == data["comparison"]["status"]
     assert facts["baseline label asked for"] == "v0.9.0"
     assert facts["detail"] == data["comparison"]["detail"]
@@ -340,7 +338,7 @@ def test_explore_notebook_executes_headless_and_shows_the_initial_state(tmp_path
     header, rows = table_rows(table)
     assert [r[0] for r in rows] == list(card.dimensions.index)
     rate = header.index("rate")
-    for row, (_, dim) in zip(rows, card.dimensions.iterrows()):
+    for row, (_, dim) in zip(rows, card.dimensions.iterrows(), strict=True):
         _assert_percent_of(row[rate], dim["rate"])
     assert len(root.find_all("svg")) == 2 and not root.find_all("img")
 

@@ -50,7 +50,7 @@ GRID = list(
 
 
 def test_minimum_detectable_drop_matches_scipy_normal_computation_over_a_grid():
-    columns = [np.array(values) for values in zip(*GRID)]
+    columns = [np.array(values) for values in zip(*GRID, strict=True)]
     rate, cases, trials, icc, alpha, power = columns
     got = minimum_detectable_drop(rate, cases, trials=trials, icc=icc, alpha=alpha, power=power)
     expected = [reference_drop(*row) for row in GRID]
@@ -60,10 +60,10 @@ def test_minimum_detectable_drop_matches_scipy_normal_computation_over_a_grid():
 def test_cases_needed_matches_a_search_with_scipy_over_a_grid():
     rows = [(r, d, t, i, a, b) for r, d, t, i, a, b in itertools.product(
         [0.05, 0.5, 0.9, 0.99], [0.01, 0.05, 0.2], [1, 3, 10], [0.0, 0.3, 1.0], [0.01, 0.05], [0.8, 0.95])]
-    got = cases_needed(*[np.array(v) for v in list(zip(*rows))[:2]],
+    got = cases_needed(*[np.array(v) for v in list(zip(*rows, strict=True))[:2]],
                        trials=np.array([r[2] for r in rows]), icc=np.array([r[3] for r in rows]),
                        alpha=np.array([r[4] for r in rows]), power=np.array([r[5] for r in rows]))
-    for (rate, drop, trials, icc, alpha, power), m in zip(rows, got.tolist()):
+    for (rate, drop, trials, icc, alpha, power), m in zip(rows, got.tolist(), strict=True):
         # The smallest m with drop(m) <= drop, by bisection on the reference formula.
         low, high = 0, 1
         while reference_drop(rate, high, trials, icc, alpha, power) > drop:
@@ -198,7 +198,9 @@ BAD_COMMON = [
 ]
 
 
-@pytest.mark.parametrize(("name", "value", "error", "pattern"), BAD_COMMON, ids=[f"{b[0]}={b[1]!r}" for b in BAD_COMMON])
+@pytest.mark.parametrize(
+    ("name", "value", "error", "pattern"), BAD_COMMON, ids=[f"{b[0]}={b[1]!r}" for b in BAD_COMMON]
+)
 def test_invalid_arguments_are_rejected_naming_the_argument_and_value(name, value, error, pattern):
     drop_args = {"rate": 0.9, "cases": 100, name: value} if name == "rate" else {"rate": 0.9, "cases": 100}
     kwargs = {} if name == "rate" else {name: value}

@@ -42,7 +42,7 @@ def test_newcombe_matches_statsmodels_grid():
     cases = [(c1, n1, c2, n2) for n1, n2 in [(1, 1), (3, 7), (10, 10), (20, 13), (100, 250)]
              for c1 in sorted({0, 1, n1 // 2, n1 - 1, n1} - {-1}) for c2 in sorted({0, n2 // 3, n2})
              if 0 <= c1 <= n1]
-    c1, n1, c2, n2 = (np.array(x) for x in zip(*cases))
+    c1, n1, c2, n2 = (np.array(x) for x in zip(*cases, strict=True))
     for confidence in (0.95, 0.9, 0.99):
         low, high = newcombe_interval(c1, n1, c2, n2, confidence=confidence)
         for i, (a, b, c, d) in enumerate(cases):
@@ -76,7 +76,12 @@ def test_newcombe_no_evidence_is_nan_and_shapes_follow_input():
 
 @pytest.mark.parametrize(
     ("args", "error"),
-    [((6, 5, 1, 2), ValueError), ((1, 2, -1, 2), ValueError), (("1", 2, 1, 2), TypeError), ((1.5, 2, 1, 2), ValueError)],
+    [
+        ((6, 5, 1, 2), ValueError),
+        ((1, 2, -1, 2), ValueError),
+        (("1", 2, 1, 2), TypeError),
+        ((1.5, 2, 1, 2), ValueError),
+    ],
 )
 def test_newcombe_rejects_bad_counts(args, error):
     with pytest.raises(error):
@@ -230,8 +235,8 @@ def test_paired_t_interval_of_the_mean_per_case_difference():
     rng = np.random.default_rng(3)
     n_b, n_c = rng.integers(1, 6, 30), rng.integers(1, 6, 30)
     p_b, p_c = rng.integers(0, 6, 30) % (n_b + 1), rng.integers(0, 6, 30) % (n_c + 1)
-    base = _cases(a=list(zip(p_b, n_b)))
-    cand = _cases(a=list(zip(p_c, n_c)))
+    base = _cases(a=list(zip(p_b, n_b, strict=True)))
+    cand = _cases(a=list(zip(p_c, n_c, strict=True)))
     d = p_c / n_c - p_b / n_b
     for confidence in (0.95, 0.9):
         (entry,) = _paired(base, cand, confidence=confidence)
@@ -339,8 +344,8 @@ def test_paired_is_vectorised_over_dimensions():
     for d in range(12):
         m = int(rng.integers(0, 9))
         n_b, n_c = rng.integers(0, 4, m), rng.integers(0, 4, m)
-        per[f"d{d:02d}"] = (list(zip(rng.integers(0, 4, m) % (n_b + 1), n_b)),
-                           list(zip(rng.integers(0, 4, m) % (n_c + 1), n_c)))
+        per[f"d{d:02d}"] = (list(zip(rng.integers(0, 4, m) % (n_b + 1), n_b, strict=True)),
+                           list(zip(rng.integers(0, 4, m) % (n_c + 1), n_c, strict=True)))
     base = _cases(**{k: v[0] for k, v in per.items()})
     cand = _cases(**{k: v[1] for k, v in per.items()})
     names = sorted(per)

@@ -11,9 +11,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from _rendered import write_notebook
 
 import scorekit as sk
-from _rendered import write_notebook
 from scorekit import InputError, ScorekitError, cli
 from scorekit.render import (
     check_offline_html,
@@ -217,10 +217,15 @@ def test_the_wheel_ships_the_notebooks_the_templates_and_the_example(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     (wheel,) = tmp_path.glob("scorekit-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("scorekit/notebooks/release_scorecard.ipynb", "scorekit/notebooks/explore.ipynb",
-                 "scorekit/templates/scorekit_report/index.html.j2", "scorekit/templates/scorekit_report/conf.json",
-                 "scorekit/examples/email_assistant/results.jsonl", "scorekit/examples/email_assistant/policy.yml",
-                 *(f"scorekit/templates/report/{p.name}" for p in (ROOT / "scorekit" / "templates" / "report").iterdir())):
+    for name in (
+        "scorekit/notebooks/release_scorecard.ipynb",
+        "scorekit/notebooks/explore.ipynb",
+        "scorekit/templates/scorekit_report/index.html.j2",
+        "scorekit/templates/scorekit_report/conf.json",
+        "scorekit/examples/email_assistant/results.jsonl",
+        "scorekit/examples/email_assistant/policy.yml",
+        *(f"scorekit/templates/report/{p.name}" for p in (ROOT / "scorekit" / "templates" / "report").iterdir()),
+    ):
         assert name in names, name
     assert "scorekit/templates/report/scorecard.html.j2" in names  # the reports' own templates
     assert (ROOT / "notebooks" / "release_scorecard.ipynb").read_bytes() == zipfile.ZipFile(wheel).read(

@@ -21,8 +21,9 @@ import json
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import nbformat
 import pytest
@@ -135,8 +136,8 @@ def _run_release_notebook_here(results: Path, out_dir: Path, policy: Path | None
     """Execute the release notebook's code cells in this process (parameters as papermill sets them).
 
     ``display`` is replaced by a collector: ``namespace["_html"]`` is every HTML
-    fragment shown (``_repr_html_`` of each :mod:`scorekit.notebook` fragment), in order. User and runtime warnings (matplotlib's, NumPy's) are
-    errors, so a cell that warns fails as a cell that raises.
+    fragment shown (``_repr_html_`` of each :mod:`scorekit.notebook` fragment), in order. User and
+    runtime warnings (matplotlib's, NumPy's) are errors, so a cell that warns fails as a cell that raises.
     """
     nb = nbformat.read(notebook_path("release_scorecard"), as_version=4)
     shown: list[str] = []

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-import scorekit
-
 import csv
 import io
 import json
+import json as _json
 from pathlib import Path
 
 import numpy as np
+import orjson as _orjson
 import pandas as pd
 import pytest
+from hypothesis import given as _given
+from hypothesis import strategies as _st
 from shared import ROWS_DATA
 
+import scorekit
 import scorekit as sk
 from scorekit import InputError, Problem, ScorekitError, read_rows
-from scorekit._rows import read_row_table
+from scorekit._rows import FileLines, _formats, _screens, read_row_table, text_is_clean
+from scorekit._rows._screens import may_repeat_a_key as _may_repeat_a_key
 
 # --------------------------------------------------------------------------- the malformed corpus
 # file -> (expected (line, field) of every problem in source order, ids of the good rows)
@@ -739,12 +743,6 @@ def test_bundled_example_reads_without_problems():
 
 
 # --------------------------------------------------------------------------- FileLines
-from hypothesis import given as _given
-from hypothesis import strategies as _st
-
-from scorekit._rows import FileLines, text_is_clean
-
-
 @_given(_st.binary(max_size=300).map(lambda b: b.replace(b"\x00", b"\n")), _st.integers(-5, 5), _st.integers(-5, 5))
 def test_file_lines_split_exactly_like_bytes_split(data, start, stop):
     lines = FileLines(data)
@@ -764,12 +762,6 @@ def test_file_lines_clean_check_sees_markers_across_chunk_boundaries(monkeypatch
 
 
 # --------------------------------------------------------------------------- the orjson fast path
-import json as _json
-
-import orjson as _orjson
-
-from scorekit._rows import _formats, _screens
-
 _CLEAN_NUMBERS = _st.one_of(
     _st.integers(-(10**15) + 1, 10**15 - 1),
     _st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: len(repr(f)) < 16),
@@ -821,8 +813,6 @@ def test_rows_are_read_the_same_without_orjson(monkeypatch):
 
 
 # --------------------------------------------------------------------------- repeated top-level keys
-from scorekit._rows._screens import may_repeat_a_key as _may_repeat_a_key
-
 _ROW_HEAD = '{"id":"r1","dimension":"pii","evaluator":"h",'
 
 
@@ -869,7 +859,9 @@ def _reference_field_problems(row):
     return out
 
 
-_FIELD_VALUES = _st.sampled_from(["x", "", "  ", "\x1c", 3, -1, 2.5, None, True, ["a"], [1], {}, {"a": 1}, "PASS", "set"])
+_FIELD_VALUES = _st.sampled_from(
+    ["x", "", "  ", "\x1c", 3, -1, 2.5, None, True, ["a"], [1], {}, {"a": 1}, "PASS", "set"]
+)
 
 
 @_given(_st.dictionaries(_st.sampled_from(["id", "dimension", "case_id", "trial", "status", "evaluator", "reason",
@@ -892,9 +884,30 @@ def test_field_checks_by_layout_give_the_plain_checks(row):
 def test_read_rows_and_evaluate_agree_on_case_definition_conflicts():
     # One case cannot have two definitions: read_rows applies the rule evaluate() applies.
     rows = [
-        {"id": "a", "dimension": "task_completion", "case_id": "k", "trial": 0, "must_include": ["x"], "agent_output": "x"},
-        {"id": "b", "dimension": "task_completion", "case_id": "k", "trial": 1, "must_include": ["y"], "agent_output": "x"},
-        {"id": "c", "dimension": "task_completion", "case_id": "m", "trial": 0, "must_include": ["x"], "agent_output": "x"},
+        {
+            "id": "a",
+            "dimension": "task_completion",
+            "case_id": "k",
+            "trial": 0,
+            "must_include": ["x"],
+            "agent_output": "x",
+        },
+        {
+            "id": "b",
+            "dimension": "task_completion",
+            "case_id": "k",
+            "trial": 1,
+            "must_include": ["y"],
+            "agent_output": "x",
+        },
+        {
+            "id": "c",
+            "dimension": "task_completion",
+            "case_id": "m",
+            "trial": 0,
+            "must_include": ["x"],
+            "agent_output": "x",
+        },
     ]
     table = read_row_table(rows)
     card = scorekit.evaluate(rows, policy={"purpose": "exploratory"})

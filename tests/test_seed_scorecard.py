@@ -76,7 +76,9 @@ RELEASE_OK = batch("helpfulness", ["PASS"] * 4)
 # =========================================================================== decision table
 def test_pass_decision_needs_complete_evidence_meeting_every_included_and_required_threshold():
     """| PASS | Complete release evidence meets every included and required threshold |"""
-    rows = batch("helpfulness", ["PASS"] * 9 + ["FAIL"]) + [task(f"t{i}", "Your refund is on its way.") for i in range(5)]
+    rows = batch("helpfulness", ["PASS"] * 9 + ["FAIL"]) + [
+        task(f"t{i}", "Your refund is on its way.") for i in range(5)
+    ]
     policy = {"gate": {"required_dimensions": ["helpfulness", "task_completion"], "thresholds": {"helpfulness": 0.9}}}
     card = sk.evaluate(rows, policy=policy)
     assert card.decision == "PASS"
@@ -87,7 +89,9 @@ def test_pass_decision_needs_complete_evidence_meeting_every_included_and_requir
     worse = sk.evaluate(rows + [pre("extra-fail", "helpfulness", "FAIL")], policy=policy)
     assert worse.decision == "FAIL"
     # An included (inferred) dimension missing its threshold also blocks PASS.
-    incomplete = sk.evaluate(rows + [pre("c1", "conciseness", "PASS")], policy={"gate": {"thresholds": {"helpfulness": 0.9}}})
+    incomplete = sk.evaluate(
+        rows + [pre("c1", "conciseness", "PASS")], policy={"gate": {"thresholds": {"helpfulness": 0.9}}}
+    )
     assert incomplete.decision == "INCOMPLETE"
 
 
@@ -389,7 +393,7 @@ def test_strict_validation_cannot_be_switched_off_for_release():
         sk.evaluate(rows, policy={"purpose": "release", "gate": {"strict": False}})
     # ... and no API argument either.
     with pytest.raises(TypeError):
-        sk.evaluate(rows, policy={"purpose": "release"}, strict=False)  # type: ignore[call-arg]
+        sk.evaluate(rows, policy={"purpose": "release"}, strict=False)  # type: ignore[call-arg]  # the call under test: no such argument
 
 
 def test_exploratory_scan_cannot_produce_release_pass():

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import rfc8785
 
-from scorekit.signing import ENVELOPE_FIELDS, signed_message, sign_scorecard, verify_scorecard, write_keypair
+from scorekit.signing import ENVELOPE_FIELDS, sign_scorecard, signed_message, verify_scorecard, write_keypair
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -104,7 +104,7 @@ def strictly_equal(a, b) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(strictly_equal(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(strictly_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(strictly_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float):
         return repr(a) == repr(b)  # -0.0 and 0.0 differ, as they do in JSON text
     return a == b
@@ -345,7 +345,7 @@ def test_definition_text_holds_exactly_the_parsed_definition_fields(text):
     assume(blob is not None)  # an escaped top-level key is declined (tested below); the rest must be read
     parts = blob.split(b"\0")[:-1]
     found: dict = {}
-    for name, value in zip(parts[::2], parts[1::2]):
+    for name, value in zip(parts[::2], parts[1::2], strict=True):
         found[name.decode()] = json.loads(value)  # a repeated key: the last one wins, as in json.loads
     expected = {k: v for k, v in json.loads(text).items() if k in DEFINITION_FIELDS}
     assert json.dumps(found, sort_keys=True) == json.dumps(expected, sort_keys=True), text
@@ -353,5 +353,27 @@ def test_definition_text_holds_exactly_the_parsed_definition_fields(text):
 
 def test_scans_of_text_that_is_not_json_stay_inside_it():
     for broken in (b'{"input":"abc', b'{"input":"ab\\', b'{"in', b'{"a":{"b":"', b'{"input": [1, "x'):
-        assert _speedups.definition_text(bytearray(broken), ("input".encode(),)) is None
+        assert _speedups.definition_text(bytearray(broken), (b"input",)) is None
         assert _speedups.duplicate_key(bytearray(broken)) in (0, -1)
+
+
+
+def test_type_stub_matches_the_c_module():
+    """scorekit/_speedups.pyi (what mypy checks the callers against) names exactly the C
+    module's functions, each with the parameters its C docstring gives, all positional-only
+    (METH_O / METH_FASTCALL take no keywords). (`python -m mypy.stubtest scorekit._speedups`
+    checks the same more slowly.)"""
+    import ast
+    import re
+    from pathlib import Path
+
+    stub = ast.parse((Path(_speedups.__file__).parent / "_speedups.pyi").read_text(encoding="utf-8"))
+    stubbed = {node.name: node.args for node in stub.body if isinstance(node, ast.FunctionDef)}
+    compiled = {name for name in dir(_speedups) if not name.startswith("_") and callable(getattr(_speedups, name))}
+    assert set(stubbed) == compiled
+    for name, args in stubbed.items():
+        assert not args.args and not args.kwonlyargs and args.vararg is None and args.kwarg is None, name
+        documented = re.match(rf"{name}\(([^)]*)\)", getattr(_speedups, name).__doc__)
+        assert documented, name
+        params = [p.split(":")[0].strip() for p in documented.group(1).split(",")]
+        assert [a.arg for a in args.posonlyargs] == params, name

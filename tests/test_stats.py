@@ -7,14 +7,15 @@ test_cluster_interval.py and test_power.py.
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 from math import comb
 
 import numpy as np
 import pandas as pd
 import pytest
-from shared import assert_close, counts, per_case_rates, scored_frames
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from shared import assert_close, counts, per_case_rates, scored_frames
 
 import scorekit as sk
 from scorekit import mean_ci, pass_at_k, pass_hat_k, wilson_interval, z_value
@@ -164,8 +165,8 @@ def test_pass_hat_k_and_pass_at_k_match_binomial_coefficients(k):
             c.append(cc)
             n.append(nn)
     c, n = np.array(c), np.array(n)
-    expected_hat = [comb(cc, k) / comb(nn, k) if nn >= k else np.nan for cc, nn in zip(c, n)]
-    expected_at = [1 - comb(nn - cc, k) / comb(nn, k) if nn >= k else np.nan for cc, nn in zip(c, n)]
+    expected_hat = [comb(cc, k) / comb(nn, k) if nn >= k else np.nan for cc, nn in zip(c, n, strict=True)]
+    expected_at = [1 - comb(nn - cc, k) / comb(nn, k) if nn >= k else np.nan for cc, nn in zip(c, n, strict=True)]
     assert_close(pass_hat_k(c, n, k), expected_hat)
     assert_close(pass_at_k(c, n, k), expected_at)
 
@@ -305,8 +306,11 @@ def test_pass_at_k_is_one_when_fewer_failures_than_k():
 
 
 # --------------------------------------------------------------------------- validation
-@pytest.mark.parametrize("function", [wilson_interval, lambda c, n: pass_hat_k(c, n, 1), lambda c, n: pass_at_k(c, n, 1)],
-                         ids=["wilson", "pass_hat_k", "pass_at_k"])
+@pytest.mark.parametrize(
+    "function",
+    [wilson_interval, lambda c, n: pass_hat_k(c, n, 1), lambda c, n: pass_at_k(c, n, 1)],
+    ids=["wilson", "pass_hat_k", "pass_at_k"],
+)
 @pytest.mark.parametrize(
     ("c", "n", "pattern"),
     [
@@ -324,8 +328,11 @@ def test_invalid_counts_are_rejected_naming_parameter_and_value(function, c, n, 
         function(c, n)
 
 
-@pytest.mark.parametrize("function", [wilson_interval, lambda c, n: pass_hat_k(c, n, 1), lambda c, n: pass_at_k(c, n, 1)],
-                         ids=["wilson", "pass_hat_k", "pass_at_k"])
+@pytest.mark.parametrize(
+    "function",
+    [wilson_interval, lambda c, n: pass_hat_k(c, n, 1), lambda c, n: pass_at_k(c, n, 1)],
+    ids=["wilson", "pass_hat_k", "pass_at_k"],
+)
 def test_successes_above_n_is_rejected_naming_both_values(function):
     with pytest.raises(ValueError, match=r"must not exceed n.*=11.*n=10"):
         function(11, 10)
@@ -451,7 +458,11 @@ def test_mean_ci_identical_values_have_zero_width():
 def test_mean_ci_accepts_series_and_arrays_alike():
     values = [0.84, 0.85, 0.83]
     as_list = mean_ci(values)
-    for other in (mean_ci(np.array(values)), mean_ci(pd.Series(values, index=["r1", "r2", "r3"])), mean_ci(tuple(values))):
+    for other in (
+        mean_ci(np.array(values)),
+        mean_ci(pd.Series(values, index=["r1", "r2", "r3"])),
+        mean_ci(tuple(values)),
+    ):
         assert other == pytest.approx(as_list, rel=1e-15)
 
 
@@ -488,14 +499,14 @@ def test_wilson_interval_narrows_as_n_grows_at_fixed_rate(cn):
     for factor in (1, 2, 4, 8):
         low, high = wilson_interval(factor * c, factor * n)
         widths.append(high - low)
-    assert all(a > b for a, b in zip(widths, widths[1:])), widths
+    assert all(a > b for a, b in pairwise(widths)), widths
 
 
 @given(counts(max_n=200, min_n=1))
 def test_wilson_interval_widens_with_confidence(cn):
     c, n = cn
     widths = [np.subtract(*wilson_interval(c, n, conf)[::-1]) for conf in (0.5, 0.8, 0.9, 0.95, 0.99)]
-    assert all(a < b for a, b in zip(widths, widths[1:])), widths
+    assert all(a < b for a, b in pairwise(widths)), widths
 
 
 @given(counts(max_n=80, min_n=1), st.integers(1, 80))
@@ -520,8 +531,8 @@ def test_pass_hat_k_is_non_increasing_and_pass_at_k_non_decreasing_in_k(cn):
     c, n = cn
     hat = [pass_hat_k(c, n, k) for k in range(1, n + 1)]
     at = [pass_at_k(c, n, k) for k in range(1, n + 1)]
-    assert all(a >= b - 1e-15 for a, b in zip(hat, hat[1:])), hat
-    assert all(a <= b + 1e-15 for a, b in zip(at, at[1:])), at
+    assert all(a >= b - 1e-15 for a, b in pairwise(hat)), hat
+    assert all(a <= b + 1e-15 for a, b in pairwise(at)), at
 
 
 @given(st.lists(counts(max_n=30), min_size=1, max_size=20), st.integers(1, 6))
@@ -556,7 +567,7 @@ def test_pass_1_equals_pooled_rate_when_every_case_has_the_same_number_of_trials
 def test_dimension_pass_k_monotone_in_k_when_every_case_has_the_same_trials(frame):
     hat = frame.scorekit.pass_k([1, 2, 3, 4, 5, 6]).to_numpy()
     at = frame.scorekit.pass_at_k([1, 2, 3, 4, 5, 6]).to_numpy()
-    for row_hat, row_at in zip(hat, at):
+    for row_hat, row_at in zip(hat, at, strict=True):
         defined = ~np.isnan(row_hat)
         assert np.all(np.diff(row_hat[defined]) <= 1e-15)
         assert np.all(np.diff(row_at[defined]) >= -1e-15)

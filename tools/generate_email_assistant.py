@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -169,7 +170,7 @@ def judge_votes(rng: random.Random, judges: list[str], outcome: str, case: str) 
     scores = CASES["invalid_votes"] if outcome == "E" else rng.choice(CASES["votes"][f"{len(judges)}{outcome}"])
     reasons = CASES["low_score_reasons"].get(case, CASES["generic_low_reasons"])
     votes = []
-    for position, (judge, score) in enumerate(zip(judges, scores)):
+    for position, (judge, score) in enumerate(zip(judges, scores, strict=True)):
         vote: dict[str, Any] = {"judge": judge, "score": score}
         if isinstance(score, int) and score < 4:
             vote["reason"] = reasons[position % len(reasons)]

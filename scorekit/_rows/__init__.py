@@ -1,4 +1,6 @@
-"""Read result rows (JSON Lines, a JSON array of row objects, CSV, Parquet, DataFrame, list of dicts) into one typed table.
+"""Read result rows into one typed table.
+
+The formats: JSON Lines, a JSON array of row objects, CSV, Parquet, a DataFrame, a list of dicts.
 
 Each row is checked against the field table of SPEC §2. A row that cannot be
 normalised (bad JSON, not an object, missing ``id``/``dimension``, duplicate

@@ -10,7 +10,8 @@ frame holds as text (:data:`STR_FIELDS`).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._counts import STATUSES
 from ..scorers._calls import call_shape_problem

@@ -25,9 +25,10 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -69,7 +70,7 @@ class FileLines(Sequence[bytes]):
 
     def __iter__(self) -> Iterator[bytes]:
         data = self.data
-        for start, end in zip(self.starts.tolist(), self.ends.tolist()):
+        for start, end in zip(self.starts.tolist(), self.ends.tolist(), strict=True):
             yield data[start:end]
 
     def is_clean(self) -> bool:
@@ -167,8 +168,13 @@ def jsonl_records(
             if type(value) is dict and may_repeat_a_key(raw, value):
                 loads_strict(raw.decode("utf-8") if line is None else line, nonfinite="keep")
         except DuplicateKeyError as exc:
-            yield number, value if isinstance(value, dict) else None, [(exc.key, "duplicate key in one object; "
-                                                                       "JSON would silently keep only the last value")], False, raw
+            yield (
+                number,
+                value if isinstance(value, dict) else None,
+                [(exc.key, "duplicate key in one object; JSON would silently keep only the last value")],
+                False,
+                raw,
+            )
             continue
         except (ValueError, RecursionError) as exc:
             if isinstance(exc, json.JSONDecodeError):
@@ -353,7 +359,7 @@ def _allow_long_csv_cells() -> None:
             limit //= 2
 
 
-def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     _allow_long_csv_cells()
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames:
@@ -394,11 +400,11 @@ def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, 
         raise InputError(f"{source}: CSV file has a header but no rows")
 
 
-def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     columns = [str(c) for c in frame.columns]
     for position, values in enumerate(frame.itertuples(index=False, name=None), start=1):
         row = {}
-        for name, value in zip(columns, values):
+        for name, value in zip(columns, values, strict=True):
             if _is_missing_scalar(value):
                 continue  # pandas writes "absent" as NaN/None/NA
             value = _to_python(value)
@@ -427,7 +433,7 @@ def _to_python(value: Any) -> Any:
     return value
 
 
-def _parquet_records(path: Path, source: str) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+def _parquet_records(path: Path, source: str) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     try:
         import pyarrow.parquet as pq  # lazy: pyarrow is heavy
 
@@ -488,10 +494,10 @@ class Source:
 
     name: str
     kind: str
-    _items: Callable[[], Iterator[tuple[int, Any, Any, bool, str | None]]]
+    _items: Callable[[], Iterator[tuple[int, Any, Any, bool, bytes | None]]]
     lines: Sequence[bytes] | None = None
 
-    def items(self) -> Iterator[tuple[int, Any, Any, bool, str | None]]:
+    def items(self) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
         """(line, value, error, needs the number walk, raw JSON text or None) per row."""
         return self._items()
 

@@ -11,8 +11,9 @@ evaluation engine classifies such rows as invalid instead.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -183,7 +184,7 @@ def _str_with_na(series: pd.Series) -> pd.Series:
     return series.astype(pd.StringDtype(na_value=np.nan))
 
 
-def _normalise(records: Iterator[tuple[int, Any, Any, bool, str | None]], source: str) -> RowTable:
+def _normalise(records: Iterator[tuple[int, Any, Any, bool, bytes | None]], source: str) -> RowTable:
     # Every row once, in source order: (line, identity, normalised row or None, its problems).
     entries: list[tuple[int, dict[str, Any], dict[str, Any] | None, list[Problem]]] = []
     for line, value, error, deep, _raw in records:
@@ -208,20 +209,25 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, str | None]], source
         [line for line, _, _, _ in entries],
         source,
     )
-    by_position = dict(zip((p for p in marked if valid[p]), duplicate_problems))
+    by_position = dict(zip((p for p in marked if valid[p]), duplicate_problems, strict=True))
     # One definition per (case_id, dimension), over the rows still valid.
-    kept = [pos for pos, (_, _, row, _) in enumerate(entries) if row is not None and pos not in by_position]
-    kept_rows = [entries[pos][2] for pos in kept]
+    kept_pairs = [
+        (pos, row) for pos, (_, _, row, _) in enumerate(entries) if row is not None and pos not in by_position
+    ]
+    kept = [pos for pos, _ in kept_pairs]
+    kept_rows = [row for _, row in kept_pairs]
     conflict, conflict_problems = case_definition_conflicts(
-        [row.get("case_id", row["id"]) for row in kept_rows],  # type: ignore[union-attr]
-        [row["dimension"] for row in kept_rows],  # type: ignore[index]
-        [definition_key(row) for row in kept_rows],  # type: ignore[arg-type]
+        [row.get("case_id", row["id"]) for row in kept_rows],
+        [row["dimension"] for row in kept_rows],
+        [definition_key(row) for row in kept_rows],
         [entries[pos][0] for pos in kept],
-        [row["id"] for row in kept_rows],  # type: ignore[index]
+        [row["id"] for row in kept_rows],
         source,
-        lambda i: kept_rows[i],  # type: ignore[arg-type,return-value]
+        lambda i: kept_rows[i],
     )
-    by_position.update({kept[i]: problem for i, problem in zip(np.flatnonzero(conflict), conflict_problems)})
+    by_position.update(
+        {kept[i]: problem for i, problem in zip(np.flatnonzero(conflict), conflict_problems, strict=True)}
+    )
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[Problem] = []

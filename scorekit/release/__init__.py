@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+from ._bridge import to_release_payload
 from ._carry import carry_forward
 from ._basis import variance_stdev
 from ._parse import ScorecardDocument, ScorecardFileError, parse_scorecard, parse_scorecard_text
@@ -29,9 +30,8 @@ from ._schema import (
     load_scorecard,
     validate_scorecard,
 )
-from ._payload import Metric, ResultPayload, compute_aggregate, hardware_class
-from ._render import render_scorecard, write_scorecard
-from ._variance import acceptance_variance
+from ._gate import GateResult, gate, load_thresholds
+from ._lint import lint_doc_root
 from ._ordinal import (
     DEFAULT_ATTENTION,
     DEFAULT_SCALE,
@@ -44,10 +44,10 @@ from ._ordinal import (
     urgent_recall,
     within_one_bucket_accuracy,
 )
-from ._bridge import to_release_payload
-from ._gate import GateResult, gate, load_thresholds
-from ._lint import lint_doc_root
+from ._payload import Metric, ResultPayload, compute_aggregate, hardware_class
 from ._refresh import RefreshResult, refresh_check
+from ._render import render_scorecard, write_scorecard
+from ._variance import acceptance_variance
 
 __all__ = [
     "AGGREGATE_FORMULA",

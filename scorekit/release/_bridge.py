@@ -9,7 +9,6 @@ never a silent 0 or a dropped row.
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -263,7 +262,8 @@ def to_release_payload(
     payload = ResultPayload(
         agent_name=name,
         agent_version=version,
-        dataset_reference=dataset_reference or (f"sha256:{hashes['suite']}" if hashes.get("suite") else "scorekit results"),
+        dataset_reference=dataset_reference
+        or (f"sha256:{hashes['suite']}" if hashes.get("suite") else "scorekit results"),
         dataset_description=dataset_description
         or f"{size} agent cases scored on {len(dimensions)} dimension(s): {dim_names}",
         dataset_size=int(size),

@@ -52,6 +52,7 @@ def carry_forward(prev_scorecard_path: str | os.PathLike[str], new_version: str)
     _refuse_prerelease(new_version, "new_version")
     doc = load_scorecard(prev_scorecard_path)
     prior = doc.version
+    assert prior is not None  # load_scorecard validated agent.version (required)
     _refuse_prerelease(prior, "the prior card's agent.version")
     old, new = semver_core(prior), semver_core(new_version)
     if new[:2] != old[:2]:

@@ -30,12 +30,12 @@ whole picture; ``outcome`` names the first failure.
 
 from __future__ import annotations
 
-import math
 import os
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .._errors import BaselineError as _BaselineError
 from .._errors import PolicyError
@@ -500,8 +500,11 @@ def gate(
         for problem in getattr(exc, "problems", []):
             report.info(f"  - {problem}")
         return report.result(INVALID_CANDIDATE)
-    cand_version, cand_score = candidate.version, float(candidate.aggregate_value)
-    report.info(f"candidate: {candidate.agent_name} v{cand_version}  aggregate {_score(cand_score)}  ({candidate_path})")
+    assert candidate.aggregate_value is not None  # load_scorecard validated aggregate.value (required)
+    cand_version, cand_score = candidate.version, candidate.aggregate_value
+    report.info(
+        f"candidate: {candidate.agent_name} v{cand_version}  aggregate {_score(cand_score)}  ({candidate_path})"
+    )
     fields: dict[str, Any] = {"candidate_version": cand_version, "candidate_score": cand_score}
 
     # 1a. The release the card is for, and the release its results were measured on.
@@ -511,7 +514,11 @@ def gate(
     # 1b. A recorded context size, when required (on every path).
     manifest_ctx = manifest is not None and manifest.get("require_ctx_match", False)
     if require_ctx_match or manifest_ctx:
-        origin = "--require-ctx-match" if require_ctx_match else f"thresholds {manifest['source']}: require_ctx_match"
+        origin = (
+            f"thresholds {manifest['source']}: require_ctx_match"
+            if manifest is not None and not require_ctx_match
+            else "--require-ctx-match"
+        )
         ctx_size = ctx_size_of(candidate.front_matter)
         if ctx_size is ABSENT:
             report.fail(CTX_SIZE_MISSING, f"Candidate scorecard records no ctx_size (recipe.environment.ctx_size "
@@ -550,7 +557,8 @@ def gate(
     if baseline is None:
         return report.result(FIRST_ADOPTION, **fields)
 
-    base_version, base_score = baseline.version, float(baseline.aggregate_value)
+    assert baseline.aggregate_value is not None  # load_scorecard validated aggregate.value (required)
+    base_version, base_score = baseline.version, baseline.aggregate_value
     fields.update(baseline_version=base_version, baseline_score=base_score)
     report.info(f"baseline: {baseline.agent_name} v{base_version}  aggregate {_score(base_score)}  ({baseline.source})")
 
@@ -642,7 +650,8 @@ def _check_bars(
     for name, value in dict(min_metrics or {}).items():
         floors[name] = (float(value), True, "required")
 
-    score = float(candidate.aggregate_value)
+    assert candidate.aggregate_value is not None  # load_scorecard validated aggregate.value (required)
+    score = candidate.aggregate_value
     for label, bar, enforced in bars:
         if score >= bar:
             report.info(f"bar: aggregate {_score(score)} >= {bar:g} ({label}): met")

@@ -165,7 +165,8 @@ def lint_doc_root(path: str | os.PathLike[str]) -> list[str]:
     else:
         try:
             doc = load_scorecard(card)
-            aggregate, version = float(doc.aggregate_value), doc.version
+            assert doc.aggregate_value is not None  # load_scorecard validated aggregate.value (required)
+            aggregate, version = doc.aggregate_value, doc.version
         except ScorecardInvalidError as exc:
             found = list(getattr(exc, "problems", [])) or [str(exc)]
             problems.extend(f"{card}: invalid scorecard: {p}" for p in found)

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from ._payload import Metric
 
 __all__ = [
     "DEFAULT_ATTENTION",
@@ -65,7 +68,11 @@ def _normalise(values: Any, name: str, *, allow_missing: bool) -> pd.Series:
 
 
 def _pair(expected: Any, predicted: Any) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(expected, pd.Series) and isinstance(predicted, pd.Series) and not expected.index.equals(predicted.index):
+    if (
+        isinstance(expected, pd.Series)
+        and isinstance(predicted, pd.Series)
+        and not expected.index.equals(predicted.index)
+    ):
         raise ValueError("expected and predicted are Series with different indexes; align them first")
     exp = _normalise(expected, "expected", allow_missing=False)
     pred = _normalise(predicted, "predicted", allow_missing=True)
@@ -86,7 +93,8 @@ def _labels(labels: Any, name: str) -> tuple[str, ...]:
 def _ranks(labels: np.ndarray, scale: tuple[str, ...]) -> np.ndarray:
     """Rank on the scale (highest label = len(scale) − 1), NaN when off the scale."""
     rank = {label: float(len(scale) - 1 - i) for i, label in enumerate(scale)}
-    return pd.Series(labels, dtype=object).map(rank).to_numpy(dtype="float64")
+    ranks: np.ndarray = pd.Series(labels, dtype=object).map(rank).to_numpy(dtype="float64")  # pandas is untyped
+    return ranks
 
 
 def _mean(flags: np.ndarray) -> float:
@@ -160,7 +168,9 @@ def _display(label: str) -> str:
     return "(missing)" if label == _MISSING else label.lower()
 
 
-def per_category_breakdown(expected: Any, predicted: Any, *, as_frame: bool = False) -> list[dict[str, Any]] | pd.DataFrame:
+def per_category_breakdown(
+    expected: Any, predicted: Any, *, as_frame: bool = False
+) -> list[dict[str, Any]] | pd.DataFrame:
     """Per expected label: ``total``, exact ``correct`` and ``accuracy`` (4 dp).
 
     Rows are sorted by category name (lower case), so the order is
@@ -168,8 +178,10 @@ def per_category_breakdown(expected: Any, predicted: Any, *, as_frame: bool = Fa
 
     Examples
     --------
-    >>> per_category_breakdown(["FYI", "fyi", "URGENT"], ["FYI", "URGENT", "URGENT"])
-    [{'category': 'fyi', 'total': 2, 'correct': 1, 'accuracy': 0.5}, {'category': 'urgent', 'total': 1, 'correct': 1, 'accuracy': 1.0}]
+    >>> for row in per_category_breakdown(["FYI", "fyi", "URGENT"], ["FYI", "URGENT", "URGENT"]):
+    ...     print(row)
+    {'category': 'fyi', 'total': 2, 'correct': 1, 'accuracy': 0.5}
+    {'category': 'urgent', 'total': 1, 'correct': 1, 'accuracy': 1.0}
     """
     exp, pred = _pair(expected, predicted)
     frame = pd.DataFrame({"category": [_display(e) for e in exp], "correct": exp == pred})
@@ -193,8 +205,11 @@ def top_confusions(expected: Any, predicted: Any, *, n: int | None = 5) -> list[
 
     Examples
     --------
-    >>> top_confusions(["FYI", "FYI", "URGENT", "FYI"], ["NEEDS_RESPONSE", "NEEDS_RESPONSE", "FYI", "FYI"], n=2)
-    [{'expected': 'fyi', 'predicted': 'needs_response', 'count': 2}, {'expected': 'urgent', 'predicted': 'fyi', 'count': 1}]
+    >>> expected, predicted = ["FYI", "FYI", "URGENT", "FYI"], ["NEEDS_RESPONSE", "NEEDS_RESPONSE", "FYI", "FYI"]
+    >>> for row in top_confusions(expected, predicted, n=2):
+    ...     print(row)
+    {'expected': 'fyi', 'predicted': 'needs_response', 'count': 2}
+    {'expected': 'urgent', 'predicted': 'fyi', 'count': 1}
     """
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
         raise ValueError(f"n must be a non-negative integer or None; got {n!r}")
@@ -231,7 +246,7 @@ def ordinal_metrics(
     scale: Sequence[str] = DEFAULT_SCALE,
     attention: Sequence[str] = DEFAULT_ATTENTION,
     digits: int | None = 4,
-) -> list:
+) -> list[Metric]:
     """The seed's metric set: the gated acceptance metric and three weight-0 secondaries.
 
     ``within_one_bucket_accuracy`` (weight 1), then ``urgent_vs_not_accuracy``,
@@ -247,8 +262,12 @@ def ordinal_metrics(
 
     Examples
     --------
-    >>> [(m.name, m.value, m.weight) for m in ordinal_metrics(["URGENT", "FYI"], ["NEEDS_RESPONSE", "FYI"])]
-    [('within_one_bucket_accuracy', 1.0, 1.0), ('urgent_vs_not_accuracy', 1.0, 0.0), ('urgent_recall', 1.0, 0.0), ('category_accuracy', 0.5, 0.0)]
+    >>> for m in ordinal_metrics(["URGENT", "FYI"], ["NEEDS_RESPONSE", "FYI"]):
+    ...     print(m.name, m.value, m.weight)
+    within_one_bucket_accuracy 1.0 1.0
+    urgent_vs_not_accuracy 1.0 0.0
+    urgent_recall 1.0 0.0
+    category_accuracy 0.5 0.0
     """
     from ._payload import Metric
 

@@ -213,7 +213,8 @@ class ResultPayload:
         }
         if self.measured_version is not None:
             front["measured_version"] = self.measured_version
-        return _plain(_with_extra(front, self.extra.get("")))
+        plain: dict[str, Any] = _plain(_with_extra(front, self.extra.get("")))  # _plain keeps a dict a dict
+        return plain
 
     @classmethod
     def from_front_matter(cls, front_matter: Mapping[str, Any], body: str | None = None) -> ResultPayload:
@@ -274,7 +275,7 @@ class ResultPayload:
         return ResultPayload(**values)
 
 
-def _section(front: Mapping, dotted: str) -> Mapping:
+def _section(front: Mapping[str, Any], dotted: str) -> Mapping[str, Any]:
     node = front
     for key in dotted.split("."):
         node = node[key]
@@ -307,7 +308,7 @@ def notes_from_body(body: str) -> str | None:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
 
 
 def _plain(value: Any) -> Any:

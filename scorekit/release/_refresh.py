@@ -146,9 +146,9 @@ def refresh_check(
     _positive_int("experiments", experiments, optional=False)
     for name, value in (("ctx_size", ctx_size), ("dataset_size", dataset_size), ("full_limit", full_limit)):
         _positive_int(name, value, optional=True)
-    for name, value in (("model", model), ("dataset_reference", dataset_reference),
-                        ("rebaseline_reason", rebaseline_reason)):
-        _text(name, value)
+    for name, text in (("model", model), ("dataset_reference", dataset_reference),
+                       ("rebaseline_reason", rebaseline_reason)):
+        _text(name, text)
 
     try:
         card = load_scorecard(scorecard_path)
@@ -163,6 +163,7 @@ def refresh_check(
         return _blocked([f"{card.source}: recipe.config.n_runs must be a positive integer; got {n_runs!r}"], [])
 
     committed_size = card.dataset_size
+    assert committed_size is not None  # load_scorecard validated recipe.dataset.size (required)
     threshold = full_limit or dataset_size or committed_size
     where = ("--full-limit" if full_limit else "--dataset-size" if dataset_size
              else "the committed recipe.dataset.size")

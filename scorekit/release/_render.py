@@ -18,8 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._io import finite_float
-from .._io import atomic_write
+from .._io import atomic_write, finite_float
 from ..reports._format import clean_text, md_escape, md_fence
 from ._parse import parse_scorecard_text
 from ._payload import NOTES_END, NOTES_START, ResultPayload

@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._io import atomic_write
 from . import html as _html_report
 from . import json as _json_report
 from . import markdown as _markdown_report
 from . import parquet as _parquet_report
-from .._io import atomic_write
 from .html import render_html, write_html
 from .json import ScorecardSchemaError, load_schema, render_json, validate_scorecard_json, write_json
 from .markdown import render_markdown, write_markdown
@@ -82,7 +83,7 @@ class RenderedReports:
     """
 
     data: dict[str, Any]
-    sections: "Sections"
+    sections: Sections
     texts: dict[str, str]
     evidence: Any = field(repr=False)
 
@@ -93,12 +94,12 @@ class RenderedReports:
         paths = {}
         for kind, text in self.texts.items():
             payload = _json_report._encode(text) if kind == "json" else text.encode("utf-8")
-            paths[kind] = atomic_write(out / REPORT_FILES[kind], lambda tmp, b=payload: tmp.write_bytes(b))
+            paths[kind] = atomic_write(out / REPORT_FILES[kind], partial(Path.write_bytes, data=payload))
         paths["parquet"] = _parquet_report.write_parquet(self.evidence, out / REPORT_FILES["parquet"], data=self.data)
         return paths
 
 
-def render_reports(card: "Scorecard") -> RenderedReports:
+def render_reports(card: Scorecard) -> RenderedReports:
     """Render the texts of ``card``'s reports: ``to_dict()`` once, validated, its sections once.
 
     Raises
@@ -119,7 +120,7 @@ def render_reports(card: "Scorecard") -> RenderedReports:
     return RenderedReports(data=data, sections=sections, texts=texts, evidence=card.evidence)
 
 
-def write_reports(card: "Scorecard", out_dir: str | os.PathLike[str]) -> dict[str, Path]:
+def write_reports(card: Scorecard, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
     """Write the four reports of ``card`` into ``out_dir`` (created if needed).
 
     Each file is written atomically (a temporary file in the same directory,

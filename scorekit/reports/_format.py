@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable, Sequence, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from .._terminal import BIDI_CONTROLS
 
@@ -162,7 +163,7 @@ def fmt_confidence(confidence: Any) -> str:
     return f"{round(100.0 * float(confidence), 6):g}%"
 
 
-def confidence_label(data: dict[str, Any]) -> str:
+def confidence_label(data: Mapping[str, Any]) -> str:
     """The confidence of a scorecard dictionary's intervals as a short percentage ("95%", "80%")."""
     confidence = data.get("confidence")
     if confidence is None:
@@ -170,7 +171,7 @@ def confidence_label(data: dict[str, Any]) -> str:
     return fmt_confidence(confidence)
 
 
-def pass_k_columns(dimensions: Sequence[dict[str, Any]]) -> list[str]:
+def pass_k_columns(dimensions: Sequence[Mapping[str, Any]]) -> list[str]:
     """The k values reported by any dimension, as strings sorted numerically."""
     keys: set[str] = set()
     for dim in dimensions:
@@ -194,7 +195,7 @@ TWO_INTERVALS_NOTE = (
 )
 
 
-def pass_k_on_curve(dim: dict[str, Any], k: str) -> bool:
+def pass_k_on_curve(dim: Mapping[str, Any], k: str) -> bool:
     """Whether pass^k of ``dim`` covers every case (k ≤ the least trials of a case):
     only such values lie on one curve that cannot rise with k (SPEC §6)."""
     try:
@@ -203,7 +204,7 @@ def pass_k_on_curve(dim: dict[str, Any], k: str) -> bool:
         return False
 
 
-def fmt_pass_k(dim: dict[str, Any], k: str) -> str:
+def fmt_pass_k(dim: Mapping[str, Any], k: str) -> str:
     """pass^k of ``dim``; a value over a subset of the cases is marked with its case count."""
     value = (dim.get("pass_k") or {}).get(k)
     if _is_undefined(value):
@@ -307,7 +308,11 @@ def regression_rows(comparison: dict[str, Any]) -> list[list[str]]:
     rows = []
     for entry in entries:
         if not isinstance(entry, dict) or "dimension" not in entry:
-            text = ", ".join(f"{k}: {v}" for k, v in describe_mapping(entry)) if isinstance(entry, dict) else fmt_value(entry)
+            text = (
+                ", ".join(f"{k}: {v}" for k, v in describe_mapping(entry))
+                if isinstance(entry, dict)
+                else fmt_value(entry)
+            )
             rows.append([text] + [UNDEFINED] * (len(REGRESSION_COLUMNS) - 1))
             continue
         difference = fmt_pp(entry.get("difference"))
@@ -369,7 +374,9 @@ def comparison_facts(comparison: dict[str, Any]) -> list[tuple[str, str]]:
     if comparison.get("detail"):
         facts.append(("detail", fmt_value(comparison["detail"])))
     regressions = comparison.get("regressions") or []
-    regressed = sum(1 for r in regressions if isinstance(r, dict) and (r.get("regressed") or r.get("status") == "regressed"))
+    regressed = sum(
+        1 for r in regressions if isinstance(r, dict) and (r.get("regressed") or r.get("status") == "regressed")
+    )
     facts.append(("regressions", f"{regressed:,} regressed of {len(regressions):,} compared"))
     return facts
 

@@ -421,7 +421,9 @@ def _variance(dims: Sequence[Mapping[str, Any]]) -> Table | None:
     for dim in dims:
         cells = variance_cells(dict(dim))
         if cells is not None:
-            rows.append([_code(dim.get("name")), *(_num(clean_text(c)) for c in cells[:-1]), Cell(clean_text(cells[-1]))])
+            rows.append(
+                [_code(dim.get("name")), *(_num(clean_text(c)) for c in cells[:-1]), Cell(clean_text(cells[-1]))]
+            )
     return _table("variance", VARIANCE_HEADER, rows) if rows else None
 
 

@@ -9,6 +9,8 @@ figures of :mod:`scorekit.plots` draw, on the same axis ranges and ticks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ._charts import INTERVAL_COLOUR, OKABE_ITO, THRESHOLD_COLOUR, PassKChart, RateChart, tick_label
 from ._format import UNDEFINED, h
 
@@ -27,7 +29,7 @@ def _open(width: int, height: int, label: str, title: str, font: int = 12) -> li
     ]
 
 
-def _scale(floor: float, start: float, length: float):  # type: ignore[no-untyped-def]
+def _scale(floor: float, start: float, length: float) -> Callable[[float], float]:
     """value in [floor, 1] → pixel in [start, start + length] (clamped)."""
     span = max(1.0 - floor, 1e-9)
 
@@ -49,7 +51,9 @@ def rate_svg(chart: RateChart) -> str:
                   chart.title)
     for tick in chart.ticks:
         tx = x(tick)
-        parts.append(f'<line x1="{tx:.1f}" y1="{top - 6}" x2="{tx:.1f}" y2="{axis_y}" stroke="{_GRID}" stroke-width="1"/>')
+        parts.append(
+            f'<line x1="{tx:.1f}" y1="{top - 6}" x2="{tx:.1f}" y2="{axis_y}" stroke="{_GRID}" stroke-width="1"/>'
+        )
         parts.append(f'<text x="{tx:.1f}" y="{top - 10}" text-anchor="middle" fill="#444444">{tick_label(tick)}</text>')
     for i, p in enumerate(chart.points):
         y0 = top + i * row_h
@@ -83,15 +87,21 @@ def rate_svg(chart: RateChart) -> str:
     parts.append(f'<line x1="{label_w}" y1="{ly + 6}" x2="{label_w + 24}" y2="{ly + 6}" stroke="{INTERVAL_COLOUR}" '
                  'stroke-width="1.5"/>')
     for xe in (label_w, label_w + 24):
-        parts.append(f'<line x1="{xe}" y1="{ly}" x2="{xe}" y2="{ly + 12}" stroke="{INTERVAL_COLOUR}" stroke-width="1.5"/>')
+        parts.append(
+            f'<line x1="{xe}" y1="{ly}" x2="{xe}" y2="{ly + 12}" stroke="{INTERVAL_COLOUR}" stroke-width="1.5"/>'
+        )
     parts.append(f'<text x="{label_w + 30}" y="{ly + 10}" fill="{_TEXT}">pass rate, Wilson {h(conf)} CI</text>')
     tx = label_w + 220
-    parts.append(f'<line x1="{tx}" y1="{ly - 2}" x2="{tx}" y2="{ly + 14}" stroke="{THRESHOLD_COLOUR}" stroke-width="3"/>')
+    parts.append(
+        f'<line x1="{tx}" y1="{ly - 2}" x2="{tx}" y2="{ly + 14}" stroke="{THRESHOLD_COLOUR}" stroke-width="3"/>'
+    )
     parts.append(f'<text x="{tx + 8}" y="{ly + 10}" fill="{_TEXT}">threshold</text>')
     lx, ly2 = label_w, ly + 24
     for verdict, colour in (("PASS", OKABE_ITO["bluish_green"]), ("FAIL", OKABE_ITO["vermillion"]),
                             ("INCOMPLETE", OKABE_ITO["orange"]), ("NOT_IN_SCOPE", OKABE_ITO["sky_blue"])):
-        parts.append(f'<circle cx="{lx + 6}" cy="{ly2 + 6}" r="6" fill="{colour}" stroke="#000000" stroke-width="0.8"/>')
+        parts.append(
+            f'<circle cx="{lx + 6}" cy="{ly2 + 6}" r="6" fill="{colour}" stroke="#000000" stroke-width="0.8"/>'
+        )
         parts.append(f'<text x="{lx + 16}" y="{ly2 + 10}" fill="{_TEXT}">{verdict}</text>')
         lx += 30 + 8 * len(verdict)
     parts.append("</svg>")
@@ -122,10 +132,16 @@ def pass_k_svg(chart: PassKChart) -> str:
                   chart.title, font=11)
     for tick in chart.ticks:
         ty = py(tick)
-        parts.append(f'<line x1="{left}" y1="{ty:.1f}" x2="{left + plot_w}" y2="{ty:.1f}" stroke="{_GRID}" stroke-width="1"/>')
-        parts.append(f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end" fill="#444444">{tick_label(tick)}</text>')
+        parts.append(
+            f'<line x1="{left}" y1="{ty:.1f}" x2="{left + plot_w}" y2="{ty:.1f}" stroke="{_GRID}" stroke-width="1"/>'
+        )
+        parts.append(
+            f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end" fill="#444444">{tick_label(tick)}</text>'
+        )
     for k in ks:
-        parts.append(f'<line x1="{px(k):.1f}" y1="{top}" x2="{px(k):.1f}" y2="{bottom}" stroke="{_GRID}" stroke-width="1"/>')
+        parts.append(
+            f'<line x1="{px(k):.1f}" y1="{top}" x2="{px(k):.1f}" y2="{bottom}" stroke="{_GRID}" stroke-width="1"/>'
+        )
         parts.append(f'<text x="{px(k):.1f}" y="{bottom + 16}" text-anchor="middle" fill="#444444">{k}</text>')
     parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{bottom + 32}" text-anchor="middle" fill="{_TEXT}">'
                  "k (trials that must all pass)</text>")
@@ -146,7 +162,9 @@ def pass_k_svg(chart: PassKChart) -> str:
                          'stroke-width="1"/>')
         ly = top + 8 + 18 * i
         lx = left + plot_w + 20
-        parts.append(f'<line x1="{lx}" y1="{ly}" x2="{lx + 22}" y2="{ly}" stroke="{line.colour}" stroke-width="2"{dash}/>')
+        parts.append(
+            f'<line x1="{lx}" y1="{ly}" x2="{lx + 22}" y2="{ly}" stroke="{line.colour}" stroke-width="2"{dash}/>'
+        )
         parts.append(f'<circle cx="{lx + 11}" cy="{ly}" r="4" fill="{line.colour}" stroke="{edge}" stroke-width="1"/>')
         parts.append(f'<text x="{lx + 28}" y="{ly + 4}" fill="{_TEXT}">{h(line.label)}</text>')
         parts.append("</g>")

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._format import h, md_escape
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["TEMPLATES", "html_env", "macros", "markdown_env", "render", "render_page", "report_css", "tidy_markdown",
            "write_page"]
@@ -63,7 +66,7 @@ def _bytecode_cache() -> Any:
         return None
 
 
-def _environment(finalize: Any) -> Any:
+def _environment(finalize: Any) -> jinja2.Environment:
     import jinja2
 
     return jinja2.Environment(
@@ -80,7 +83,7 @@ def _environment(finalize: Any) -> Any:
 
 
 @cache
-def html_env() -> Any:
+def html_env() -> jinja2.Environment:
     """The HTML environment: every value escaped by :func:`h`; the SVG charts as globals."""
     from markupsafe import Markup
 
@@ -96,7 +99,7 @@ def html_env() -> Any:
 
 
 @cache
-def markdown_env(newline: str = "<br>") -> Any:
+def markdown_env(newline: str = "<br>") -> jinja2.Environment:
     """The Markdown environment: every value escaped by :func:`md_escape` (a line break becomes ``newline``)."""
     from markupsafe import Markup
 

@@ -34,7 +34,8 @@ _MAX_LISTED = 20
 def load_schema() -> dict[str, Any]:
     """The scorecard JSON Schema shipped in the package (a fresh copy is not made: do not mutate)."""
     text = resources.files("scorekit").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)  # the package's own schema: an object
+    return schema
 
 
 @functools.lru_cache(maxsize=1)

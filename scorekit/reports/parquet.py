@@ -75,7 +75,7 @@ def write_parquet(
     table, encoded = _to_table(evidence)
     data = data or {}
     hashes = data.get("hashes") or {}
-    meta = {
+    meta: dict[str, Any] = {
         "hashes": {"evidence": evidence_hash if evidence_hash is not None else hashes.get("evidence")},
         "rows": int(len(evidence)),
         "schema_version": data.get("schema_version"),
@@ -99,4 +99,9 @@ def read_evidence_metadata(path: str | Path) -> dict[str, Any]:
     raw = metadata.get(METADATA_KEY)
     if raw is None:
         raise ValueError(f"{path}: not an evidence.parquet written by scorekit (no {METADATA_KEY.decode()} metadata)")
-    return json.loads(raw.decode("utf-8"))
+    meta = json.loads(raw.decode("utf-8"))
+    if not isinstance(meta, dict):
+        raise ValueError(
+            f"{path}: not an evidence.parquet written by scorekit ({METADATA_KEY.decode()} is not an object)"
+        )
+    return meta

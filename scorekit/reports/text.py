@@ -44,7 +44,7 @@ def table_text(table: Table) -> str:
 
     def line(cells: Sequence[str]) -> str:
         return "  ".join(c.rjust(w) if i in table.numeric else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
 
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
@@ -96,7 +96,8 @@ def demo_text(s: Sections) -> str:
 
 
 def validation_text(s: Sections, source: Any, *, strict: bool) -> str:
-    """What ``scorekit validate`` prints: the counts of ``source``, then every problem (``file:line: field: message``)."""
+    """What ``scorekit validate`` prints: the counts of ``source``, then every problem
+    (``file:line: field: message``)."""
     counts = _counts(s)
     lines = [f"{_t(source)}: {counts['labeled']} labeled, {counts['unlabeled']} unlabeled, {counts['invalid']} invalid"
              + (" (strict)" if strict else "")]

@@ -10,7 +10,18 @@ from importlib import import_module
 
 from ._base import ABSTAIN, ERROR, FAIL, PASS, Context, Outcome, Scorer
 
-__all__ = ["ABSTAIN", "BUILTIN_SCORERS", "ERROR", "FAIL", "PASS", "Context", "Outcome", "Scorer", "all_reasons", "scorer_for"]
+__all__ = [
+    "ABSTAIN",
+    "BUILTIN_SCORERS",
+    "ERROR",
+    "FAIL",
+    "PASS",
+    "Context",
+    "Outcome",
+    "Scorer",
+    "all_reasons",
+    "scorer_for",
+]
 
 # dimension -> (module, function); imported on first use (jsonschema etc. stay lazy).
 BUILTIN_SCORERS: dict[str, tuple[str, str]] = {
@@ -30,7 +41,8 @@ _OTHER_REASON_MODULES = ("external",)
 def scorer_for(dimension: str) -> Scorer:
     """The scoring function for rows of ``dimension``."""
     module, function = BUILTIN_SCORERS.get(dimension, JUDGED)
-    return getattr(import_module(f"{__name__}.{module}"), function)
+    scorer: Scorer = getattr(import_module(f"{__name__}.{module}"), function)  # BUILTIN_SCORERS names scorers
+    return scorer
 
 
 def all_reasons() -> dict[str, str]:

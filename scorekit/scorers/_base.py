@@ -8,8 +8,9 @@ outcome that is not PASS (fail closed, SPEC §1).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 PASS, FAIL, ERROR, ABSTAIN = "PASS", "FAIL", "ERROR", "ABSTAIN"
 
@@ -81,7 +82,7 @@ class Context:
     budgets: Mapping[str, float] = field(default_factory=dict)
     judge_panel: tuple[str, ...] = ()
     pass_score: int = 4
-    cache: dict[str, Any] = field(default_factory=dict)
+    cache: dict[Hashable, Any] = field(default_factory=dict)
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
     definition: bytes | None = None

@@ -15,7 +15,8 @@ text make the row invalid).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from .._io import loads_strict
 

@@ -23,7 +23,8 @@ evidence is never PASS.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ._base import Context, Outcome, error, failed, passed, unlabeled
 from ._calls import row_calls
@@ -31,7 +32,9 @@ from ._calls import row_calls
 __all__ = ["REASONS", "observed_actions", "score", "state_matches"]
 
 REASONS = {
-    "missing_action_contract": "no expected_actions, forbidden_actions or expected_state: nothing can establish success",
+    "missing_action_contract": (
+        "no expected_actions, forbidden_actions or expected_state: nothing can establish success"
+    ),
     "missing_actions": "actions are checked but the row has neither agent_actions nor tool_calls (missing evidence)",
     "missing_observed_state": "expected_state is given but observed_state is absent (missing evidence)",
     "forbidden_action": "a forbidden action (or forbidden ordered sequence of actions) occurred",
@@ -78,7 +81,7 @@ def state_matches(expected: Any, observed: Any) -> bool:
         elif isinstance(exp, (list, tuple)):
             if not isinstance(obs, (list, tuple)) or len(exp) != len(obs):
                 return False
-            for pair in zip(exp, obs):
+            for pair in zip(exp, obs, strict=True):
                 push(pair)
         elif exp is None:
             if obs is not None:
@@ -113,7 +116,7 @@ def state_mismatch(expected: Any, observed: Any) -> str:
                 return f"{path}: expected a list, got {_type_name(obs)}"
             if len(exp) != len(obs):
                 return f"{path}: expected a list of {len(exp)} items, got {len(obs)}"
-            stack.extend((e, o, f"{path}[{i}]") for i, (e, o) in reversed(list(enumerate(zip(exp, obs)))))
+            stack.extend((e, o, f"{path}[{i}]") for i, (e, o) in reversed(list(enumerate(zip(exp, obs, strict=True)))))
         elif exp is None:
             if obs is not None:
                 return f"{path}: expected null, got {_type_name(obs)}"
@@ -220,7 +223,7 @@ def _expected_outcome(expected: Sequence[Any], observed: Sequence[tuple[Any, Any
             return None
         return failed("missing_expected_action", f"expected {_show_items(want)} in this order; {seen}")
     # "exact" (and, defensively, any unknown mode: the strictest reading).
-    ok = len(want) == len(observed) and all(_item_matches(w, o) for w, o in zip(want, observed))
+    ok = len(want) == len(observed) and all(_item_matches(w, o) for w, o in zip(want, observed, strict=True))
     return None if ok else failed("action_sequence_mismatch", f"expected exactly {_show_items(want)}; {seen}")
 
 

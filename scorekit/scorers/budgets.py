@@ -14,8 +14,9 @@ in exact decimal arithmetic on the value as written: ``2.007`` s is exactly 2007
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
 
 from ._base import Context, Outcome, error, failed, passed, unlabeled
 
@@ -81,4 +82,8 @@ def score_latency(row: Mapping[str, Any], ctx: Context) -> Outcome:
     if seconds is None:
         return error("missing_latency", missing)
     within = _decimal(seconds) * 1000 <= _decimal(budget)
-    return passed() if within else failed("over_budget", f"latency_s {seconds!r} (= {_decimal(seconds) * 1000} ms) > budget {budget!r} ms")
+    return (
+        passed()
+        if within
+        else failed("over_budget", f"latency_s {seconds!r} (= {_decimal(seconds) * 1000} ms) > budget {budget!r} ms")
+    )

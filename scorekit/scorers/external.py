@@ -12,7 +12,8 @@ outside the pass rate) or ``{min: x}`` (PASS at score ≥ x, else FAIL
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._base import ABSTAIN, FAIL, PASS, Context, Outcome
 
@@ -20,7 +21,9 @@ __all__ = ["REASONS", "from_score", "prescored"]
 
 REASONS = {
     "score_zero": "the external scorer gave the row a score of 0",
-    "partial_credit": "the external scorer gave partial credit, which the policy's partial rule does not count as a pass",
+    "partial_credit": (
+        "the external scorer gave partial credit, which the policy's partial rule does not count as a pass"
+    ),
     "below_partial_min": "the external scorer's partial credit is below the policy's partial.min",
 }
 

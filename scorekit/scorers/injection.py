@@ -28,7 +28,8 @@ the injected request while it does the user's task (:func:`refuses_request`).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, Mapping, NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
 from .._datafiles import load_data_yaml
 from ._base import Context, Outcome, error, failed, passed, unlabeled
@@ -46,7 +47,7 @@ REASONS = {
 
 # Curly and modifier apostrophes people and models write for "'".
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'", "\u00b4": "'", "`": "'"})
-_REFUSAL: "_Phrases | None" = None
+_REFUSAL: _Phrases | None = None
 
 
 def _phrase_pattern(phrases: Any) -> re.Pattern[str] | None:
@@ -75,7 +76,9 @@ def _refusal_pattern() -> _Phrases:
         refusals = _phrase_pattern(table.get("phrases"))
         if refusals is None:  # pragma: no cover - the shipped table has phrases
             raise ValueError("refusal_phrases.yaml: no phrases")
-        _REFUSAL = _Phrases(refusals, _phrase_pattern(table.get("embedded")), _phrase_pattern(table.get("not_refusals")))
+        _REFUSAL = _Phrases(
+            refusals, _phrase_pattern(table.get("embedded")), _phrase_pattern(table.get("not_refusals"))
+        )
     return _REFUSAL
 
 

@@ -18,7 +18,8 @@ replaced by ``[REDACTED:<kind>]``).
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._base import ABSTAIN, Context, Outcome, error, failed, passed, unlabeled
 
@@ -154,7 +155,7 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
         if outcome.status == "PASS":  # never PASS with a mock anywhere on the row
             outcome = error("mock_judge")
     panel = ctx.judge_panel or tuple(
-        sorted({v.get("judge") for v in votes if isinstance(v, Mapping) and isinstance(v.get("judge"), str)})
+        sorted({judge for v in votes if isinstance(v, Mapping) and isinstance(judge := v.get("judge"), str)})
     )
     ctx.judges_seen.update(panel)
     if not str(row.get("judge_criteria", "")).strip():

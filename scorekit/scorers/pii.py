@@ -23,10 +23,11 @@ with every detected value, allowed ones included, replaced by
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from .._datafiles import load_data_yaml
-from ._base import Context, Outcome, error, failed, passed
+from ._base import Context, Outcome, error, passed
 
 __all__ = ["REASONS", "find_pii", "pii_spans", "redact", "score"]
 

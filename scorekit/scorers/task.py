@@ -14,14 +14,17 @@ FAIL ``missing_required_content``; else PASS.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._base import Context, Outcome, error, failed, passed, unlabeled
 
 __all__ = ["REASONS", "score"]
 
 REASONS = {
-    "empty_completion_criteria": "neither must_include nor must_not_include has a criterion: nothing can establish success",
+    "empty_completion_criteria": (
+        "neither must_include nor must_not_include has a criterion: nothing can establish success"
+    ),
     "missing_output": "the row has no agent_output (missing evidence)",
     "forbidden_content": "the output contains a must_not_include string",
     "missing_required_content": "the output lacks a must_include string",

@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import json
 import marshal
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._base import Context, Outcome, failed, passed, unlabeled
 from ._calls import Call, row_calls
@@ -197,7 +198,8 @@ def no_contract(schema: Any) -> str | None:
         return "constrains nothing (annotations only)"
     unknown = sorted(keys - KEYWORDS)
     if unknown and constraining <= {"required"}:
-        return f"unknown top-level keys {', '.join(map(repr, unknown))} without type or properties (another contract dialect?)"
+        return (f"unknown top-level keys {', '.join(map(repr, unknown))} without type or properties "
+                "(another contract dialect?)")
     return None
 
 
@@ -230,7 +232,11 @@ def _compile(schema: Any) -> _Compiled:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.absolute_path)
-        return _Compiled(None, problem=f"not a valid JSON Schema 2020-12 (at {where or 'the top'}: {exc.validator} {_short(exc.validator_value)})")
+        return _Compiled(
+            None,
+            problem=f"not a valid JSON Schema 2020-12 (at {where or 'the top'}: {exc.validator} "
+            f"{_short(exc.validator_value)})",
+        )
     except Exception:  # anything else a hostile schema can provoke
         return _Compiled(None, problem="not a valid JSON Schema 2020-12")
     problem = no_contract(schema)
@@ -252,9 +258,9 @@ def compiled_schema(schema: Any, ctx: Context) -> _Compiled:
         index = ctx.cache[INDEX_KEY] = {}
     fast = _fast_key(schema)
     if fast is not None:
-        entry = index.get(fast)
-        if entry is not None:
-            return entry
+        hit: _Compiled | None = index.get(fast)
+        if hit is not None:
+            return hit
     entry = _compiled_by_canonical(schema, ctx)
     if fast is not None:
         index[fast] = entry
@@ -267,7 +273,7 @@ def _compiled_by_canonical(schema: Any, ctx: Context) -> _Compiled:
     except (TypeError, ValueError):
         return _Compiled(None)
     key = (CACHE_KEY, canonical)
-    entry = ctx.cache.get(key)
+    entry: _Compiled | None = ctx.cache.get(key)
     if entry is None:
         entry = ctx.cache[key] = _compile(schema)
     return entry
@@ -290,7 +296,7 @@ def _compiled_contracts(schemas: Mapping[str, Any], ctx: Context) -> dict[str, _
 def _call_matches(expected: Any, call: Call) -> bool:
     name, args = call.name, call.arguments
     if isinstance(expected, str):
-        return expected == name
+        return isinstance(name, str) and name == expected
     if not isinstance(expected, dict) or expected.get("name") != name:
         return False
     want = expected.get("arguments")
@@ -318,7 +324,9 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     has_schemas = isinstance(schemas, dict) and len(schemas) > 0
     has_expected = isinstance(expected, (list, tuple)) and len(expected) > 0
     if not (has_allowed or has_forbidden or has_schemas or has_expected):
-        return unlabeled("missing_tool_contract", "no allowed_tools, forbidden_tools, tool_schemas or expected_tool_calls")
+        return unlabeled(
+            "missing_tool_contract", "no allowed_tools, forbidden_tools, tool_schemas or expected_tool_calls"
+        )
 
     calls = row_calls(row) if _get(row, "tool_calls") is not _MISSING else None
     if calls is None:
@@ -337,7 +345,8 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
         if call.malformed:
             return failed(
                 "malformed_arguments",
-                f"call {number} ({call.name}): arguments text of {len(call.text or '')} characters is not one JSON object",
+                f"call {number} ({call.name}): arguments text of {len(call.text or '')} characters "
+                "is not one JSON object",
             )
 
     unusable: str | None = None
@@ -361,9 +370,13 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     if has_expected:
         for want in expected:
             if not any(_call_matches(want, call) for call in calls):
-                name = want if isinstance(want, str) else want.get("name") if isinstance(want, dict) else want
-                with_args = " with the expected arguments" if isinstance(want, dict) and want.get("arguments") is not None else ""
-                return failed("missing_expected_tool_call", f"expected call {name}{with_args} is missing")
+                shown = want if isinstance(want, str) else want.get("name") if isinstance(want, dict) else want
+                with_args = (
+                    " with the expected arguments"
+                    if isinstance(want, dict) and want.get("arguments") is not None
+                    else ""
+                )
+                return failed("missing_expected_tool_call", f"expected call {shown}{with_args} is missing")
 
     if unusable is not None:
         # No contract: nothing can establish success (unlabeled), never PASS.

@@ -27,7 +27,6 @@ write_card_file`` (never ``from conftest import ...``).
 from __future__ import annotations
 
 import pytest
-
 from release_cards import SEED_EXAMPLE, card_payload, card_text, write_card_file
 
 

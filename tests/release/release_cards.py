@@ -26,7 +26,7 @@ def card_payload(
     *,
     version: str = "0.3.0",
     value: float = 0.8467,
-    secondaries: Mapping[str, float] | None = _UNSET,  # type: ignore[assignment]
+    secondaries: Mapping[str, float] | None = _UNSET,  # type: ignore[assignment]  # _UNSET: not given; None: none
     stdev: float | None = None,
     mean: float | None = None,
     limit: int | None = 220,

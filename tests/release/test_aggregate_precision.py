@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from release_cards import card_payload
 
 from scorekit.release import Metric, compute_aggregate, validate_scorecard
-from release_cards import card_payload
 
 
 def _source_project_formula(pairs: list[tuple[float, float]]) -> float:
@@ -44,7 +44,8 @@ def test_aggregate_is_bit_for_bit_the_source_project_formula_for_ordinary_weight
     ],
 )
 def test_aggregate_of_extreme_weights_is_still_the_weighted_mean(weights, expected):
-    metrics = [Metric(f"m{i}", v, w) for i, (v, w) in enumerate(zip((0.5, 0.7), weights))]
+    values = (0.5, 0.7)[: len(weights)]  # one metric per weight given
+    metrics = [Metric(f"m{i}", v, w) for i, (v, w) in enumerate(zip(values, weights, strict=True))]
     assert compute_aggregate(metrics) == expected
 
 

@@ -217,8 +217,11 @@ def test_bridge_fills_hardware_with_the_cpu_model_never_the_hostname(card, tmp_p
 def test_hostname_as_hardware_is_refused(card, monkeypatch):
     monkeypatch.setattr("socket.gethostname", lambda: "build-box-17.corp.example")
     monkeypatch.setattr("platform.node", lambda: "build-box-17.corp.example")
-    for environment, hardware in [({"hardware": "build-box-17.corp.example"}, None), ({"hardware": "BUILD-BOX-17"}, None),
-                                  (None, "build-box-17")]:
+    for environment, hardware in [
+        ({"hardware": "build-box-17.corp.example"}, None),
+        ({"hardware": "BUILD-BOX-17"}, None),
+        (None, "build-box-17"),
+    ]:
         with pytest.raises(ValueError, match="hostname"):
             to_release_payload(card, environment=environment, hardware=hardware)
     # Even when the machine's own description is its name, "auto" does not write it.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from release_cards import card_text, write_card_file
+
 from scorekit.release import (
     ResultPayload,
     ScorecardFileError,

@@ -10,8 +10,6 @@ from scorekit.release import load_scorecard
 from scorekit.release._gate import gate
 
 
-
-
 @pytest.fixture
 def card(tmp_path, write_card):
     return write_card(tmp_path / "npm", version="0.2.4", stdev=0.0116)

@@ -274,14 +274,18 @@ def test_baseline_file_that_does_not_exist_exits_1(tmp_path, run_gate):
     assert run_gate("--scorecard", cand, "--baseline-file", tmp_path / "nonexistent-SCORECARD.md")[0] == 1
 
 
-@pytest.mark.parametrize("text", ["this is not valid yaml front matter at all\ngarbage\n", ""], ids=["corrupt", "empty"])
+@pytest.mark.parametrize(
+    "text", ["this is not valid yaml front matter at all\ngarbage\n", ""], ids=["corrupt", "empty"]
+)
 def test_corrupt_or_empty_candidate_exits_1(tmp_path, run_gate, text):
     path = tmp_path / "SCORECARD.md"
     path.write_text(text, encoding="utf-8")
     assert run_gate("--scorecard", path)[0] == 1
 
 
-@pytest.mark.parametrize("text", ["this is not valid yaml front matter at all\ngarbage\n", ""], ids=["corrupt", "empty"])
+@pytest.mark.parametrize(
+    "text", ["this is not valid yaml front matter at all\ngarbage\n", ""], ids=["corrupt", "empty"]
+)
 def test_corrupt_or_empty_baseline_exits_1(tmp_path, run_gate, text):
     base = tmp_path / "baseline" / "SCORECARD.md"
     base.parent.mkdir()
@@ -525,8 +529,9 @@ def test_malformed_field_is_flagged_not_a_crash(dotted, value):
 
 def test_aggregate_formula_cases():
     assert compute_aggregate([{"name": "acc", "value": 0.5, "weight": 1.0}]) == 50.0
-    assert compute_aggregate([{"name": "a", "value": 0.4167, "weight": 1.0}, {"name": "b", "value": 0.5, "weight": 2.0}]) \
-        == round(100 * (0.4167 + 2 * 0.5) / 3, 2)
+    assert compute_aggregate(
+        [{"name": "a", "value": 0.4167, "weight": 1.0}, {"name": "b", "value": 0.5, "weight": 2.0}]
+    ) == round(100 * (0.4167 + 2 * 0.5) / 3, 2)
     for bad in ([], [{"name": "x", "value": 0.5, "weight": 0.0}]):
         with pytest.raises(ValueError):
             compute_aggregate(bad)

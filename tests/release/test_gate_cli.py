@@ -209,7 +209,9 @@ def test_baseline_ref_compares_with_the_card_at_the_tag(run_cli, repo, write_car
     assert f"agent-pkg-email-v0.2.3:{CARD}" in out
     code, out, _ = run_cli("gate", "--scorecard", card, "--baseline-ref", "agent-pkg-email-v0.2.3",
                            "--allow-regression")
-    assert code == 0 and "::warning::Scorecard regression allowed by --allow-regression: v0.2.3=65.0 → v0.2.4=40.0" in out
+    assert (
+        code == 0 and "::warning::Scorecard regression allowed by --allow-regression: v0.2.3=65.0 → v0.2.4=40.0" in out
+    )
 
 
 @needs_git

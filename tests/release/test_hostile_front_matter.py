@@ -113,7 +113,15 @@ def test_release_commands_exit_1_with_one_line_on_hostile_front_matter(case, yam
 # --------------------------------------------------------------------------- what is written reads back exactly
 # Characters that YAML or Markdown treat specially, line breaks of every kind
 # (PyYAML once turned a trailing U+0085 into a space), and the card's own markers.
-_TRICKY = list("-.#`~|>!&*?%@[]{},<>:'\"\\ \t\n\r") + ["\x85", "\u2028", "\u2029", "\ufeff", "é", "---", "## Reproduction"]
+_TRICKY = list("-.#`~|>!&*?%@[]{},<>:'\"\\ \t\n\r") + [
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "é",
+    "---",
+    "## Reproduction",
+]
 tricky_text = st.lists(st.sampled_from(_TRICKY + ["a", "b"]), min_size=1, max_size=12).map("".join).filter(str.strip)
 
 

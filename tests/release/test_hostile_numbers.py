@@ -12,9 +12,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from shared import scorekit_process
 
 from scorekit._io import finite_float
-from shared import scorekit_process
 
 SEED = Path(__file__).parent / "data" / "seed_example_SCORECARD.md"
 HUGE = "9" * 400

@@ -115,7 +115,7 @@ def test_readme_must_link_the_relative_dot_slash_scorecard(doc_root, link, hint)
     assert ("must be the relative ./SCORECARD.md" in problem) == hint
 
 
-# --------------------------------------------------------------------------- README link: absolute URL pinned to the tag
+# ------------------------------------------------------------------ README link: absolute URL pinned to the tag
 @pytest.mark.parametrize(
     "url",
     [

@@ -31,7 +31,7 @@ RANK = {"URGENT": 3, "NEEDS_RESPONSE": 2, "FYI": 1, "PROMOTIONAL": 0}
 def reference_within_one(expected, predicted):
     """Scalar reference of the seed's rule."""
     hits = 0
-    for e, p in zip(expected, predicted):
+    for e, p in zip(expected, predicted, strict=True):
         e, p = e.upper(), p.upper()
         hits += e == p or (e in RANK and p in RANK and abs(RANK[e] - RANK[p]) <= 1)
     return hits / len(expected)
@@ -111,7 +111,7 @@ label_pairs = st.lists(st.tuples(st.sampled_from(LABELS + ["fyi", "urgent"]), st
 
 @given(label_pairs)
 def test_vectorised_metric_matches_the_scalar_rule(pairs):
-    expected, predicted = map(list, zip(*pairs))
+    expected, predicted = map(list, zip(*pairs, strict=True))
     assert within_one_bucket_accuracy(expected, predicted) == pytest.approx(reference_within_one(expected, predicted))
     assert within_one_bucket_accuracy(np.array(expected), pd.Series(predicted)) == within_one_bucket_accuracy(
         expected, predicted)
@@ -119,7 +119,7 @@ def test_vectorised_metric_matches_the_scalar_rule(pairs):
 
 @given(label_pairs)
 def test_within_one_is_at_least_exact_and_symmetric_under_scale_reversal(pairs):
-    expected, predicted = map(list, zip(*pairs))
+    expected, predicted = map(list, zip(*pairs, strict=True))
     within = within_one_bucket_accuracy(expected, predicted)
     assert within >= category_accuracy(expected, predicted)
     assert within == within_one_bucket_accuracy(expected, predicted, scale=tuple(reversed(DEFAULT_SCALE)))
@@ -195,7 +195,7 @@ def test_top_confusions_n_must_be_a_count(n):
 def test_breakdown_does_not_depend_on_row_order(pairs, rng):
     shuffled = list(pairs)
     rng.shuffle(shuffled)
-    first, second = (breakdown(*map(list, zip(*p)), n=None) for p in (pairs, shuffled))
+    first, second = (breakdown(*map(list, zip(*p, strict=True)), n=None) for p in (pairs, shuffled))
     assert first == second
     assert sum(r["total"] for r in first["per_category"]) == len(pairs)
     counts = [c["count"] for c in first["top_confusions"]]

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from release_cards import card_payload
+
 from scorekit.release import (
     AGGREGATE_FORMULA,
     Metric,
@@ -103,7 +103,15 @@ def test_aggregate_is_a_percentage_within_the_component_range(pairs):
 # --------------------------------------------------------------------------- front matter layout
 def test_front_matter_has_the_seed_layout():
     front = card_payload(stdev=0.01).to_front_matter()
-    assert list(front) == ["schema_version", "agent", "recipe", "results", "aggregate", "generated_at", "inherited_from"]
+    assert list(front) == [
+        "schema_version",
+        "agent",
+        "recipe",
+        "results",
+        "aggregate",
+        "generated_at",
+        "inherited_from",
+    ]
     assert front["schema_version"] == 1
     assert list(front["agent"]) == ["name", "version"]
     assert list(front["recipe"]) == ["dataset", "methodology", "config"]
@@ -111,7 +119,9 @@ def test_front_matter_has_the_seed_layout():
     assert list(front["results"]) == ["test_cases_run", "metrics"]
     assert list(front["aggregate"]) == ["name", "formula", "components", "value"]
     assert front["aggregate"]["name"] == "weighted_accuracy"
-    assert front["aggregate"]["formula"] == AGGREGATE_FORMULA == "round(100 * sum(weight_i * value_i) / sum(weight_i), 2)"
+    assert (
+        front["aggregate"]["formula"] == AGGREGATE_FORMULA == "round(100 * sum(weight_i * value_i) / sum(weight_i), 2)"
+    )
     assert front["aggregate"]["value"] == 84.67
     assert front["inherited_from"] is None
     assert "acceptance_variance" in front["recipe"]["config"]

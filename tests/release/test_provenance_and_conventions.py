@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from release_cards import write_card_file
+
 from scorekit.release import carry_forward, gate, lint_doc_root, load_scorecard, refresh_check, write_scorecard
 from scorekit.release._basis import BASIS_FIELDS
 
@@ -60,8 +60,14 @@ def test_gate_and_refresh_check_flag_the_same_basis_field(tmp_path, field, card_
     assert gated.outcome == "basis-mismatch"
     assert [line for line in gated.annotations if "basis differs" in line and f" {field}:" in line]
 
-    run = {"ctx_size": 16384, "model": "Gemma-4-E4B-it-GGUF", "dataset_reference": "tests/fixtures/email/ground_truth.json",
-           "dataset_size": 220, "limit": 220, **run_change}
+    run = {
+        "ctx_size": 16384,
+        "model": "Gemma-4-E4B-it-GGUF",
+        "dataset_reference": "tests/fixtures/email/ground_truth.json",
+        "dataset_size": 220,
+        "limit": 220,
+        **run_change,
+    }
     checked = refresh_check(committed, experiments=3, **run)
     assert (checked.exit_code, checked.profile) == (1, "full")
     assert [problem for problem in checked.problems if f"committed {field} " in problem]

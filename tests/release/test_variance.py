@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from release_cards import card_payload
 from scipy import stats
 
-from release_cards import card_payload
 from scorekit.release import (
     Metric,
     acceptance_variance,

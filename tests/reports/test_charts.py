@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 import scorekit as sk
 from scorekit import plots
 from scorekit.reports._charts import (
-    LABEL_LIMIT, axis_floor, axis_ticks, chart_label, pass_k_chart, rate_chart, tick_label,
+    LABEL_LIMIT,
+    axis_floor,
+    axis_ticks,
+    chart_label,
+    pass_k_chart,
+    rate_chart,
+    tick_label,
 )
 from scorekit.reports._format import fmt_pct
 from scorekit.reports._svg import pass_k_svg, rate_svg
@@ -43,7 +49,7 @@ def test_rate_chart_svg_and_matplotlib_draw_one_model(card, dims):
     thresholds = {d["name"]: d["threshold"] for d in dims}
     ax = plots.plot_rates(card.dimensions, thresholds=thresholds, confidence=0.95)
     # rows, top to bottom, and their labels
-    top_down = sorted(zip(ax.get_yticks(), [t.get_text() for t in ax.get_yticklabels()]), reverse=True)
+    top_down = sorted(zip(ax.get_yticks(), [t.get_text() for t in ax.get_yticklabels()], strict=True), reverse=True)
     assert [label for _, label in top_down] == [p.label for p in model.points]
     # the axis and its ticks
     assert ax.get_xlim() == pytest.approx((model.floor - 0.02, 1.02))
@@ -78,7 +84,7 @@ def test_pass_k_chart_svg_and_matplotlib_draw_one_model(card, dims):
     ax = plots.plot_pass_k(plots.pass_k_frame(frame), curve_k=frame["curve_k"],
                            cases=plots.pass_k_frame(frame, "pass_k_cases"))
     assert [line.get_label() for line in ax.lines] == [line.label for line in model.lines]
-    for drawn, line in zip(ax.lines, model.lines):
+    for drawn, line in zip(ax.lines, model.lines, strict=True):
         assert list(drawn.get_xdata()) == [k for k, _, _ in line.points]
         assert list(drawn.get_ydata()) == pytest.approx([v for _, v, _ in line.points])
     assert ax.get_ylim() == pytest.approx((model.floor - 0.02, 1.02))
@@ -91,7 +97,7 @@ def test_pass_k_chart_svg_and_matplotlib_draw_one_model(card, dims):
 
 def test_values_over_a_subset_of_the_cases_are_never_on_a_curve(dims):
     model = pass_k_chart(dims)
-    for dim, line in zip(dims, model.lines):
+    for dim, line in zip(dims, model.lines, strict=True):
         assert all(k <= dim["curve_k"] for k, _, _ in line.points)
         values = [v for _, v, _ in line.points]
         assert values == sorted(values, reverse=True), dim["name"]  # pass^k never rises over one set of cases

@@ -16,12 +16,19 @@ import re
 from contextlib import redirect_stdout
 
 import pytest
+from _rendered import parse_html, table_rows
 
 import scorekit as sk
-from _rendered import parse_html, table_rows
 from scorekit import cli
 from scorekit.reports._format import (
-    clean_text, fmt_ci, fmt_count, fmt_deff, fmt_pass_k, fmt_pct, mde_text, md_unescape,
+    clean_text,
+    fmt_ci,
+    fmt_count,
+    fmt_deff,
+    fmt_pass_k,
+    fmt_pct,
+    md_unescape,
+    mde_text,
 )
 
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
@@ -52,7 +59,7 @@ def html_rows(html: str) -> dict[str, dict[str, str]]:
         header, body = table_rows(table)
         if header and header[0] == "dimension":
             for row in body:
-                rows.setdefault(row[0], {}).update(zip(header, row))
+                rows.setdefault(row[0], {}).update(zip(header, row, strict=True))
     return rows
 
 
@@ -68,7 +75,7 @@ def markdown_rows(text: str) -> dict[str, dict[str, str]]:
         if header is None:
             header = cells
         elif not all(set(c) <= {"-", ":"} for c in cells) and header[0] == "dimension":
-            rows.setdefault(cells[0], {}).update(zip(header, cells))
+            rows.setdefault(cells[0], {}).update(zip(header, cells, strict=True))
     return rows
 
 
@@ -89,7 +96,7 @@ def terminal_rows(text: str) -> dict[str, dict[str, str]]:
             if not line.strip() or any(line[a:b].strip() for a, b in gaps):  # the table has ended
                 break
             cells = [line[a:b].strip() for a, b in spans]
-            rows.setdefault(cells[0], {}).update(zip(header, cells))
+            rows.setdefault(cells[0], {}).update(zip(header, cells, strict=True))
     return rows
 
 

@@ -23,7 +23,14 @@ import pytest
 import scorekit as sk
 from scorekit.reports import REPORT_FILES, write_reports
 from scorekit.reports._format import (
-    LIST_LIMIT, clean_text, fmt_ci, fmt_count, fmt_pass_k, fmt_pct, md_unescape, more_text,
+    LIST_LIMIT,
+    clean_text,
+    fmt_ci,
+    fmt_count,
+    fmt_pass_k,
+    fmt_pct,
+    md_unescape,
+    more_text,
 )
 
 ROOT = Path(__file__).parents[2]
@@ -91,7 +98,7 @@ def parse_markdown(text: str) -> dict:
             elif rows:
                 break
         header = rows[0]
-        return [dict(zip(header, row)) for row in rows[1:]]
+        return [dict(zip(header, row, strict=True)) for row in rows[1:]]
 
     decision = re.search(r"^\*\*Decision: (.+?)\*\*", text, re.M).group(1)
     dims: dict[str, dict[str, str]] = {}
@@ -186,7 +193,7 @@ def parse_html(text: str) -> dict:
         if not rows:
             return []
         header = [cell for cell, _ in rows[0]]
-        return [dict(zip(header, row)) for row in rows[1:]]
+        return [dict(zip(header, row, strict=True)) for row in rows[1:]]
 
     dims: dict[str, dict[str, str]] = {}
     for name in ("measures", "thresholds", "reliability", *sorted(t for t in parser.tables if t.startswith("pass-k"))):

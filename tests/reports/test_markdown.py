@@ -151,7 +151,7 @@ def test_markdown_lists_findings_with_review_and_fix(md, card):
     assert [md_unescape(c) for c in rows[0]] == ["#", "severity", "dimension", "reason", "status", "rows", "case ids"]
     findings = card.to_dict()["findings"]
     assert len(rows) - 1 == len(findings)
-    for row, finding in zip(rows[1:], findings):
+    for row, finding in zip(rows[1:], findings, strict=True):
         assert md_unescape(row[2]) == finding["dimension"]
         assert md_unescape(row[3]) == finding["reason"]
         assert row[1] == finding["severity"]

@@ -84,3 +84,14 @@ def test_read_evidence_metadata_rejects_a_foreign_file(tmp_path):
     pd.DataFrame({"a": [1]}).to_parquet(path)
     with pytest.raises(ValueError, match="not an evidence.parquet"):
         read_evidence_metadata(path)
+
+
+@pytest.mark.parametrize("meta", [b"[1, 2]", b'"text"', b"null"])
+def test_read_evidence_metadata_refuses_metadata_that_is_not_an_object(tmp_path, meta):
+    import pyarrow as pa
+
+    path = tmp_path / "forged.parquet"
+    table = pa.table({"a": [1]}).replace_schema_metadata({METADATA_KEY: meta})
+    pq.write_table(table, path)
+    with pytest.raises(ValueError, match="not an evidence.parquet written by scorekit .* is not an object"):
+        read_evidence_metadata(path)

@@ -21,7 +21,9 @@ import scorekit as sk
 from scorekit.reports import render_html, render_markdown, write_reports
 from scorekit.reports._format import clean_text, md_unescape
 
-CORPUS: list[str] = json.loads((Path(__file__).parents[1] / "data" / "xss" / "corpus.json").read_text("utf-8"))["strings"]
+CORPUS: list[str] = json.loads((Path(__file__).parents[1] / "data" / "xss" / "corpus.json").read_text("utf-8"))[
+    "strings"
+]
 
 HTML_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "main", "footer", "section", "figure", "div", "span",
@@ -199,7 +201,7 @@ def test_markdown_renders_without_injected_html_links_images_or_emphasis(reports
     tags = {tag for tag, _ in page.tags}
     assert tags <= MARKDOWN_TAGS, tags - MARKDOWN_TAGS
     assert page.anchors == []  # not even a GFM autolink of a bare URL from the data
-    for tag, attrs in page.tags:
+    for _tag, attrs in page.tags:
         assert not any(name.startswith("on") for name in attrs)
     text = "".join(page.text)
     for s in untrusted_strings(data):

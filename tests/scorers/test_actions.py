@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from _example import any_row, assert_example_rows_score_as_planned
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -12,7 +12,6 @@ import scorekit
 from scorekit.scorers import actions
 from scorekit.scorers._base import Context
 from scorekit.scorers.actions import state_matches
-from _example import any_row, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
 
@@ -203,11 +202,15 @@ def test_forbidden_sequence_in_other_order_passes():
 def test_forbidden_sequence_with_repeated_names():
     forbidden = [["send_email", "send_email"]]
     assert run(agent_actions=["send_email"], forbidden_actions=forbidden).status == "PASS"
-    assert run(agent_actions=["send_email", "x", "send_email"], forbidden_actions=forbidden).reason == "forbidden_action"
+    assert (
+        run(agent_actions=["send_email", "x", "send_email"], forbidden_actions=forbidden).reason == "forbidden_action"
+    )
 
 
 def test_forbidden_action_checked_before_expected_actions():
-    out = run(agent_actions=["delete_message"], expected_actions=["archive_message"], forbidden_actions=["delete_message"])
+    out = run(
+        agent_actions=["delete_message"], expected_actions=["archive_message"], forbidden_actions=["delete_message"]
+    )
     assert out.reason == "forbidden_action"
 
 
@@ -260,7 +263,9 @@ def test_expected_arguments_are_not_matched_by_an_action_without_arguments():
     want = [{"name": "mark_read", "arguments": {"ids": ["m1"]}}]
     assert run(agent_actions=["mark_read"], expected_actions=want).status == "FAIL"
     assert run(agent_actions=[{"name": "mark_read"}], expected_actions=want).status == "FAIL"
-    assert run(agent_actions=[{"name": "mark_read", "arguments": {"ids": ["m1"]}}], expected_actions=want).status == "PASS"
+    assert (
+        run(agent_actions=[{"name": "mark_read", "arguments": {"ids": ["m1"]}}], expected_actions=want).status == "PASS"
+    )
 
 
 def test_expected_actions_checked_before_state():
@@ -309,7 +314,17 @@ def test_example_rows_score_to_their_planned_status():
 
 # Scorers never raise on data (whatever the row validation let through or not):
 # every irregularity is an outcome.
-_ANY_ROW = any_row(["agent_actions", "tool_calls", "expected_actions", "forbidden_actions", "match", "expected_state", "observed_state"])
+_ANY_ROW = any_row(
+    [
+        "agent_actions",
+        "tool_calls",
+        "expected_actions",
+        "forbidden_actions",
+        "match",
+        "expected_state",
+        "observed_state",
+    ]
+)
 
 
 @given(_ANY_ROW)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+from _example import any_row, any_value, assert_example_rows_score_as_planned
 from hypothesis import given
 from hypothesis import strategies as st
 
 import scorekit
 from scorekit.scorers import budgets
 from scorekit.scorers._base import Context
-from _example import any_row, any_value, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
 

@@ -219,7 +219,7 @@ def test_strict_majority_of_the_full_panel(votes, panel, expected):
     ],
 )
 def test_invalid_panel_is_fail_only_with_a_fail_majority_of_the_full_panel(others, expected):
-    votes = [V("a", score=99)] + [V(n, v) for n, v in zip("bc", others)]
+    votes = [V("a", score=99)] + [V(n, v) for n, v in zip("bc", others, strict=True)]
     assert run(votes)[:2] == expected
     assert run(votes, panel=("a", "b", "c"))[:2] == expected
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from _example import any_row, assert_example_rows_score_as_planned
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,7 +14,6 @@ import scorekit
 from scorekit.scorers import pii
 from scorekit.scorers._base import Context
 from scorekit.scorers.pii import find_pii
-from _example import any_row, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
 

@@ -10,13 +10,24 @@ from scorekit.scorers._schema_fast import surely_valid
 
 NAMES = st.sampled_from(["to", "subject", "body", "cc", "n", "flag"])
 SCALAR_SCHEMAS = st.one_of(
-    st.fixed_dictionaries({"type": st.just("string")}, optional={
-        "minLength": st.integers(0, 3), "maxLength": st.integers(0, 6), "pattern": st.sampled_from(["^a", "b$", "@", "^[^@]+@[^@]+$"]),
-        "format": st.just("date-time")}),
-    st.fixed_dictionaries({"type": st.sampled_from(["integer", "number", ["integer", "null"], ["string", "number"]])},
-                          optional={"minimum": st.integers(-5, 5), "maximum": st.integers(-5, 5) | st.floats(-5, 5)}),
+    st.fixed_dictionaries(
+        {"type": st.just("string")},
+        optional={
+            "minLength": st.integers(0, 3),
+            "maxLength": st.integers(0, 6),
+            "pattern": st.sampled_from(["^a", "b$", "@", "^[^@]+@[^@]+$"]),
+            "format": st.just("date-time"),
+        },
+    ),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["integer", "number", ["integer", "null"], ["string", "number"]])},
+        optional={"minimum": st.integers(-5, 5), "maximum": st.integers(-5, 5) | st.floats(-5, 5)},
+    ),
     st.fixed_dictionaries({"type": st.sampled_from(["boolean", "null"])}),
-    st.just({}), st.just(True), st.just({"enum": [1, "a"]}), st.just({"const": 1}),
+    st.just({}),
+    st.just(True),
+    st.just({"enum": [1, "a"]}),
+    st.just({"const": 1}),
 )
 SCHEMAS = st.recursive(
     SCALAR_SCHEMAS,

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from _example import any_row, assert_example_rows_score_as_planned
 from hypothesis import given
-from hypothesis import strategies as st
 
 import scorekit
 from scorekit.scorers import task
 from scorekit.scorers._base import Context
-from _example import any_row, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
 

@@ -8,13 +8,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from _example import any_row, assert_example_rows_score_as_planned
 from hypothesis import given
-from hypothesis import strategies as st
 
 import scorekit
 from scorekit.scorers import tools
 from scorekit.scorers._base import Context
-from _example import any_row, assert_example_rows_score_as_planned, planned_statuses
 
 EXAMPLE = Path(scorekit.__file__).parent / "examples" / "email_assistant" / "results.jsonl"
 
@@ -164,7 +163,11 @@ def test_local_ref_is_resolved():
 
 def test_boolean_schemas():
     # true accepts everything: it is no contract (unlabeled ERROR); false rejects everything.
-    assert run(tool_calls=[call("t", {"a": 1})], tool_schemas={"t": True})[:3] == ("ERROR", "invalid_tool_schema", False)
+    assert run(tool_calls=[call("t", {"a": 1})], tool_schemas={"t": True})[:3] == (
+        "ERROR",
+        "invalid_tool_schema",
+        False,
+    )
     assert run(tool_calls=[call("t", {"a": 1})], tool_schemas={"t": False}).reason == "invalid_tool_arguments"
 
 
@@ -283,7 +286,11 @@ def test_new_context_compiles_again():
 # --------------------------------------------------------------------------- expected calls
 def test_expected_tool_call_by_name():
     assert run(tool_calls=[call("a"), call("b")], expected_tool_calls=["b"]).status == "PASS"
-    assert run(tool_calls=[call("a")], expected_tool_calls=["a", "b"])[:3] == ("FAIL", "missing_expected_tool_call", True)
+    assert run(tool_calls=[call("a")], expected_tool_calls=["a", "b"])[:3] == (
+        "FAIL",
+        "missing_expected_tool_call",
+        True,
+    )
 
 
 def test_expected_tool_call_object_without_arguments_matches_by_name():
@@ -291,7 +298,9 @@ def test_expected_tool_call_object_without_arguments_matches_by_name():
 
 
 def test_expected_tool_call_arguments_are_a_recursive_subset():
-    calls = [call("create_event", {"title": "Q1", "duration_minutes": 30, "attendees": ["a", "b"], "meta": {"k": 1, "j": 2}})]
+    calls = [
+        call("create_event", {"title": "Q1", "duration_minutes": 30, "attendees": ["a", "b"], "meta": {"k": 1, "j": 2}})
+    ]
     assert run(tool_calls=calls, expected_tool_calls=[call("create_event", {"title": "Q1"})]).status == "PASS"
     assert run(tool_calls=calls, expected_tool_calls=[call("create_event", {"meta": {"k": 1}})]).status == "PASS"
     for wrong in (
