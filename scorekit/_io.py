@@ -66,6 +66,7 @@ __all__ = [
     "SCORECARD_JSON_LIMIT",
     "SIGNATURE_LIMIT",
     "atomic_write",
+    "atomic_write_bytes",
     "check_regular",
     "check_utf8",
     "constant_as_float",
@@ -425,6 +426,17 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object], 
         tmp.unlink(missing_ok=True)
         raise
     return path
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | str, *, mode: int | None = None) -> Path:
+    """:func:`atomic_write` of ``data`` (text is written as UTF-8) to ``path``; return the path.
+
+    >>> import tempfile, pathlib
+    >>> atomic_write_bytes(pathlib.Path(tempfile.mkdtemp()) / "a.md", "# ok").read_bytes()
+    b'# ok'
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    return atomic_write(path, lambda tmp: tmp.write_bytes(payload), mode=mode)
 
 
 def _read_umask() -> int:

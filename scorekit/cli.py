@@ -252,7 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="exit 1 unless the decision is PASS; print ::error:: per failing dimension and append "
                           "the summary to $GITHUB_STEP_SUMMARY when set")
     run.add_argument("--junit", metavar="FILE",
-                     help="also write JUnit XML: one test case per dimension in scope (FAIL: failure, INCOMPLETE: error)")
+                     help="also write JUnit XML: one test case per dimension in scope "
+                          "(FAIL: failure, INCOMPLETE: error)")
     run.add_argument("--agent-name", metavar="N", help="name of the agent measured (recorded in the scorecard)")
     run.add_argument("--agent-version", metavar="V", help="version of the agent measured (recorded in the scorecard)")
     run.add_argument("--agent", metavar="NAME",

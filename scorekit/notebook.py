@@ -220,14 +220,14 @@ def trend(records: Any, dimensions: Any, out_dir: str | os.PathLike[str], *, lin
 
     from markupsafe import Markup
 
-    from ._io import atomic_write
+    from ._io import atomic_write_bytes
     from .plots import figure_bytes, plot_trend
     from .reports._charts import trend_chart
     from .reports._format import h, md_escape
 
     chart = trend_chart(records, dimensions)
     payload = figure_bytes(plot_trend(records, dimensions))
-    atomic_write(Path(out_dir) / str(_link(link)), lambda tmp: tmp.write_bytes(payload))
+    atomic_write_bytes(Path(out_dir) / str(_link(link)), payload)
     source = "data:image/png;base64," + base64.b64encode(payload).decode("ascii")
     html = (f'<figure class="sk-chart" id="sk-trend"><img src="{source}" alt="{h(chart.title)}" '
             f'style="max-width:100%"><figcaption>{h(chart.note)}</figcaption></figure>')

@@ -34,8 +34,8 @@ from .reports._charts import (
     trend_chart,
 )
 
-__all__ = ["LABEL_LIMIT", "PALETTE", "figure_bytes", "pass_k_frame", "plot_pass_k", "plot_rates", "plot_trend", "plot_variance",
-           "save_figure"]
+__all__ = ["LABEL_LIMIT", "PALETTE", "figure_bytes", "pass_k_frame", "plot_pass_k", "plot_rates", "plot_trend",
+           "plot_variance", "save_figure"]
 
 RATE_COLOR = PALETTE[0]
 RUN_COLOR = PALETTE[1]

@@ -39,7 +39,7 @@ from typing import Any
 
 from ._errors import FileProblem, InputError, ScorekitError
 from ._examples import notebook_path
-from ._io import atomic_write, check_regular, read_json_strict
+from ._io import atomic_write_bytes, check_regular, read_json_strict
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -512,7 +512,7 @@ def export_notebook(executed: str | os.PathLike[str], out_dir: str | os.PathLike
 
 def _write_text(path: Path, text: str) -> None:
     payload = text.encode("utf-8")
-    atomic_write(path, lambda tmp: tmp.write_bytes(payload))
+    atomic_write_bytes(path, payload)
 
 
 # --------------------------------------------------------------------------- reproduction

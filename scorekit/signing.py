@@ -73,7 +73,7 @@ from ._io import (
     KEY_LIMIT,
     SCORECARD_JSON_LIMIT,
     SIGNATURE_LIMIT,
-    atomic_write,
+    atomic_write_bytes,
     decode_utf8,
     loads_strict,
     read_input_bytes,
@@ -232,7 +232,7 @@ def _write_new(path: Path, data: bytes, mode: int, overwrite: bool) -> None:
             path.unlink(missing_ok=True)
             raise
         return
-    atomic_write(path, lambda tmp: tmp.write_bytes(data), mode=mode)  # written 0600, then given ``mode``
+    atomic_write_bytes(path, data, mode=mode)  # written 0600, then given ``mode``
 
 
 def write_keypair(
@@ -415,7 +415,7 @@ def sign_scorecard(
     text = json.dumps(envelope, indent=2) + "\n"
     try:
         out_path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(out_path, lambda tmp: tmp.write_bytes(text.encode("utf-8")), mode=0o644)
+        atomic_write_bytes(out_path, text, mode=0o644)
     except OSError as exc:
         raise SignatureError(f"{out_path}: cannot write the signature envelope ({exc.strerror or exc})") from None
     return out_path

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from shared import assert_close, per_case_rates, scored_frames
 from hypothesis import given
 from hypothesis import strategies as st
+from shared import assert_close, per_case_rates, scored_frames
 
 import scorekit as sk
 from scorekit.accessor import ScorekitAccessor

@@ -41,7 +41,7 @@ def test_the_trend_holds_each_records_rate_and_interval_oldest_first(db):
     assert chart.records == ("v1.0", "v1.1", "v1.2")
     (line,) = chart.lines
     assert [round(p[1], 12) for p in line.points] == [0.9, 0.8, 0.7]
-    for (_, rate, low, high), (_, row) in zip(line.points, dims.iterrows()):
+    for (_, rate, low, high), (_, row) in zip(line.points, dims.iterrows(), strict=True):
         assert (rate, low, high) == (row["rate"], row["ci_low"], row["ci_high"])  # the history's own Wilson bounds
 
 

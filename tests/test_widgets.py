@@ -10,11 +10,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from _rendered import parse_html, table_rows
 
 import scorekit as sk
-from _rendered import parse_html, table_rows
 from scorekit import Policy, PolicyError
 from scorekit.widgets import build_explorer, explore_policy, explore_state, show_explorer
 

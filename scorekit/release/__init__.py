@@ -18,18 +18,9 @@ Examples
 
 from __future__ import annotations
 
+from ._basis import variance_stdev
 from ._bridge import to_release_payload
 from ._carry import carry_forward
-from ._basis import variance_stdev
-from ._parse import ScorecardDocument, ScorecardFileError, parse_scorecard, parse_scorecard_text
-from ._schema import (
-    AGGREGATE_FORMULA,
-    REQUIRED_FIELDS,
-    SEMVER,
-    ScorecardInvalidError,
-    load_scorecard,
-    validate_scorecard,
-)
 from ._gate import GateResult, gate, load_thresholds
 from ._lint import lint_doc_root
 from ._ordinal import (
@@ -44,9 +35,18 @@ from ._ordinal import (
     urgent_recall,
     within_one_bucket_accuracy,
 )
+from ._parse import ScorecardDocument, ScorecardFileError, parse_scorecard, parse_scorecard_text
 from ._payload import Metric, ResultPayload, compute_aggregate, hardware_class
 from ._refresh import RefreshResult, refresh_check
 from ._render import render_scorecard, write_scorecard
+from ._schema import (
+    AGGREGATE_FORMULA,
+    REQUIRED_FIELDS,
+    SEMVER,
+    ScorecardInvalidError,
+    load_scorecard,
+    validate_scorecard,
+)
 from ._variance import acceptance_variance
 
 __all__ = [

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._io import finite_float
-from ._schema import SEMVER, validate_scorecard
 from ._payload import DEFAULT_AGGREGATE_NAME, Metric, ResultPayload, hardware_class
+from ._schema import SEMVER, validate_scorecard
 
 if TYPE_CHECKING:
     from .._scorecard import Scorecard

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from ._schema import SEMVER, load_scorecard, semver_core
 from ._payload import ResultPayload, _now
+from ._schema import SEMVER, load_scorecard, semver_core
 
 __all__ = ["carry_forward"]
 

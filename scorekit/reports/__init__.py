@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._io import atomic_write
+from .._io import atomic_write, atomic_write_bytes
 from . import html as _html_report
 from . import json as _json_report
 from . import markdown as _markdown_report
@@ -173,5 +173,4 @@ def render_stored(path: str | os.PathLike[str], out_dir: str | os.PathLike[str] 
     texts = {"markdown": render_markdown(sections), "html": render_html(sections)}
     out = source.parent if out_dir is None else Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    return {kind: atomic_write(out / REPORT_FILES[kind], lambda tmp, b=text.encode("utf-8"): tmp.write_bytes(b))
-            for kind, text in texts.items()}
+    return {kind: atomic_write_bytes(out / REPORT_FILES[kind], text) for kind, text in texts.items()}

@@ -138,10 +138,10 @@ def render_page(name: str, source: Any, *, evidence_rows: int | None = None) -> 
 
 def write_page(name: str, data: Any, path: Any, *, evidence_rows: int | None = None) -> Path:
     """Render the page ``name`` of ``data`` and write it to ``path`` atomically; return the path."""
-    from .._io import atomic_write
+    from .._io import atomic_write_bytes
 
     payload = render_page(name, data, evidence_rows=evidence_rows).encode("utf-8")
-    return atomic_write(path, lambda tmp: tmp.write_bytes(payload))
+    return atomic_write_bytes(path, payload)
 
 
 def macros(kind: str, *, plain: bool = False) -> Any:

@@ -106,10 +106,9 @@ def compare_text(sections: CompareSections) -> str:
 
 def write_compare(sections: CompareSections, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
     """Write ``compare.html`` and ``compare.md`` into ``out_dir`` (created if needed), each atomically."""
-    from .._io import atomic_write
+    from .._io import atomic_write_bytes
 
     texts = {"html": render_compare_html(sections), "markdown": render_compare_markdown(sections)}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    return {kind: atomic_write(out / COMPARE_FILES[kind], lambda tmp, b=text.encode("utf-8"): tmp.write_bytes(b))
-            for kind, text in texts.items()}
+    return {kind: atomic_write_bytes(out / COMPARE_FILES[kind], text) for kind, text in texts.items()}

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ScorecardSchemaError
-from .._io import atomic_write
+from .._io import atomic_write_bytes
 
 __all__ = [
     "SCHEMA_RESOURCE",
@@ -169,4 +169,4 @@ def _encode(text: str) -> bytes:
 def write_json(data: dict[str, Any], path: str | Path, *, validate: bool = True) -> Path:
     """Write ``scorecard.json`` atomically; return its path."""
     payload = _encode(render_json(data, validate=validate))
-    return atomic_write(path, lambda tmp: tmp.write_bytes(payload))
+    return atomic_write_bytes(path, payload)

@@ -89,7 +89,7 @@ def render_junit(sections: Sections) -> str:
 
 def write_junit(sections: Sections, path: str | os.PathLike[str]) -> Path:
     """Write :func:`render_junit` of ``sections`` to ``path`` atomically."""
-    from .._io import atomic_write
+    from .._io import atomic_write_bytes
 
     payload = render_junit(sections).encode("utf-8")
-    return atomic_write(Path(path), lambda tmp: tmp.write_bytes(payload))
+    return atomic_write_bytes(path, payload)
