@@ -28,10 +28,13 @@ from ._stats import (
 )
 from ._version import __version__
 from ._examples import example_path
+from .importers import ImportedRun
+from .importers._read import import_results
 
 __all__ = [
     "STATUSES",
     "HistoryError",
+    "ImportedRun",
     "InputError",
     "PolicyError",
     "Problem",
@@ -43,6 +46,7 @@ __all__ = [
     "evaluate",
     "load_policy",
     "example_path",
+    "import_results",
     "cases_needed",
     "cluster_interval",
     "mean_ci",
