@@ -23,6 +23,14 @@ from ._terminal import terminal_text as _t
 __all__ = ["add_parsers", "check_not_foreign", "results_for"]
 
 EXIT_OK = 0
+#: How a message names each format's file (the rows reader names the JSON ones alike).
+_DESCRIPTIONS = {
+    "inspect": "an Inspect AI eval log",
+    "promptfoo": "a promptfoo eval output",
+    "tau": "τ-bench results",
+    "openai-evals": "OpenAI Evals run output",
+    "assevra": "an Assevra dataset",
+}
 
 
 def _formats() -> list[str]:
@@ -40,7 +48,8 @@ def check_not_foreign(path: str) -> None:
 
     found = detect_format(p)
     if found is not None:
-        raise InputError(f"{path}: this is {found} output, not scorekit rows: read it with --from {found} "
+        what = _DESCRIPTIONS.get(found, f"{found} output")
+        raise InputError(f"{path}: {what} (another tool's format), not scorekit rows: read it with --from {found} "
                          f"(or convert it with `scorekit import --from {found}`)")
 
 
