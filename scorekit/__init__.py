@@ -29,10 +29,14 @@ from ._stats import (
     z_value,
 )
 from ._version import __version__
+from .importers import ImportedRun
+from .importers._read import import_results
+from .importers._tools import tool_contracts
 
 __all__ = [
     "STATUSES",
     "HistoryError",
+    "ImportedRun",
     "InputError",
     "PolicyError",
     "Problem",
@@ -44,6 +48,8 @@ __all__ = [
     "evaluate",
     "load_policy",
     "example_path",
+    "import_results",
+    "tool_contracts",
     "cases_needed",
     "compare",
     "cluster_interval",

@@ -247,6 +247,7 @@ def decide(
     mock_judges: bool,
     mock_agent: bool = False,
     partial: bool,
+    partial_reason: str | None = None,
     comparison_status: Mapping[str, Any] | str = "not_requested",
 ) -> tuple[str, str, list[str]]:
     """The scorecard decision, the measured decision (before the comparison step) and why.
@@ -254,7 +255,8 @@ def decide(
     Order (SPEC §8): SELF_TEST, TRIAGE, FAIL, INCOMPLETE, PASS, then the
     comparison step (:func:`apply_comparison`) with ``comparison_status`` (a
     status or the comparison :func:`scorekit.history.compare` returned) under
-    the policy's ``regression.required``. All of SPEC §8 lives here.
+    the policy's ``regression.required``. All of SPEC §8 lives here. ``partial_reason``
+    words a partial evaluation that is not a ``limit`` scan (an imported partial run, §15).
     """
     why: list[str] = []
     in_scope = dimensions[dimensions["in_scope"].astype(bool).to_numpy()]
@@ -267,7 +269,8 @@ def decide(
             why.append("the agent is a mock")
         return "SELF_TEST", "SELF_TEST", why
     if policy.purpose == "exploratory" or partial:
-        why.append("exploratory purpose" if policy.purpose == "exploratory" else "partial scan (limit)")
+        why.append("exploratory purpose" if policy.purpose == "exploratory"
+                   else partial_reason or "partial scan (limit)")
         return "TRIAGE", "TRIAGE", why
     failed = list(in_scope.index[(in_scope["verdict"] == "FAIL").to_numpy(dtype=bool)])
     incomplete = list(in_scope.index[(in_scope["verdict"] == "INCOMPLETE").to_numpy(dtype=bool)])

@@ -7,6 +7,7 @@ working. The tree::
 
     ScorekitError
     ├── InputError (ValueError) ........... input rows or an input file cannot be used
+    │   ├── NoSamplesError ................ another tool's results file that holds no sample (§15)
     │   ├── ScorecardFileError ............ a SCORECARD.md that is not a scorecard file at all
     │   └── ScorecardInvalidError ......... a SCORECARD.md that parsed but breaks the schema
     ├── PolicyError (ValueError) .......... a policy or thresholds manifest is malformed
@@ -38,6 +39,7 @@ __all__ = [
     "HistoryError",
     "InputError",
     "InvalidParameterError",
+    "NoSamplesError",
     "PolicyError",
     "Problem",
     "ScorecardFileError",
@@ -92,6 +94,14 @@ class InputError(ScorekitError, ValueError):
     def __init__(self, message: str, problems: list[Problem] | None = None) -> None:
         super().__init__(message)
         self.problems: list[Problem] = list(problems or [])
+
+
+class NoSamplesError(InputError):
+    """Another tool's results file (SPEC §15) that holds no sample to import.
+
+    An input error when the file was named; in a directory such a file is
+    skipped with a note, and only a directory left with nothing is an error.
+    """
 
 
 class ScorecardFileError(InputError):

@@ -143,8 +143,11 @@ def evaluate(
 
     Parameters
     ----------
-    rows : str, os.PathLike, DataFrame or list of dict
-        A results file (JSON Lines, CSV, Parquet) or rows in memory.
+    rows : str, os.PathLike, DataFrame, list of dict or ImportedRun
+        A results file (JSON Lines, CSV, Parquet), rows in memory, or a run imported from
+        another tool (:func:`scorekit.import_results`, SPEC §15): its rows are evaluated,
+        ``agent_name`` defaults to its agent, its ``source`` is written into the scorecard,
+        and a partial run decides TRIAGE.
     policy : str, os.PathLike, dict, Policy or None
         Policy file (YAML/JSON), mapping, or None for the defaults (SPEC §7).
     agent_name, agent_version : str, optional
@@ -187,6 +190,11 @@ def evaluate(
     """
     pol: Policy = load_policy(policy)
     limit = validate(limit, "limit", _LIMIT)
+    imported = _imported(rows)
+    if imported is not None:
+        rows = imported.rows
+        if agent_name is None:
+            agent_name = imported.agent
     src = open_source(rows)
     agent = validate(agent, "agent", _AGENT)
     ctx_args = {
@@ -284,7 +292,8 @@ def evaluate(
         failed_controls=sorted(failed_controls),
         mock_judges=bool(data.mock_judges) or any(is_mock(j) for j in pol.judges.panel),
         mock_agent=is_mock(measured_agent) or is_mock(agent_name),
-        partial=limit is not None,
+        partial=limit is not None or (imported is not None and imported.partial),
+        partial_reason=_partial_reason(limit, imported),
         comparison_status=comparison_status,
     )
 
@@ -325,7 +334,8 @@ def evaluate(
         judges=sorted(data.judges_seen),
         agent={"name": agent_name, "version": agent_version},
         policy=pol.to_dict(),
-        partial=limit is not None,
+        partial=limit is not None or (imported is not None and imported.partial),
+        source=None if imported is None else _source_record(imported),
         comparison={
             "status": comparison_status,
             "required": bool(pol.regression.required),
@@ -342,6 +352,35 @@ def evaluate(
     if history is not None:
         _history.record(compared, history, label=label)
     return compared
+
+
+def _imported(rows: Any) -> Any:
+    """``rows`` when it is an ImportedRun (SPEC §15), else None (importers are loaded only then)."""
+    if type(rows).__name__ != "ImportedRun":
+        return None
+    from .importers import ImportedRun
+
+    return rows if isinstance(rows, ImportedRun) else None
+
+
+def _partial_reason(limit: int | None, imported: Any) -> str | None:
+    """Why the evaluation is partial (TRIAGE), in the decision's reasons."""
+    if limit is not None:
+        return None  # decide's own wording for a --limit scan
+    if imported is not None and imported.partial:
+        from .importers._base import source_line
+
+        return f"partial import ({source_line(imported.source)})"
+    return None
+
+
+def _source_record(run: Any) -> dict[str, Any]:
+    """The run's ``source`` as recorded in scorecard.json: the agent and task it names, then the source."""
+    import json
+
+    # A JSON round trip: only JSON values reach the scorecard (its hash and signature).
+    record = {"agent": run.agent, "task": run.task, "partial": bool(run.partial), **run.source}
+    return dict(json.loads(json.dumps(record, allow_nan=False, default=str)))
 
 
 def _agent_list(agents: Any) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 __all__ = ["EXAMPLES", "NOTEBOOKS", "example_path", "notebook_path"]
 
-EXAMPLES = ("email_assistant",)
+EXAMPLES = ("email_assistant", "imports")
 NOTEBOOKS = ("release_scorecard", "explore")
 
 

@@ -96,6 +96,8 @@ class Scorecard:
     agent: dict[str, Any]
     policy: dict[str, Any]
     partial: bool = False
+    #: Where imported rows came from (SPEC §15): the run's agent, task and source; None otherwise.
+    source: dict[str, Any] | None = None
     comparison: dict[str, Any] = field(
         default_factory=lambda: {"status": "not_requested", "required": False, "baseline": None, "regressions": []}
     )
@@ -126,6 +128,7 @@ class Scorecard:
             "decision_reasons": self.decision_reasons,
             "purpose": self.purpose,
             "partial": self.partial,
+            **({"source": self.source} if self.source is not None else {}),
             "scope": self.scope,
             "dimensions": dims,
             "controls": self.controls,

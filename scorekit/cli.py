@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from . import _cli_evidence, _cli_release, _cli_render
+from . import _cli_evidence, _cli_import, _cli_release, _cli_render
 from ._errors import ScorekitError
 from ._terminal import terminal_text as _t
 from ._version import __version__
@@ -58,12 +58,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .reports import render_reports
     from .reports.text import run_text
 
+    results, agent = _cli_import.results_for(args)  # --from: one imported run (SPEC §15)
     card = evaluate(
-        args.results,
+        results,
         policy=args.policy,
         agent_name=args.agent_name,
         agent_version=args.agent_version,
-        agent=args.agent,
+        agent=agent,
         limit=args.limit,
         history=args.history,
         label=args.label,
@@ -182,7 +183,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from .reports.text import validation_text
 
     policy = load_policy(args.policy)
-    card = evaluate(args.results, policy=policy, agent=args.agent)
+    results, agent = _cli_import.results_for(args)
+    card = evaluate(results, policy=policy, agent=agent)
     v = card.validation
     strict = args.strict or policy.strict
     print(validation_text(build_sections(card.to_dict(), evidence_rows=len(card.evidence)), args.results,
@@ -329,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cli_evidence.add_parsers(sub)  # keygen, sign, verify, attest (SPEC §11) and run --sign
     _cli_release.add_parsers(sub)  # gate, carry-forward, refresh-check, release-lint (SPEC §13)
     _cli_render.add_parsers(sub)  # render: papermill + nbconvert (SPEC §12, §14)
+    _cli_import.add_parsers(sub)  # import, run/validate --from (SPEC §15)
     return parser
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ._run import SOURCE_STATUSES, ImportedRun
 
-__all__ = ["FORMATS", "ImportedRun", "SOURCE_STATUSES"]
+__all__ = ["FORMATS", "ImportedRun", "SOURCE_STATUSES", "import_results"]
 
 #: ``--from`` name → private module (imported lazily by the reader).
 FORMATS: dict[str, str] = {
@@ -23,3 +23,12 @@ FORMATS: dict[str, str] = {
     "openai-evals": "scorekit.importers._openai_evals",
     "assevra": "scorekit.importers._assevra",
 }
+
+
+def __getattr__(name: str) -> object:
+    """``import_results`` (imported on first use: it needs the registry above)."""
+    if name == "import_results":
+        from ._read import import_results
+
+        return import_results
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -52,3 +52,16 @@ class ImportedRun:
     def notes(self) -> list[str]:
         """The importer's mapping decisions (``source["notes"]``)."""
         return list(self.source.get("notes", []))
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the run as a one-row table (agent, task, rows, dimensions, coverage, status)."""
+        from ..notebook import _render
+        from ._table import runs_table
+
+        return _render("table", runs_table([self]))._repr_html_()
+
+    def __repr__(self) -> str:
+        from ._table import run_status
+
+        return (f"<ImportedRun agent={self.agent!r} task={self.task!r} rows={len(self.rows)} "
+                f"status={run_status(self)!r}>")

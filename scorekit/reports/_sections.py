@@ -270,6 +270,8 @@ class Sections:
     summary: Table = field(repr=False)
     clustered_wider: bool = False
     problem_list: tuple[Any, ...] = field(default=(), repr=False)
+    #: Where imported rows came from (SPEC §15), one line; "" for rows read from a results file.
+    source: str = ""
 
     def every_problem(self) -> tuple[str, ...]:
         """Every validation problem as ``file:line: field: message`` (the report lists the first
@@ -427,6 +429,15 @@ def _variance(dims: Sequence[Mapping[str, Any]]) -> Table | None:
     return _table("variance", VARIANCE_HEADER, rows) if rows else None
 
 
+def _source_line(source: Any) -> str:
+    """"imported from Inspect AI 0.3.95, 3 of 100 samples, cancelled" for an imported run's source (SPEC §15)."""
+    if not isinstance(source, Mapping):
+        return ""
+    from ..importers._base import source_line
+
+    return clean_text(source_line(source))
+
+
 def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None) -> Sections:
     """The sections of a scorecard dictionary (``Scorecard.to_dict()``).
 
@@ -475,6 +486,9 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
         ("generated_at", _text(data.get("generated_at"))),
         ("scorekit", f"{_text(data.get('scorekit_version'))} (schema_version {_text(data.get('schema_version'))})"),
     )
+    source = _source_line(data.get("source"))
+    if source:
+        identity += (("source", source),)
 
     flaky = tuple(
         Flaky(_text(d.get("name")), fmt_count(len(d["flaky_cases"])), fmt_count(d.get("repeated_cases")),
@@ -544,6 +558,7 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
         summary=_dimension_table("summary", SUMMARY_KEYS, cells, labels, ks),
         clustered_wider=any(isinstance(d.get("deff"), (int, float)) and d["deff"] > 1 for d in dims),
         problem_list=tuple(problems),
+        source=source,
     )
 
 

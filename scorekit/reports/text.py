@@ -67,6 +67,7 @@ def run_text(s: Sections) -> str:
     counts = _counts(s)
     lines = [
         _decision_line(s),
+        *([_t(s.source)] if s.source else []),
         f"purpose: {_t(s.decision.purpose)}   rows: {s.evidence_rows}   validation: {counts['labeled']} labeled, "
         f"{counts['unlabeled']} unlabeled, {counts['invalid']} invalid",
     ]

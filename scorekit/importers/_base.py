@@ -1,0 +1,143 @@
+"""What every importer shares: reading another tool's JSON, finite values, the run's source dict.
+
+Another tool's file is a user's file: it is read through :mod:`scorekit._io` (a regular
+file only, bounded where a cap makes sense) and parsed by :func:`scorekit._io.loads_strict`,
+so a repeated key is refused. Some tools write ``NaN`` themselves (Inspect AI's JSON does for
+an unscored value), so :func:`parse_json` reads ``NaN``/``Infinity`` as floats — and every
+importer treats a non-finite number as *no value* (ERROR, never a pass) and never lets one
+reach a row or a written file (:func:`finite_json`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .._errors import FileProblem, InputError, StrictJSONError
+from .._io import decode_utf8, loads_strict, read_bounded
+
+__all__ = [
+    "HEAD_BYTES",
+    "finite_json",
+    "head_bytes",
+    "head_text",
+    "json_file",
+    "parse_json",
+    "source_dict",
+    "source_line",
+]
+
+#: How much of a file detection reads (its head: a format is told by its first keys).
+HEAD_BYTES = 64 * 1024
+
+
+def parse_json(data: bytes, name: str) -> Any:
+    """``data`` (UTF-8 JSON) parsed strictly, NaN/Infinity kept as floats; InputError naming ``name``."""
+    text = decode_utf8(data, name)
+    try:
+        return loads_strict(text, nonfinite="keep")
+    except StrictJSONError as exc:
+        raise InputError(f"{name}: cannot be imported: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{name}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+
+
+def json_file(path: Path, what: str) -> Any:
+    """The JSON file ``path`` (any size, a regular file only), parsed by :func:`parse_json`."""
+    try:
+        data = read_bounded(path, None)
+    except FileProblem as problem:
+        raise InputError(problem.message(str(path), what)) from None
+    return parse_json(data, str(path))
+
+
+def head_bytes(path: Path, size: int = HEAD_BYTES) -> bytes | None:
+    """The first ``size`` bytes of a regular file, or None (missing, a directory, special, unreadable)."""
+    try:
+        return read_bounded(path, size, head=True)
+    except FileProblem:
+        return None
+
+
+def head_text(path: Path, size: int = HEAD_BYTES) -> str | None:
+    """The first ``size`` bytes of a regular file as text (a cut multi-byte character dropped), or None."""
+    data = head_bytes(path, size)
+    return None if data is None else data.decode("utf-8", errors="ignore").removeprefix("\ufeff")
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None (what a JSON writer and a row accept)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): finite_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    return value
+
+
+def source_dict(
+    *,
+    fmt: str,
+    files: Iterable[str],
+    status: str | None,
+    samples_run: int,
+    harness: str,
+    harness_version: str | None,
+    created: str | None,
+    metrics: Mapping[str, Any],
+    notes: Iterable[str],
+    epochs: int | None = None,
+    dataset_size: int | None = None,
+    limit: Any = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """An :class:`~scorekit.importers.ImportedRun`'s ``source`` (SPEC §15), JSON-safe."""
+    out: dict[str, Any] = {
+        "format": fmt,
+        "files": list(files),
+        "status": status,
+        "samples_run": samples_run,
+        "epochs": epochs,
+        "dataset_size": dataset_size,
+        "limit": limit,
+        "created": created,
+        "harness": harness,
+        "harness_version": harness_version,
+        "metrics": dict(metrics),
+        **extra,
+        "notes": list(notes),
+    }
+    return dict(finite_json(out))
+
+
+def source_line(source: Mapping[str, Any]) -> str:
+    """One line saying where a run came from: ``imported from Inspect AI 0.3.95, 3 of 100 samples, cancelled``.
+
+    Examples
+    --------
+    >>> source_line({"harness": "Inspect AI", "harness_version": "0.3.95", "samples_run": 3,
+    ...              "dataset_size": 100, "status": "cancelled"})
+    'imported from Inspect AI 0.3.95, 3 of 100 samples, cancelled'
+    >>> source_line({"harness": "promptfoo", "samples_run": 2, "status": None})
+    'imported from promptfoo, 2 samples'
+    """
+    harness = str(source.get("harness") or source.get("format") or "another tool")
+    version = source.get("harness_version")
+    parts = [f"imported from {harness}" + (f" {version}" if version else "")]
+    run, size = source.get("samples_run"), source.get("dataset_size")
+    if isinstance(run, int):
+        if isinstance(size, int) and not isinstance(size, bool):
+            parts.append(f"{run} of {size} samples")
+        else:
+            parts.append(f"{run} sample" + ("" if run == 1 else "s"))
+    limit = source.get("limit")
+    if limit is not None:
+        parts.append(f"limit {json.dumps(limit)}")
+    status = source.get("status")
+    if status and status != "success":
+        parts.append(str(status))
+    return ", ".join(parts)

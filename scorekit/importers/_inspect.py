@@ -1,0 +1,540 @@
+"""Inspect AI eval logs → SPEC §2 rows (SPEC §15, format ``inspect``).
+
+Reads ``.eval`` logs (a zip archive: ``header.json``, or ``_journal/start.json`` while a run is
+still going, and one ``samples/<id>_epoch_<n>.json`` per sample and epoch; current Inspect writes
+the members zstd-compressed, older logs deflate), ``.json`` logs (one object with ``samples``)
+and directories of either. Inspect itself is not needed.
+
+Mapping (each rule is recorded in the run's ``source["notes"]``):
+
+======================  ==========================================================================
+case_id, trial          the sample id; epoch − 1
+dimension               the scorer's name; a dict-valued score gives ``scorer.key``
+evaluator               ``inspect:<scorer>``, ``@<grader model>`` where the log names one
+agent, task             the eval's model and task
+C, true, 1              PASS
+I, false, 0             FAIL
+N                       FAIL ``no_answer``
+P; a number in (0, 1)   ``score`` 0.5 / the number: the policy's ``partial`` rule decides
+NaN, null, missing,     ERROR ``unscored`` (Inspect's own JSON writes NaN for an unscored value;
+anything else           it is read as no value, never as a number)
+a sample with an error  ERROR ``sample_error`` on each of the task's scorers
+or without scores; a
+listed sample absent
+======================  ==========================================================================
+
+The task's scorers are the union of those named by the eval spec, its results and its samples.
+A run is partial (TRIAGE) when its status is not ``success``, a sample limit was set, or fewer
+samples ran than its dataset holds. A mock model (``mockllm/…``) is recognised by the evaluation
+itself (SPEC §8: a mock agent or evaluator decides SELF_TEST).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._errors import FileProblem, InputError, NoSamplesError
+from .._io import check_regular
+from ._base import finite_json, head_bytes, head_text, json_file, parse_json, source_dict
+from ._run import SOURCE_STATUSES, ImportedRun
+
+__all__ = ["FORMAT", "detect", "read", "read_log", "value_outcome"]
+
+FORMAT = "inspect"
+HARNESS = "Inspect AI"
+
+#: The largest zip member read (uncompressed): a declared size above it is refused, not inflated.
+MEMBER_LIMIT = 1 << 30
+_ZIP_MAGIC = b"PK\x03\x04"
+_ZSTD = 93  # the zip compression method of Zstandard (APPNOTE 4.4.5)
+_HEADER_MEMBERS = ("header.json", "_journal/start.json", "start.json")
+_JSON_HEAD = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"[a-z]+"\s*,\s*"eval"\s*:\s*\{')
+_SAMPLE_MEMBER = re.compile(r"^samples/[^/]+\.json$")
+
+RULE_NOTES = (
+    "case_id = the sample id; trial = epoch - 1; dimension = the scorer's name (scorer.key for a dict-valued score); "
+    "evaluator = inspect:<scorer>, @<grader model> where the log names one; agent = the eval's model",
+    "values: C, true, 1 -> PASS; I, false, 0 -> FAIL; N -> FAIL no_answer; P (as score 0.5, Inspect's own value) "
+    "and numbers in (0,1) -> score, decided by the policy's partial rule; NaN, null, a missing value or any other "
+    "value -> ERROR unscored",
+    "a sample with an error or without scores, or one the eval lists that is absent from the log -> ERROR "
+    "sample_error on each of the task's scorers (the union of the eval spec's, the results' and the samples' scorers)",
+    "sample input and target (and choices) are the case's input and context (suite hash); model usage and total "
+    "time are carried (usage, latency_s)",
+)
+
+
+# --------------------------------------------------------------------------- detection
+def _is_eval_zip(path: Path) -> bool:
+    head = head_bytes(path, 4)
+    if head != _ZIP_MAGIC:
+        return False
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return False
+    return any(name in names for name in _HEADER_MEMBERS)
+
+
+def _is_json_log(path: Path) -> bool:
+    head = head_text(path)
+    return bool(head and _JSON_HEAD.match(head) and '"task"' in head)
+
+
+def _log_file(path: Path) -> bool:
+    return _is_eval_zip(path) or _is_json_log(path)
+
+
+def detect(path: Path) -> bool:
+    """An Inspect log (by its content: the zip's members or the JSON's first keys), or a directory holding one."""
+    path = Path(path)
+    if path.is_dir():
+        return any(_log_file(p) for p in sorted(path.rglob("*")) if p.is_file())
+    return _log_file(path)
+
+
+# --------------------------------------------------------------------------- reading a log
+def _member_bytes(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """One member's bytes, deflate (or stored) through zipfile, zstd from its raw bytes."""
+    name = f"{path}!{info.filename}"
+    if info.file_size > MEMBER_LIMIT:
+        raise InputError(f"{name}: member too large to import ({info.file_size} bytes)")
+    if info.compress_type != _ZSTD:
+        try:
+            return zf.read(info)
+        except NotImplementedError as exc:
+            raise InputError(f"{name}: cannot read this zip member ({exc})") from None
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
+            raise InputError(f"{name}: corrupt zip member ({exc})") from None
+    import zstandard  # lazy: only zstd members need it
+
+    fp = zf.fp
+    if fp is None:  # pragma: no cover - the archive is open
+        raise InputError(f"{name}: the archive is closed")
+    try:
+        fp.seek(info.header_offset)
+        local = fp.read(30)
+        if len(local) != 30 or local[:4] != _ZIP_MAGIC:
+            raise InputError(f"{name}: corrupt zip member (no local file header)")
+        name_len, extra_len = struct.unpack("<HH", local[26:30])
+        fp.seek(info.header_offset + 30 + name_len + extra_len)
+        raw = fp.read(info.compress_size)
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        data = reader.read(info.file_size + 1)
+    except zstandard.ZstdError as exc:
+        raise InputError(f"{name}: corrupt zstd member ({exc})") from None
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read ({exc})") from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise InputError(f"{name}: corrupt zstd member (size or CRC differs from the archive's directory)")
+    return data
+
+
+def _read_eval(path: Path) -> dict[str, Any]:
+    """A ``.eval`` archive as the dictionary of a JSON log (``samples`` included)."""
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise InputError(f"{path}: not a readable .eval archive ({exc})") from None
+    with zf:
+        infos = {info.filename: info for info in zf.infolist()}
+
+        def member(name: str) -> Any:
+            return parse_json(_member_bytes(path, zf, infos[name]), f"{path}!{name}")
+
+        if "header.json" in infos:
+            log = member("header.json")
+        elif "start.json" in infos and "results.json" in infos:  # logs of Inspect before the journal
+            log = {**member("start.json"), **member("results.json")}
+        elif "_journal/start.json" in infos:  # a run still going (or killed): no results yet
+            log = {**member("_journal/start.json"), "status": "started"}
+        else:
+            raise InputError(f"{path}: not an Inspect log (no header.json or _journal/start.json)")
+        if not isinstance(log, dict):
+            raise InputError(f"{path}!header.json: expected an object")
+        log["samples"] = [member(name) for name in infos if _SAMPLE_MEMBER.match(name)]
+    return log
+
+
+def read_log(path: Path) -> dict[str, Any]:
+    """The log at ``path`` (``.eval`` or ``.json``, told by content) as one dictionary."""
+    path = Path(path)
+    try:
+        check_regular(path)
+    except FileProblem as problem:
+        raise InputError(problem.message(str(path), "Inspect log")) from None
+    if head_bytes(path, 4) == _ZIP_MAGIC:
+        return _read_eval(path)
+    log = json_file(path, "Inspect log")
+    if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
+        raise InputError(f"{path}: not an Inspect log (no eval object)")
+    return log
+
+
+# --------------------------------------------------------------------------- values
+def value_outcome(value: Any) -> dict[str, Any]:
+    """The row fields (``status``/``score``, ``reason``, ``detail``) of one Inspect score value.
+
+    Examples
+    --------
+    >>> [value_outcome(v).get("status") for v in ("C", "I", "N", True, 0, 1.0)]
+    ['PASS', 'FAIL', 'FAIL', 'PASS', 'FAIL', 'PASS']
+    >>> value_outcome("P"), value_outcome(float("nan"))["reason"], value_outcome("yes")["status"]
+    ({'score': 0.5}, 'unscored', 'ERROR')
+    """
+    if isinstance(value, bool):
+        return {"status": "PASS" if value else "FAIL"}
+    if isinstance(value, str):
+        if value == "C":
+            return {"status": "PASS"}
+        if value == "I":
+            return {"status": "FAIL"}
+        if value == "N":
+            return {"status": "FAIL", "reason": "no_answer", "detail": "N: no answer"}
+        if value == "P":
+            return {"score": 0.5}
+        return {"status": "ERROR", "reason": "unscored",
+                "detail": f"value {value[:40]!r} is not one of Inspect's C/I/N/P or a number in [0, 1]"}
+    if isinstance(value, (int, float)):
+        try:
+            x = float(value)
+        except OverflowError:
+            x = math.inf
+        if not math.isfinite(x):
+            return {"status": "ERROR", "reason": "unscored", "detail": f"value {value!r}: not scored"}
+        if x == 1:
+            return {"status": "PASS"}
+        if x == 0:
+            return {"status": "FAIL"}
+        if 0 < x < 1:
+            return {"score": x}
+        return {"status": "ERROR", "reason": "unscored", "detail": f"value {value!r} is outside [0, 1]"}
+    if value is None:
+        return {"status": "ERROR", "reason": "unscored", "detail": "no value: not scored"}
+    return {"status": "ERROR", "reason": "unscored",
+            "detail": f"a {type(value).__name__} value is not one of Inspect's C/I/N/P or a number in [0, 1]"}
+
+
+# --------------------------------------------------------------------------- mapping
+def _sample_key(sid: Any) -> tuple[int, Any]:
+    return (0, sid) if isinstance(sid, int) and not isinstance(sid, bool) else (1, str(sid))
+
+
+def _model_name(value: Any) -> str | None:
+    """A model named in a scorer's options: a string, ``{"model": ...}``, or a list of those."""
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, Mapping):
+        return _model_name(value.get("model"))
+    if isinstance(value, list):
+        names = [n for n in map(_model_name, value) if n is not None]
+        return ",".join(names) if names else None
+    return None
+
+
+def _text_of(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [str(c["text"]) for c in content if isinstance(c, Mapping) and isinstance(c.get("text"), str)]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def _output_text(sample: Mapping[str, Any]) -> str | None:
+    output = sample.get("output")
+    if not isinstance(output, Mapping):
+        return None
+    if isinstance(output.get("completion"), str):
+        return str(output["completion"])
+    choices = output.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
+        message = choices[0].get("message")
+        if isinstance(message, Mapping):
+            return _text_of(message.get("content"))
+    return None
+
+
+def _first_line(text: Any, limit: int = 200) -> str:
+    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    return line[:limit]
+
+
+@dataclass
+class _Scorers:
+    """The task's scorers: the union of the eval spec's, the results' and the samples' (in that order)."""
+
+    names: list[str] = field(default_factory=list)
+    keys: dict[str, list[str]] = field(default_factory=dict)  # dict-valued scorer → its keys
+    graders: dict[str, str] = field(default_factory=dict)
+
+    def add(self, name: str) -> None:
+        if name not in self.names:
+            self.names.append(name)
+
+    def add_key(self, name: str, key: str) -> None:
+        self.add(name)
+        keys = self.keys.setdefault(name, [])
+        if key not in keys:
+            keys.append(key)
+
+    def dimensions(self, name: str) -> list[str]:
+        keys = self.keys.get(name)
+        return [f"{name}.{k}" for k in keys] if keys else [name]
+
+    def evaluator(self, name: str) -> str:
+        grader = self.graders.get(name)
+        return f"inspect:{name}" + (f"@{grader}" if grader else "")
+
+
+def _scorers(log: Mapping[str, Any], samples: Sequence[Mapping[str, Any]]) -> _Scorers:
+    eval_spec = log.get("eval") or {}
+    found = _Scorers()
+    roles = eval_spec.get("model_roles")
+    role_grader = _model_name(roles.get("grader")) if isinstance(roles, Mapping) else None
+    for spec in eval_spec.get("scorers") or []:
+        if isinstance(spec, Mapping) and isinstance(spec.get("name"), str):
+            found.add(spec["name"])
+            options = spec.get("options")
+            grader = _model_name(options.get("model")) if isinstance(options, Mapping) else None
+            if grader:
+                found.graders[spec["name"]] = grader
+    results = log.get("results")
+    for score in (results.get("scores") or []) if isinstance(results, Mapping) else []:
+        if not isinstance(score, Mapping):
+            continue
+        name, scorer = score.get("name"), score.get("scorer")
+        if isinstance(scorer, str) and isinstance(name, str) and name != scorer:
+            found.add_key(scorer, name)  # one entry per key of a dict-valued scorer
+        elif isinstance(scorer, str) or isinstance(name, str):
+            found.add(str(scorer if isinstance(scorer, str) else name))
+        params = score.get("params")
+        grader = _model_name(params.get("model")) if isinstance(params, Mapping) else None
+        if grader and isinstance(scorer, str):
+            found.graders.setdefault(scorer, grader)
+    for sample in samples:
+        scores = sample.get("scores")
+        if not isinstance(scores, Mapping):
+            continue
+        for name, score in scores.items():
+            found.add(name)
+            value = score.get("value") if isinstance(score, Mapping) else None
+            if isinstance(value, Mapping):
+                for key in value:
+                    found.add_key(name, str(key))
+    if role_grader:
+        for name in found.names:
+            found.graders.setdefault(name, role_grader)
+    return found
+
+
+def _obj(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is an object, else an empty one (a log's optional parts)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _rows_of_sample(
+    sample: Mapping[str, Any], scorers: _Scorers, base: dict[str, Any], counts: dict[str, int]
+) -> Iterator[dict[str, Any]]:
+    error = sample.get("error")
+    scores = sample.get("scores")
+    crashed: str | None = None
+    if error:
+        message = error.get("message") if isinstance(error, Mapping) else error
+        crashed = f"the sample raised an error: {_first_line(message)}"
+        counts["errored"] += 1
+    elif not isinstance(scores, Mapping) or not scores:
+        crashed = "the sample has no scores"
+        counts["unscored_samples"] += 1
+    for name in scorers.names:
+        evaluator = scorers.evaluator(name)
+        keys = scorers.keys.get(name)
+        score = scores.get(name) if isinstance(scores, Mapping) and crashed is None else None
+        value = score.get("value") if isinstance(score, Mapping) else None
+        raw: dict[str, Any] = {}
+        if crashed is not None:
+            outcomes = {d: {"status": "ERROR", "reason": "sample_error", "detail": crashed}
+                        for d in scorers.dimensions(name)}
+        elif not isinstance(score, Mapping) or "value" not in score:
+            outcomes = {d: {"status": "ERROR", "reason": "unscored", "detail": f"no score from {name}"}
+                        for d in scorers.dimensions(name)}
+        elif keys:
+            if isinstance(value, Mapping):
+                raw = {f"{name}.{k}": value[k] for k in keys if k in value}
+                outcomes = {f"{name}.{k}": (value_outcome(value[k]) if k in value else
+                                            {"status": "ERROR", "reason": "unscored", "detail": f"no {k!r} key"})
+                            for k in keys}
+            else:
+                outcomes = {d: {"status": "ERROR", "reason": "unscored",
+                                "detail": f"expected a dict of {', '.join(keys)}"} for d in scorers.dimensions(name)}
+        else:
+            raw = {name: value}
+            outcomes = {name: value_outcome(value)}
+        for dimension, outcome in outcomes.items():
+            item = raw.get(dimension)
+            if isinstance(item, float) and math.isnan(item):
+                counts["nan"] += 1
+            if "score" in outcome:
+                counts["partial_rows"] += 1
+            if outcome.get("reason") == "unscored":
+                counts["unscored_rows"] += 1
+            row = {**base, "id": f"{base['case_id']}/{base['trial'] + 1}/{dimension}", "dimension": dimension,
+                   "evaluator": evaluator}
+            row.update((k, v) for k, v in outcome.items() if k != "detail")
+            yield row
+
+
+def _runs_of_log(path: Path, log: dict[str, Any]) -> ImportedRun:
+    name = str(path)
+    eval_spec = log["eval"]
+    if not isinstance(eval_spec, Mapping):
+        raise InputError(f"{name}: not an Inspect log (eval is not an object)")
+    samples = [s for s in log.get("samples") or [] if isinstance(s, Mapping)]
+    raw_status = log.get("status")
+    status = raw_status if raw_status in SOURCE_STATUSES else None
+    if not samples:
+        raise NoSamplesError(f"{name}: an Inspect log without samples (status {raw_status}): nothing to import")
+    notes = list(RULE_NOTES)
+    task = str(eval_spec.get("task") or path.stem)
+    model = eval_spec.get("model")
+    agent = str(model) if isinstance(model, str) and model else "(unknown model)"
+    if agent != model:
+        notes.append("the eval names no model: agent '(unknown model)'")
+    config = _obj(eval_spec.get("config"))
+    dataset = _obj(eval_spec.get("dataset"))
+    epochs = _int(config.get("epochs"))
+    limit = config.get("limit")
+    dataset_size = _int(dataset.get("samples"))
+    samples.sort(key=lambda s: (_sample_key(s.get("id")), _int(s.get("epoch")) or 0))
+
+    scorers = _scorers(log, samples)
+    if not scorers.names:
+        raise NoSamplesError(f"{name}: an Inspect log that names no scorer: nothing to import")
+    counts = {"errored": 0, "unscored_samples": 0, "nan": 0, "partial_rows": 0, "unscored_rows": 0, "absent": 0}
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[Any, int]] = set()
+    bad_samples = 0
+    for sample in samples:
+        sid, epoch = sample.get("id"), _int(sample.get("epoch"))
+        if not isinstance(sid, (int, str)) or isinstance(sid, bool) or epoch is None or epoch < 1:
+            bad_samples += 1
+            continue
+        seen.add((_sample_key(sid), epoch))
+        base: dict[str, Any] = {"case_id": str(sid), "trial": epoch - 1, "agent": agent}
+        context = {k: finite_json(sample[k]) for k in ("target", "choices") if sample.get(k) is not None}
+        if sample.get("input") is not None:
+            base["input"] = finite_json(sample["input"])
+        if context:
+            base["context"] = context
+        text = _output_text(sample)
+        if text is not None:
+            base["agent_output"] = text
+        usage = sample.get("model_usage")
+        if isinstance(usage, Mapping) and usage:
+            base["usage"] = finite_json(usage)
+        total = sample.get("total_time")
+        if isinstance(total, (int, float)) and not isinstance(total, bool) and math.isfinite(total) and total >= 0:
+            base["latency_s"] = total
+        rows.extend(_rows_of_sample(sample, scorers, base, counts))
+    if bad_samples:
+        raise InputError(f"{name}: {bad_samples} sample(s) without a valid id and epoch (>= 1)")
+
+    # Samples the eval lists (dataset.sample_ids, each epoch) that the log does not hold: ERROR, never dropped.
+    listed = dataset.get("sample_ids")
+    epoch_set = range(1, epochs + 1) if epochs else sorted({e for _, e in seen})
+    if isinstance(listed, list):
+        for sid in listed:
+            if not isinstance(sid, (int, str)) or isinstance(sid, bool):
+                continue
+            for epoch in epoch_set:
+                if (_sample_key(sid), epoch) in seen:
+                    continue
+                counts["absent"] += 1
+                for scorer in scorers.names:
+                    for dimension in scorers.dimensions(scorer):
+                        rows.append({
+                            "id": f"{sid}/{epoch}/{dimension}", "dimension": dimension, "case_id": str(sid),
+                            "trial": epoch - 1, "agent": agent, "status": "ERROR", "reason": "sample_error",
+                            "evaluator": scorers.evaluator(scorer),
+                        })
+
+    samples_run = len({key for key, _ in seen})
+    partial_why = []
+    if raw_status != "success":
+        partial_why.append(f"status {raw_status}")
+    if limit is not None:
+        partial_why.append(f"a sample limit was set ({limit})")
+    if dataset_size is not None and samples_run < dataset_size:
+        partial_why.append(f"{samples_run} of the dataset's {dataset_size} samples ran")
+    if dataset_size is None:
+        notes.append("the eval states no dataset size: whether every sample ran cannot be checked")
+    partial = bool(partial_why)
+    if partial:
+        notes.append("partial run (TRIAGE): " + "; ".join(partial_why))
+    if status is None and raw_status is not None:
+        notes.append(f"unknown status {raw_status!r}: treated as not success")
+    if counts["errored"] or counts["unscored_samples"]:
+        notes.append(f"{counts['errored']} sample(s) with an error and {counts['unscored_samples']} without scores: "
+                     "ERROR sample_error on each of the task's scorers")
+    if counts["absent"]:
+        notes.append(f"{counts['absent']} listed sample epoch(s) absent from the log: ERROR sample_error")
+    if counts["nan"]:
+        notes.append(f"{counts['nan']} NaN value(s), which Inspect writes for an unscored value: read as no value, "
+                     "ERROR unscored (never a number)")
+    if counts["unscored_rows"]:
+        notes.append(f"{counts['unscored_rows']} row(s) ERROR unscored (NaN, missing or unrecognised values); Inspect "
+                     "leaves unscored values out of its metrics, and scorekit's pass rates leave ERROR rows out too")
+    if counts["partial_rows"]:
+        notes.append(f"{counts['partial_rows']} row(s) with partial credit (P = 0.5 or a number in (0,1)): Inspect "
+                     "averages partial credit into its metrics, scorekit applies the policy's partial rule (never "
+                     "rounded), so the two differ on those scorers")
+    for scorer, grader in scorers.graders.items():
+        notes.append(f"scorer {scorer} graded by {grader}")
+    if not epochs:
+        notes.append("the eval states no epoch count: trials are the epochs present")
+
+    import pandas as pd
+
+    results = _obj(log.get("results"))
+    metrics: dict[str, Any] = {}
+    for score in results.get("scores") or []:
+        if isinstance(score, Mapping) and isinstance(score.get("name"), str):
+            entry = _obj(score.get("metrics"))
+            metrics[score["name"]] = {str(k): (v.get("value") if isinstance(v, Mapping) else v)
+                                      for k, v in entry.items()}
+    for key in ("total_samples", "completed_samples"):
+        if key in results:
+            metrics[key] = results[key]
+    packages = _obj(eval_spec.get("packages"))
+    version = packages.get("inspect_ai")
+    frame = pd.DataFrame(rows)
+    source = source_dict(
+        fmt=FORMAT, files=[name], status=status, samples_run=samples_run, epochs=epochs or None,
+        dataset_size=dataset_size, limit=finite_json(limit), created=eval_spec.get("created"), harness=HARNESS,
+        harness_version=str(version) if version is not None else None, metrics=metrics, notes=notes,
+        task=task, run_id=eval_spec.get("run_id"), eval_id=eval_spec.get("eval_id"),
+    )
+    return ImportedRun(agent=agent, task=task, rows=frame, partial=partial, source=source)
+
+
+def read(path: Path) -> list[ImportedRun]:
+    """The runs of an Inspect log file (one), or of every log in a directory (see :mod:`scorekit.importers`)."""
+    path = Path(path)
+    if path.is_dir():
+        from ._read import read_directory
+
+        return read_directory(path, [FORMAT])
+    return [_runs_of_log(path, read_log(path))]

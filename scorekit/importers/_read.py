@@ -1,0 +1,143 @@
+"""``import_results``: another tool's file or directory → runs (SPEC §15), and ``--from auto`` detection.
+
+The format modules (:data:`~scorekit.importers.FORMATS`) are imported only when used; a module
+not present in this installation is skipped. Detection is by content (each module's
+``detect``), never by file name alone. A directory is walked here, once for every format: each
+file is read by the format that recognises it; a log without samples is skipped with a note on
+the runs that remain, a file no format recognises is skipped with a note, and a directory left
+with no run is an input error.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .._errors import InputError, NoSamplesError
+from . import FORMATS
+from ._run import ImportedRun
+
+__all__ = ["detect_format", "format_names", "import_results", "read_directory"]
+
+
+def format_names() -> list[str]:
+    """The ``--from`` names (``auto`` not included)."""
+    return list(FORMATS)
+
+
+def _module(name: str) -> ModuleType | None:
+    """The format module of ``name``, or None when it is not present in this installation."""
+    module = FORMATS[name]
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            return None
+        raise
+
+
+def _present(names: Sequence[str]) -> list[tuple[str, ModuleType]]:
+    return [(name, m) for name in names if (m := _module(name)) is not None]
+
+
+def detect_format(path: str | Path, names: Sequence[str] | None = None) -> str | None:
+    """The format (a ``--from`` name) whose module recognises the file ``path`` by content, or None."""
+    path = Path(path)
+    for name, module in _present(list(names) if names is not None else format_names()):
+        if module.detect(path):
+            return name
+    return None
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted((p for p in root.rglob("*") if p.is_file() and not p.name.startswith(".")), key=str)
+
+
+def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
+    """Every run in the files under ``root`` that one of the formats ``names`` recognises.
+
+    Raises
+    ------
+    InputError
+        Nothing under ``root`` could be imported (each skipped file is named).
+    """
+    modules = _present(names)
+    runs: list[ImportedRun] = []
+    skipped: list[str] = []
+    for path in _files(root):
+        module = next((m for _, m in modules if m.detect(path)), None)
+        if module is None:
+            skipped.append(f"skipped {path}: not a {' or '.join(n for n, _ in modules)} file")
+            continue
+        try:
+            runs.extend(module.read(path))
+        except NoSamplesError as exc:
+            skipped.append(f"skipped {exc}")
+    if not runs:
+        why = "; ".join(skipped) if skipped else "the directory holds no file"
+        raise InputError(f"{root}: nothing to import ({why})")
+    if skipped:
+        runs = [_with_notes(run, skipped) for run in runs]
+    return runs
+
+
+def _with_notes(run: ImportedRun, notes: list[str]) -> ImportedRun:
+    source = dict(run.source)
+    source["notes"] = [*source.get("notes", []), *notes]
+    return ImportedRun(agent=run.agent, task=run.task, rows=run.rows, partial=run.partial, source=source)
+
+
+def _check_format(format: Any) -> str:
+    known = ["auto", *format_names()]
+    if not isinstance(format, str) or format not in known:
+        raise InputError(f"unknown import format {format!r}; expected one of {', '.join(known)}")
+    return format
+
+
+def import_results(path: str | Path, format: str = "auto") -> list[ImportedRun]:
+    """Another tool's results as runs: one per (agent, task, source log) (SPEC §15).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A results file, or a directory of them.
+    format : str
+        ``auto`` (detect by content) or one of ``inspect``, ``promptfoo``, ``tau``,
+        ``openai-evals``, ``assevra``.
+
+    Returns
+    -------
+    list of ImportedRun
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, is not of ``format`` (under ``auto``: of any format), or holds
+        no samples (in a directory such a file is skipped with a note; nothing left is an error).
+    """
+    fmt = _check_format(format)
+    path = Path(path)
+    names = format_names() if fmt == "auto" else [fmt]
+    if path.is_dir():
+        return read_directory(path, names)
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if not path.is_file():
+        raise InputError(f"{path}: not a regular file, not a results file")
+    if fmt == "auto":
+        detected = detect_format(path)
+        if detected is None:
+            raise InputError(f"{path}: not a file of any format scorekit imports ({', '.join(format_names())})")
+        fmt = detected
+    module = _module(fmt)
+    if module is None:
+        raise InputError(f"{path}: the {fmt} importer is not available in this installation")
+    if not module.detect(path):
+        found = detect_format(path)
+        hint = f" (it looks like {found}: --from {found})" if found else ""
+        raise InputError(f"{path}: not a {fmt} file{hint}")
+    runs: list[ImportedRun] = module.read(path)
+    return runs

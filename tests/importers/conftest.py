@@ -1,0 +1,1 @@
+"""Importer tests (SPEC §15): the helpers live in import_logs.py beside this file."""
