@@ -480,7 +480,7 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
         reasons=tuple(clean_text(r) for r in reasons),
     )
     who = " ".join(clean_text(v) for v in (agent.get("name"), agent.get("version")) if v not in (None, ""))
-    identity = (
+    identity: tuple[tuple[str, str], ...] = (
         ("agent", _text(agent.get("name"))),
         ("agent version", _text(agent.get("version"))),
         ("generated_at", _text(data.get("generated_at"))),
