@@ -34,7 +34,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .._errors import InputError
+from .._errors import InputError, NoSamplesError
 from .._io import DEFAULT_LIMIT, decode_utf8, finite_float, read_input_bytes
 from ._openai_evals import first_object, jsonl_objects
 from ._run import ImportedRun
@@ -180,7 +180,7 @@ def read(path: Path) -> list[ImportedRun]:
     path = Path(path)
     raw = list(jsonl_objects(path, _WHAT))
     if not raw:
-        raise InputError(f"{path}: the {_WHAT} holds no rows")
+        raise NoSamplesError(f"{path}: the {_WHAT} holds no rows")
     notes: list[str] = ["rows are SPEC §2 rows scored by scorekit's own scorers; Assevra's fields are translated"]
     counts: Counter[str] = Counter()
     prices, config = _price_table(path)

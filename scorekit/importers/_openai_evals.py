@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .._errors import InputError, StrictJSONError
+from .._errors import InputError, NoSamplesError, StrictJSONError
 from .._io import decode_utf8, finite_float, loads_strict, read_bounded, read_input_bytes
 from ._run import ImportedRun
 
@@ -198,7 +198,7 @@ def read(path: Path) -> list[ImportedRun]:
                              "nor an eval.run.output_item)")
         items.append(_normalise(value, path, number))
     if not items:
-        raise InputError(f"{path}: the {_WHAT} holds no output items")
+        raise NoSamplesError(f"{path}: the {_WHAT} holds no output items")
     graders: list[str] = []
     for item in items:
         graders.extend(g for g in item["grades"] if g not in graders)

@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .._errors import InputError
+from .._errors import InputError, NoSamplesError
 from .._io import finite_float, read_bounded, read_json_strict
 from ._run import ImportedRun
 
@@ -91,7 +91,7 @@ def read(path: Path) -> list[ImportedRun]:
     if shape == "tau2":
         return [_tau2(data, path)]
     if data == [] or (isinstance(data, dict) and data.get("simulations") == []):
-        raise InputError(f"{path}: the {_WHAT} holds no results")
+        raise NoSamplesError(f"{path}: the {_WHAT} holds no results")
     raise InputError(
         f"{path}: not a τ-bench results file (expected a list of {{task_id, trial, reward}} "
         "or a τ²-bench {info, tasks, simulations} object)"
@@ -269,7 +269,7 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
             raise InputError(f"{path}: simulations[{i}]: expected an object, got {type(sim).__name__}")
         sims.append(sim)
     if not sims:
-        raise InputError(f"{path}: the {_WHAT} holds no simulations")
+        raise NoSamplesError(f"{path}: the {_WHAT} holds no simulations")
     keys = [_task_key(s.get("task_id"), f"{path}: simulations[{i}]") for i, s in enumerate(sims)]
     trials = _trials([s.get("trial") for s in sims], keys, notes)
     rows: list[dict[str, Any]] = []

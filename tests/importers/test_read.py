@@ -1,0 +1,48 @@
+"""The importer entry point (scorekit/importers/_read.py): detection, directories, sources without samples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import scorekit as sk
+from scorekit._errors import NoSamplesError
+
+def test_a_named_source_without_samples_is_an_input_error_naming_it(tmp_path):
+    path = tmp_path / "results.json"  # a τ²-bench results file whose run produced no simulation
+    path.write_text(json.dumps({"info": {"agent_info": {"llm": "m"}}, "tasks": [], "simulations": []}),
+                    encoding="utf-8")
+    with pytest.raises(NoSamplesError, match="results.json.*no"):
+        sk.import_results(path, format="tau")
+
+
+@pytest.mark.parametrize("fmt", ["openai-evals", "assevra"])
+def test_an_empty_file_is_an_input_error_naming_it(tmp_path, fmt):
+    path = tmp_path / "empty.jsonl"
+    path.write_text("", encoding="utf-8")
+    with pytest.raises(sk.InputError, match="empty.jsonl"):
+        sk.import_results(path, format=fmt)
+
+
+def test_in_a_directory_a_source_without_samples_is_skipped_with_a_note(tmp_path):
+    rows = [{"task_id": 1, "trial": t, "reward": 1.0, "info": {}, "traj": []} for t in range(2)]
+    (tmp_path / "full.json").write_text(json.dumps(rows), encoding="utf-8")
+    (tmp_path / "empty.json").write_text("[]", encoding="utf-8")
+    runs = sk.import_results(tmp_path, format="tau")
+    assert [Path(f).name for run in runs for f in run.source["files"]] == ["full.json"]
+    assert any("empty.json" in note for run in runs for note in run.notes)
+
+
+def test_a_directory_left_with_nothing_is_an_error(tmp_path):
+    (tmp_path / "empty.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(sk.InputError):
+        sk.import_results(tmp_path, format="tau")
+
+
+def test_an_unknown_format_names_the_known_ones(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text("[]", encoding="utf-8")
+    with pytest.raises((ValueError, sk.InputError), match="inspect"):
+        sk.import_results(path, format="nope")
