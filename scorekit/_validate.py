@@ -21,10 +21,8 @@ import numpy as np
 
 from ._errors import Problem
 
-try:  # C helper (scorekit/_speedups.c); None when it was not built
-    from ._speedups import definition_text as _c_definition_text, exact_key as _c_exact_key
-except ImportError:  # pragma: no cover - a build without a C compiler takes the marshal path
-    _c_definition_text = _c_exact_key = None
+# C helper (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py).
+from ._accel import definition_text as _c_definition_text, exact_key as _c_exact_key
 
 __all__ = [
     "DEFINITION_FIELDS",

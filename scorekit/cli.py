@@ -193,12 +193,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- parser
 def _build_kind() -> str:
-    """Whether the optional C helper was compiled (pip hides the build's warning)."""
-    try:
-        from . import _speedups  # noqa: F401
-    except ImportError:
-        return "pure Python: the C helper scorekit/_speedups.c was not compiled"
-    return "with the C helper"
+    """Whether the optional C helper runs (pip hides the build's warning)."""
+    from ._accel import describe
+
+    return describe()
 
 
 _EPILOG = """\
