@@ -67,6 +67,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         history=args.history,
         label=args.label,
         baseline=args.baseline,
+        engine=args.engine,
+        scheduler=args.scheduler,
     )
     reports = render_reports(card)  # the reports and the lines below show the same sections
     written = _write(reports, args.out_dir)
@@ -257,6 +259,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--limit", type=_positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)")
     run.add_argument("--history", nargs="?", const="reports/history.sqlite", default=None, metavar="DB",
                      help="compare with and record into this SQLite history (default DB: reports/history.sqlite)")
+    run.add_argument("--engine", choices=("pandas", "dask"), default="pandas",
+                     help="where rows are scored: pandas (in process and local workers; default) or dask (a cluster; "
+                          "pip install scorekit[dask])")
+    run.add_argument("--scheduler", metavar="ADDRESS",
+                     help="dask scheduler address for --engine dask (default: a local cluster)")
     run.add_argument("--label", metavar="L", help="label of this run's history record")
     run.add_argument("--baseline", metavar="L", help="compare with the latest history record labelled L")
     run.set_defaults(handler=_cmd_run)

@@ -1,6 +1,61 @@
 """Engines (SPEC §16): where partitions of rows are scored and combined.
 
 ``pandas`` (the default) scores in this process and, for a large JSON Lines
-file, in local worker processes (:mod:`.local`). The scoring code is the same
-in all of them (:mod:`scorekit._partial`).
+file, in local worker processes (:mod:`.local`); ``dask`` scores partitions on a
+dask.distributed cluster (:mod:`.dask`). The scoring code is the same in all of
+them (:mod:`scorekit._partial`).
 """
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .._errors import InputError
+from .._rows import open_source
+
+__all__ = ["ENGINES", "ingest", "require"]
+
+ENGINES = ("pandas", "dask")
+
+# The module each optional engine needs, and the extra that installs it.
+_EXTRAS = {"dask": ("distributed", "dask")}
+
+
+def require(engine: str) -> None:
+    """Raise :class:`~scorekit.InputError` (one line naming the pip command)
+    when ``engine``'s optional dependencies are not installed."""
+    from importlib.util import find_spec
+
+    if engine not in ENGINES:
+        raise InputError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+    if engine in _EXTRAS:
+        module, extra = _EXTRAS[engine]
+        if find_spec(module) is None or (engine == "dask" and find_spec("dask.dataframe") is None):
+            raise InputError(f"the {engine} engine needs the optional dependencies: pip install scorekit[{extra}]")
+
+
+def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", scheduler: str | None = None,
+           limit: int | None = None, strict: bool = True) -> tuple[Any, Any]:
+    """(source or None, combined partial) of ``rows`` scored by ``engine``."""
+    require(engine)
+    if scheduler is not None and engine != "dask":
+        raise InputError(f"scheduler is for the dask engine; got engine {engine!r}")
+    if engine == "dask":
+        from . import dask
+
+        src = dask.open_rows(rows)
+        if limit is not None:  # a partial scan: the first rows, scored here
+            from .._ingest import ingest as score_here
+
+            src = src if src is not None else open_source(rows.head(limit, npartitions=-1))
+            return src, score_here(src, ctx_args, limit=limit, strict=strict)
+        return src, dask.score(rows, src, ctx_args, strict, scheduler=scheduler)
+    from .._ingest import ingest as score_here
+
+    if isinstance(rows, (str, os.PathLike)) and limit is None:
+        from . import local
+
+        local.warm_up(rows)  # worker processes start while the file is read
+    src = open_source(rows)
+    return src, score_here(src, ctx_args, limit=limit, strict=strict)

@@ -29,7 +29,8 @@ from typing import Any, Callable
 
 from .._partial import Partial, combine, score_lines, score_range
 
-__all__ = ["MIN_ROWS", "checked_range", "line_ranges", "range_task", "score_file", "wants_workers", "workers"]
+__all__ = ["MIN_ROWS", "checked_range", "line_ranges", "range_task", "score_file", "wants_workers", "warm_up",
+           "workers"]
 
 # Below this many rows a worker process costs more than it saves.
 MIN_ROWS = 20_000
@@ -66,6 +67,23 @@ def _context() -> Any:
         ctx.set_forkserver_preload(["scorekit._partial"])
         return ctx
     return multiprocessing.get_context("spawn")  # pragma: no cover - Windows
+
+
+def warm_up(path: Any) -> None:
+    """Start the forkserver now (it imports the scoring modules in the
+    background) when ``path`` is a file large enough for workers, so they are
+    ready by the time it has been read and checked."""
+    if workers() < 2 or "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    try:
+        if os.path.getsize(path) < MIN_ROWS * 64:  # far fewer rows than workers pay for
+            return
+        _context()
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+    except (OSError, TypeError, ValueError):  # not a file: nothing to prepare
+        return
 
 
 def _pool(n: int) -> Executor:
