@@ -57,19 +57,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .reports import render_reports
     from .reports.text import run_text
 
-    card = evaluate(
-        args.results,
-        policy=args.policy,
-        agent_name=args.agent_name,
-        agent_version=args.agent_version,
-        agent=args.agent,
-        limit=args.limit,
-        history=args.history,
-        label=args.label,
-        baseline=args.baseline,
-        engine=args.engine,
-        scheduler=args.scheduler,
-    )
+    from .engines import progress
+
+    with progress(sys.stdout.isatty() and sys.stderr.isatty()):  # a bar on a terminal, never in a pipe or CI log
+        card = evaluate(
+            args.results,
+            policy=args.policy,
+            agent_name=args.agent_name,
+            agent_version=args.agent_version,
+            agent=args.agent,
+            limit=args.limit,
+            history=args.history,
+            label=args.label,
+            baseline=args.baseline,
+            engine=args.engine,
+            scheduler=args.scheduler,
+        )
     reports = render_reports(card)  # the reports and the lines below show the same sections
     written = _write(reports, args.out_dir)
     if args.junit:

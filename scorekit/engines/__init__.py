@@ -8,15 +8,43 @@ them (:mod:`scorekit._partial`).
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Any
+from contextvars import ContextVar
+from typing import Any, Iterator
 
 from .._errors import InputError
 from .._rows import open_source
 
-__all__ = ["ENGINES", "ingest", "require"]
+__all__ = ["ENGINES", "ingest", "progress", "progress_bar", "require"]
 
 ENGINES = ("pandas", "dask")
+
+# Whether scoring shows a progress bar (SPEC §17): only where a front door
+# asked for one (``scorekit run`` on a terminal), never in a pipe or a CI log.
+_PROGRESS: ContextVar[bool] = ContextVar("scorekit_progress", default=False)
+
+
+@contextlib.contextmanager
+def progress(enabled: bool) -> Iterator[None]:
+    """Within the block, long scoring shows a progress bar on stderr when ``enabled``."""
+    token = _PROGRESS.set(enabled)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def progress_bar(total: int, what: str) -> Any:
+    """A tqdm bar over ``total`` partitions when progress was asked for, else None."""
+    if not _PROGRESS.get() or total < 2:
+        return None
+    import sys
+
+    from tqdm import tqdm  # lazy: only a terminal run shows one
+
+    return tqdm(total=total, desc=what, unit="part", file=sys.stderr, leave=False, dynamic_ncols=True)
+
 
 # The module each optional engine needs, and the extra that installs it.
 _EXTRAS = {"dask": ("distributed", "dask")}

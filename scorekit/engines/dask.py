@@ -106,10 +106,17 @@ def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
                 futures.append(client.compute(dask.delayed(function)(*args)))
             else:
                 futures.append(client.submit(function, *args, pure=False))
+        from . import progress_bar
+
+        bar = progress_bar(len(futures), "scoring on dask")
         parts = []
         for future in as_completed(futures):
             parts.append(future.result())
             future.release()  # the worker's copy goes as soon as the client has it
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
         return combine(parts)  # in source order whatever order they arrived in
     finally:
         client.close()

@@ -179,6 +179,9 @@ def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *,
                 if not abandoned.is_set():
                     done[n] = part
 
+    from . import progress_bar
+
+    bar = progress_bar(len(chunks), "scoring")
     feeders = [threading.Thread(target=feed, daemon=True, name=f"scorekit-feed-{i}") for i in range(n_workers - 1)]
     if pool is not None:
         for thread in feeders:
@@ -193,6 +196,9 @@ def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *,
             part = here(n)
             with lock:
                 done[n] = part
+                finished = len(done)
+            if bar is not None:
+                bar.update(finished - bar.n)
         if pool is not None:
             deadline = time.monotonic() + GRACE_SECONDS + 2 * (time.monotonic() - started)
             for thread in feeders:
@@ -204,6 +210,8 @@ def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *,
                     done.setdefault(n, here(n))
     finally:
         abandoned.set()
+        if bar is not None:
+            bar.close()
         if pool is not None:
             if any(thread.is_alive() for thread in feeders):
                 _stop(pool)
