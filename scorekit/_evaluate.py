@@ -165,10 +165,12 @@ def evaluate(
     baseline : str, optional
         Compare with the latest record with this label (default: the policy's
         ``regression.baseline``, else the latest comparable eligible record).
-    engine : {"pandas", "dask"}
+    engine : {"pandas", "dask", "duckdb"}
         Where rows are scored (SPEC §16): in process and local worker
-        processes, or on a dask.distributed cluster (``scorekit[dask]``; JSON
-        Lines or Parquet files or a dask DataFrame). The Scorecard is the same.
+        processes; on a dask.distributed cluster (``scorekit[dask]``; JSON
+        Lines or Parquet files or a dask DataFrame); or pre-scored rows in
+        Parquet read and screened by DuckDB (``scorekit[duckdb]``). The
+        Scorecard is the same.
     scheduler : str, optional
         Address of a dask scheduler (engine ``dask``); default: a LocalCluster.
 

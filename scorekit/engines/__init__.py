@@ -2,8 +2,9 @@
 
 ``pandas`` (the default) scores in this process and, for a large JSON Lines
 file, in local worker processes (:mod:`.local`); ``dask`` scores partitions on a
-dask.distributed cluster (:mod:`.dask`). The scoring code is the same in all of
-them (:mod:`scorekit._partial`).
+dask.distributed cluster (:mod:`.dask`); ``duckdb`` reads and screens
+pre-scored rows inside DuckDB (:mod:`.duckdb`). The scoring code is the same in
+all of them (:mod:`scorekit._partial`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .._rows import open_source
 
 __all__ = ["ENGINES", "ingest", "progress", "progress_bar", "require"]
 
-ENGINES = ("pandas", "dask")
+ENGINES = ("pandas", "dask", "duckdb")
 
 # Whether scoring shows a progress bar (SPEC §17): only where a front door
 # asked for one (``scorekit run`` on a terminal), never in a pipe or a CI log.
@@ -47,7 +48,7 @@ def progress_bar(total: int, what: str) -> Any:
 
 
 # The module each optional engine needs, and the extra that installs it.
-_EXTRAS = {"dask": ("distributed", "dask")}
+_EXTRAS = {"dask": ("distributed", "dask"), "duckdb": ("duckdb", "duckdb")}
 
 
 def require(engine: str) -> None:
@@ -79,6 +80,10 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
             src = src if src is not None else open_source(rows.head(limit, npartitions=-1))
             return src, score_here(src, ctx_args, limit=limit, strict=strict)
         return src, dask.score(rows, src, ctx_args, strict, scheduler=scheduler)
+    if engine == "duckdb":
+        from . import duckdb
+
+        return None, duckdb.score(rows, ctx_args, strict, limit=limit)
     from .._ingest import ingest as score_here
 
     if isinstance(rows, (str, os.PathLike)) and limit is None:
