@@ -18,11 +18,12 @@ a scorer (``--engine pandas`` or ``dask``).
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
 from .._errors import InputError
-from .._hashing import evidence_digest, results_digest
+from .._hashing import evidence_digest, results_digest, row_digest
 from .._partial import Partial, combine, score_items
 from .._validate import definition_key
 from ..scorers import Context
@@ -60,6 +61,7 @@ def connect(memory_limit: str = "2GB") -> Any:
 
     con = duckdb.connect()
     con.execute(f"SET memory_limit = '{memory_limit}'")
+    con.execute("SET enable_progress_bar = false")  # scorekit's own progress rules apply (SPEC §17)
     con.execute("SET preserve_insertion_order = true")
     return con
 
@@ -156,7 +158,6 @@ def _screened_part(con: Any, source: str, ctx_args: dict[str, Any], strict: bool
     cols = out.columns
     agent = ctx_args.get("agent")
     key = definition_key({}, ())  # pre-scored rows carry no inputs or answer keys
-    from .._hashing import row_digest
 
     query = (
         "SELECT line, id, dimension, coalesce(case_id, id) AS case_id, trial, status, evaluator, run, agent, "
@@ -164,39 +165,35 @@ def _screened_part(con: Any, source: str, ctx_args: dict[str, Any], strict: bool
         "AS reason, CASE WHEN status = 'PASS' THEN NULL ELSE 'pre-scored ' || status || ' by ' || evaluator END "
         "AS detail FROM screened WHERE ok ORDER BY line"
     )
-    suite_seen: set[tuple[str, str]] = set()
+    suite_pairs: set[tuple[str, str]] = set()
+    plain = ("line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "evaluator")
     for batch in _batches(con, query):
-        for line, row_id, dimension, case, trial, status, evaluator, run, named, reason, detail in zip(
-            batch["line"], batch["id"], batch["dimension"], batch["case_id"], batch["trial"], batch["status"],
-            batch["evaluator"], batch["run"], batch["agent"], batch["reason"], batch["detail"],
+        named = batch.pop("agent")
+        for value, count in Counter(named).items():
+            out.agents[value] = out.agents.get(value, 0) + count
+        if agent is not None:  # rows of another agent are counted, not evaluated
+            keep = [i for i, value in enumerate(named) if value == agent]
+            batch = {k: [v[i] for i in keep] for k, v in batch.items()}
+        n = len(batch["line"])
+        for column in plain:  # whole columns at once: no per-row appends
+            cols[column].extend(batch[column])
+        runs = batch["run"]
+        cols["run"].extend(run if run is None or type(run) is str else str(run) for run in runs)
+        cols["label"].extend(["labeled"] * n)
+        cols["control"].extend([False] * n)
+        for column in ("agent_output", "cost_usd", "latency_ms", "row_json"):
+            cols[column].extend([None] * n)
+        cols["definition"].extend([key] * n)
+        evidence = out.evidence_digests
+        results = out.result_digests
+        for row_id, dimension, case, trial, status, reason, run in zip(
+            batch["id"], batch["dimension"], batch["case_id"], batch["trial"], batch["status"], batch["reason"], runs
         ):
-            out.agents[named] = out.agents.get(named, 0) + 1
-            if agent is not None and named != agent:
-                continue
-            measured: dict[str, Any] = {"status": status}
-            if run is not None:
-                measured["run"] = run
-            cols["line"].append(int(line))
-            cols["id"].append(row_id)
-            cols["dimension"].append(dimension)
-            cols["case_id"].append(case)
-            cols["trial"].append(trial)
-            cols["status"].append(status)
-            cols["reason"].append(reason)
-            cols["detail"].append(detail)
-            cols["label"].append("labeled")
-            cols["control"].append(False)
-            cols["evaluator"].append(evaluator)
-            cols["agent_output"].append(None)
-            cols["cost_usd"].append(None)
-            cols["latency_ms"].append(None)
-            cols["run"].append(run if run is None or type(run) is str else str(run))
-            cols["definition"].append(key)
-            cols["row_json"].append(None)
-            out.evidence_digests += evidence_digest(row_id, dimension, case, trial, status, reason, "labeled", False,
-                                                    True)
-            out.result_digests += results_digest(row_id, case, dimension, trial, measured)
-            if (case, dimension) not in suite_seen:
-                suite_seen.add((case, dimension))
-                out.suite_digests.add(row_digest({"case_id": case, "dimension": dimension, "definition": {}}))
+            evidence += evidence_digest(row_id, dimension, case, trial, status, reason, "labeled", False, True)
+            results += results_digest(row_id, case, dimension, trial,
+                                      {"status": status} if run is None else {"status": status, "run": run})
+        suite_pairs.update(zip(batch["case_id"], batch["dimension"]))
+    out.suite_digests.update(
+        row_digest({"case_id": case, "dimension": dimension, "definition": {}}) for case, dimension in suite_pairs
+    )
     return out

@@ -102,3 +102,15 @@ def test_run_engine_duckdb(prescored, tmp_path):
     data.pop("generated_at")
     assert json.dumps(data, sort_keys=True) == json.dumps(json.loads(comparable(sk.evaluate(prescored))),
                                                           sort_keys=True)
+
+
+def test_duckdb_engine_evaluates_one_agent_of_several_like_the_pandas_engine(tmp_path):
+    rows = [dict(r, agent="agent-a" if i % 3 else "agent-b") for i, r in enumerate(_prescored_subset())]
+    names = [*PRESCORED, "reason", "agent"]
+    path = tmp_path / "agents.parquet"
+    pq.write_table(pa.table({n: [r.get(n) for r in rows] for n in names},
+                            schema=pa.schema([(n, pa.int64() if n == "trial" else pa.string()) for n in names])), path)
+    with pytest.raises(sk.InputError, match="agent"):
+        sk.evaluate(path, engine="duckdb")
+    assert comparable(sk.evaluate(path, engine="duckdb", agent="agent-b")) == comparable(
+        sk.evaluate(path, agent="agent-b"))
