@@ -15,6 +15,8 @@ from pathlib import Path
 import multiprocessing
 import pytest
 from _corpus import comparable, raw_rows, write
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import scorekit as sk
 from scorekit._rows import open_source
@@ -132,3 +134,17 @@ def test_a_file_changed_under_the_workers_is_scored_from_what_was_read(corpus, t
     got = local.score_file(str(path), src.lines, _ctx_args(), True, n_workers=2)
     assert got.columns == expected.columns
     assert got.evidence_digests == expected.evidence_digests and got.result_digests == expected.result_digests
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n_parts=st.integers(1, 60))
+def test_any_number_of_ranges_gives_what_one_process_gives(corpus, one_process, n_parts):
+    """The file cut into any number of byte ranges, scored here and by two workers."""
+    n_lines = len(corpus.read_text().splitlines())
+    size = -(-n_lines // n_parts)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(local, "line_ranges",
+                   lambda n, workers: [(a, min(a + size, n)) for a in range(0, n, size)])
+        text, evidence = _evaluate_with(mp, corpus, n_workers=2)
+    assert text == one_process[0]
+    assert evidence.equals(one_process[1])
