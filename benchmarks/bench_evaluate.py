@@ -11,9 +11,15 @@ latency), 5 trials per case. Prints:
 The peer figure the issue quotes for such a run is about 33 s wall and 350 MB
 peak RSS; the target is at least 10× faster (≤ 3.3 s) with peak RSS no higher.
 
+With ``--compare-with SRC`` (a directory holding another ``scorekit`` package,
+e.g. an export of an older commit with its compiled helper), the whole-process
+runs alternate between that code and this one, in the same minutes, and the
+two medians are printed (A/B of an engine change, such as the local workers
+replacing the fork queue).
+
 Usage::
 
-    python benchmarks/bench_evaluate.py [--rows 100000] [--runs 3] [--keep DIR]
+    python benchmarks/bench_evaluate.py [--rows 100000] [--runs 3] [--keep DIR] [--compare-with SRC]
 """
 
 from __future__ import annotations
@@ -128,15 +134,7 @@ def write_jsonl(rows: list[dict], path: Path) -> None:
 def time_process(cmd: list[str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one whole process, from /usr/bin/time -v."""
     proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"command failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):(\d+(?:\.\d+)?)", proc.stderr)
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-    if not wall or not rss:
-        raise SystemExit("could not read /usr/bin/time -v output:\n" + proc.stderr[-2000:])
-    hours, minutes, seconds = wall.groups()
-    total = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
-    return total, int(rss.group(1))
+    return _parse_time(proc)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="keep the generated results file and reports here")
+    parser.add_argument("--compare-with", type=Path, help="a directory with another scorekit package to A/B against")
     args = parser.parse_args(argv)
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="scorekit-bench-"))
@@ -195,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
 
     compileall.compile_dir(str(Path(scorekit.__file__).parent), quiet=1)
     exe = shutil.which("scorekit") or str(Path(sys.executable).with_name("scorekit"))
+    if args.compare_with is not None:
+        return _compare(args, work, results)
     walls, rsss = [], []
     for i in range(args.runs):
         out_dir = work / f"reports-{i}"
@@ -209,6 +210,46 @@ def main(argv: list[str] | None = None) -> int:
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def _compare(args: argparse.Namespace, work: Path, results: Path) -> int:
+    """Alternate whole-process runs of the other package and this one."""
+    import compileall
+    import os
+
+    compileall.compile_dir(str(args.compare_with / "scorekit"), quiet=1)
+    here = Path(__file__).resolve().parents[1]
+    codes = {"other": str(args.compare_with.resolve()), "this": str(here)}
+    figures: dict[str, list[tuple[float, int]]] = {name: [] for name in codes}
+    for i in range(args.runs):
+        for name, path in codes.items():
+            env = dict(os.environ, PYTHONPATH=path)
+            cmd = [sys.executable, "-m", "scorekit", "run", "--results", str(results), "--out-dir",
+                   str(work / f"{name}-{i}")]
+            proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, env=env)
+            wall, rss = _parse_time(proc)
+            figures[name].append((wall, rss))
+            print(f"  run {i + 1} {name}: {wall:.2f} s wall, {rss / 1024:.0f} MiB peak RSS")
+    for name in codes:
+        wall = statistics.median(w for w, _ in figures[name])
+        rss = statistics.median(r for _, r in figures[name])
+        print(f"{name} ({codes[name]}): median {wall:.2f} s wall, {rss / 1024:.0f} MiB peak RSS")
+    same = [(work / f"{name}-0" / "scorecard.json").read_text() for name in codes]
+    strip = [re.sub(r'"generated_at": "[^"]*"', "", text) for text in same]
+    print("scorecard.json identical (but generated_at):", strip[0] == strip[1])
+    return 0
+
+
+def _parse_time(proc: subprocess.CompletedProcess[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) from /usr/bin/time -v output."""
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"command failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):(\d+(?:\.\d+)?)", proc.stderr)
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    if not wall or not rss:
+        raise SystemExit("could not read /usr/bin/time -v output:\n" + proc.stderr[-2000:])
+    hours, minutes, seconds = wall.groups()
+    return int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds), int(rss.group(1))
 
 
 if __name__ == "__main__":

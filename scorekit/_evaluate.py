@@ -20,9 +20,9 @@ from ._decide import decide, dimension_table
 from ._errors import InputError, Problem
 from ._findings import build_findings, low_confidence
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
-from ._ingest import Ingested, ingest
+from . import engines
+from ._ingest import Ingested
 from ._policy import Policy, load_policy
-from ._rows import open_source
 from ._scorecard import Scorecard
 from ._validate import Validation, case_definition_conflicts, duplicate_identities
 from .scorers.judges import is_mock
@@ -138,6 +138,8 @@ def evaluate(
     history: str | os.PathLike[str] | None = None,
     label: str | None = None,
     baseline: str | None = None,
+    engine: str = "pandas",
+    scheduler: str | None = None,
 ) -> Scorecard:
     """Score captured evaluation rows and decide, fail-closed (SPEC §2–§10).
 
@@ -168,6 +170,14 @@ def evaluate(
     baseline : str, optional
         Compare with the latest record with this label (default: the policy's
         ``regression.baseline``, else the latest comparable eligible record).
+    engine : {"pandas", "dask", "duckdb"}
+        Where rows are scored (SPEC §16): in process and local worker
+        processes; on a dask.distributed cluster (``scorekit[dask]``; JSON
+        Lines or Parquet files or a dask DataFrame); or pre-scored rows in
+        Parquet read and screened by DuckDB (``scorekit[duckdb]``). The
+        Scorecard is the same.
+    scheduler : str, optional
+        Address of a dask scheduler (engine ``dask``); default: a LocalCluster.
 
     Returns
     -------
@@ -195,7 +205,6 @@ def evaluate(
         rows = imported.rows
         if agent_name is None:
             agent_name = imported.agent
-    src = open_source(rows)
     agent = validate(agent, "agent", _AGENT)
     ctx_args = {
         "budgets": dict(pol.budgets),
@@ -206,7 +215,7 @@ def evaluate(
         "tool_contracts": dict(pol.tool_contracts.schemas) if pol.tool_contracts is not None else None,
     }
     strict = pol.strict
-    data = ingest(src, ctx_args, limit=limit, strict=strict)
+    src, data = engines.ingest(rows, ctx_args, engine=engine, scheduler=scheduler, limit=limit, strict=strict)
     measured_agent = _one_agent(data.agents, agent, data.source)
     if agent_name is None:
         agent_name = measured_agent
@@ -219,7 +228,7 @@ def evaluate(
     _mark_invalid(cols, duplicates, "invalid_row", duplicate_problems)
     conflict, conflict_problems = case_definition_conflicts(
         cols["case_id"], cols["dimension"], cols["definition"], cols["line"], cols["id"], data.source,
-        _row_of(cols, src.lines),
+        _row_of(cols, src.lines if src is not None else None),
     )
     del src  # the file's lines are no longer needed
     _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)

@@ -70,13 +70,8 @@ MEASURED_FIELDS: tuple[str, ...] = (
 
 _BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
 
-_c_canonical: Callable[[object], bytes | None] | None
-_c_evidence: Callable[[object, object, object, object, object, object, object, object, object], bytes | None] | None
-try:  # the C form of canonical_bytes (scorekit/_speedups.c); None when it was not built
-    from ._speedups import canonical as _c_canonical
-    from ._speedups import evidence_canonical as _c_evidence
-except ImportError:  # pragma: no cover - a build without a C compiler takes the Python path
-    _c_canonical = _c_evidence = None
+# The C form of canonical_bytes (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py).
+from ._accel import canonical as _c_canonical, evidence_canonical as _c_evidence
 
 
 def tag_numbers(value: Any) -> Any:

@@ -22,16 +22,8 @@ import numpy as np
 
 from ._errors import Problem
 
-if TYPE_CHECKING:
-    from _typeshed import ReadableBuffer
-
-_c_definition_text: Callable[[ReadableBuffer, tuple[bytes, ...]], bytes | None] | None
-_c_exact_key: Callable[[object], bytes | None] | None
-try:  # C helper (scorekit/_speedups.c); None when it was not built
-    from ._speedups import definition_text as _c_definition_text
-    from ._speedups import exact_key as _c_exact_key
-except ImportError:  # pragma: no cover - a build without a C compiler takes the marshal path
-    _c_definition_text = _c_exact_key = None
+# C helper (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py).
+from ._accel import definition_text as _c_definition_text, exact_key as _c_exact_key
 
 __all__ = [
     "DEFINITION_FIELDS",

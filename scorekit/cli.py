@@ -58,18 +58,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .reports import render_reports
     from .reports.text import run_text
 
+    from .engines import progress
+
     results, agent = _cli_import.results_for(args)  # --from: one imported run (SPEC §15)
-    card = evaluate(
-        results,
-        policy=args.policy,
-        agent_name=args.agent_name,
-        agent_version=args.agent_version,
-        agent=agent,
-        limit=args.limit,
-        history=args.history,
-        label=args.label,
-        baseline=args.baseline,
-    )
+    with progress(sys.stdout.isatty() and sys.stderr.isatty()):  # a bar on a terminal, never in a pipe or CI log
+        card = evaluate(
+            results,
+            policy=args.policy,
+            agent_name=args.agent_name,
+            agent_version=args.agent_version,
+            agent=agent,
+            limit=args.limit,
+            history=args.history,
+            label=args.label,
+            baseline=args.baseline,
+            engine=args.engine,
+            scheduler=args.scheduler,
+        )
     reports = render_reports(card)  # the reports and the lines below show the same sections
     written = _write(reports, args.out_dir)
     if args.junit:
@@ -196,12 +201,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- parser
 def _build_kind() -> str:
-    """Whether the optional C helper was compiled (pip hides the build's warning)."""
-    try:
-        from . import _speedups  # noqa: F401
-    except ImportError:
-        return "pure Python: the C helper scorekit/_speedups.c was not compiled"
-    return "with the C helper"
+    """Whether the optional C helper runs (pip hides the build's warning)."""
+    from ._accel import describe
+
+    return describe()
 
 
 _EPILOG = """\
@@ -265,6 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--history", nargs="?", const="reports/history.sqlite", default=None, metavar="DB",
                      help="compare with and record into this SQLite history (default DB: reports/history.sqlite)")
+    run.add_argument("--engine", choices=("pandas", "dask", "duckdb"), default="pandas",
+                     help="where rows are scored: pandas (in process and local workers; default), dask (a cluster; "
+                          "pip install scorekit[dask]) or duckdb (pre-scored rows in Parquet; "
+                          "pip install scorekit[duckdb])")
+    run.add_argument("--scheduler", metavar="ADDRESS",
+                     help="dask scheduler address for --engine dask (default: a local cluster)")
     run.add_argument("--label", metavar="L", help="label of this run's history record")
     run.add_argument("--baseline", metavar="L", help="compare with the latest history record labelled L")
     run.set_defaults(handler=_cmd_run)

@@ -1,17 +1,16 @@
-"""The streaming ingest: two processes, or no C helper, give exactly what one plain process gives."""
+"""The streaming ingest: no C helper gives exactly what the C helper gives (worker processes: tests/engines/)."""
 
 from __future__ import annotations
 
 import json
 import os
-import signal
 from pathlib import Path
 
 import pytest
 from shared import c_helper_built, evidence_hash_of, python_paths
 
 import scorekit as sk
-from scorekit import _ingest
+from scorekit.engines import local
 
 COMPARED = ("decision", "dimensions", "validation", "hashes", "findings", "controls", "coverage", "judges")
 
@@ -22,7 +21,7 @@ def _card(path, **kwargs):
 
 
 def _write_rows(path: Path, n_cases: int = 5000) -> Path:
-    """Over PARALLEL_MIN_ROWS rows with problems spread across the file: bad
+    """Over local.MIN_ROWS rows with problems spread across the file: bad
     lines, blank lines, an id and a trial claimed twice far apart, one case
     with two definitions, unlabeled rows, a nested repeated key, controls."""
     lines = []
@@ -84,7 +83,7 @@ def _write_rows(path: Path, n_cases: int = 5000) -> Path:
 @pytest.fixture(scope="module")
 def many_rows(tmp_path_factory):
     path = _write_rows(tmp_path_factory.mktemp("ingest") / "rows.jsonl")
-    assert len(path.read_text().splitlines()) >= _ingest.PARALLEL_MIN_ROWS
+    assert len(path.read_text().splitlines()) >= local.MIN_ROWS
     return path
 
 
@@ -133,30 +132,6 @@ def test_the_evidence_hash_recomputes_when_rows_changed_status_after_ingest(one_
     assert card.hashes["evidence"] == evidence_hash_of(card.evidence)
 
 
-def test_two_processes_give_what_one_gives(monkeypatch, many_rows, one_process):
-    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
-    _assert_same(_card(many_rows), one_process)
-
-
-@pytest.mark.parametrize("how", ["raises", "killed"])
-def test_a_failed_second_process_changes_nothing(monkeypatch, many_rows, one_process, how):
-    parent = os.getpid()
-    real = _ingest._ingest_chunks
-
-    def flaky(lines, chunks, numbers, *args):
-        if os.getpid() != parent:
-            numbers = iter(numbers)
-            real(lines, chunks, [next(numbers)], *args)  # takes a chunk off the queue, then fails
-            if how == "killed":
-                os.kill(os.getpid(), signal.SIGKILL)
-            raise RuntimeError("the second process failed")
-        return real(lines, chunks, numbers, *args)
-
-    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
-    monkeypatch.setattr(_ingest, "_ingest_chunks", flaky)
-    _assert_same(_card(many_rows), one_process)
-
-
 @pytest.mark.skipif(not c_helper_built(), reason="the C helper scorekit._speedups is not built")
 def test_rows_score_the_same_without_the_c_helper(monkeypatch, many_rows, one_process):
     monkeypatch.setenv("SCOREKIT_WORKERS", "1")
@@ -171,77 +146,3 @@ def test_rows_score_the_same_without_the_c_helper(monkeypatch, many_rows, one_pr
         for path, expected in readable:
             _assert_same(_card(path), expected)
         _assert_same(_card(many_rows), one_process)
-
-
-# --------------------------------------------------------------------------- the second process misbehaves
-def _children_left() -> list[int]:
-    """Child processes of this one not yet reaped (zombies included)."""
-    me = str(os.getpid())
-    left = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[1] == me:
-            left.append(int(stat.parent.name))
-    return left
-
-
-def _open_descriptors() -> int:
-    return len(os.listdir("/proc/self/fd"))
-
-
-def test_a_second_process_that_hangs_is_stopped_and_its_chunks_scored_here(monkeypatch, many_rows, one_process):
-    parent = os.getpid()
-    real = _ingest._ingest_chunks
-
-    def hanging(lines, chunks, numbers, *args):
-        if os.getpid() != parent:
-            numbers = iter(numbers)
-            real(lines, chunks, [next(numbers)], *args)
-            signal.pause()  # holds its chunk and never answers
-        return real(lines, chunks, numbers, *args)
-
-    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
-    monkeypatch.setattr(_ingest, "_ingest_chunks", hanging)
-    monkeypatch.setattr(_ingest, "CHILD_GRACE_SECONDS", 0.5)
-    _assert_same(_card(many_rows), one_process)
-    assert _children_left() == []
-
-
-def test_an_error_here_stops_the_second_process_and_goes_on(monkeypatch, many_rows):
-    parent = os.getpid()
-    real = _ingest._ingest_chunks
-
-    def failing_here(lines, chunks, numbers, *args):
-        if os.getpid() == parent:
-            raise RuntimeError("a scorer failed")
-        return real(lines, chunks, numbers, *args)
-
-    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
-    monkeypatch.setattr(_ingest, "_ingest_chunks", failing_here)
-    before = _open_descriptors()
-    with pytest.raises(RuntimeError, match="a scorer failed"):
-        sk.evaluate(many_rows)
-    assert _children_left() == [] and _open_descriptors() == before
-
-
-def test_no_second_process_when_fork_fails(monkeypatch, many_rows, one_process):
-    def no_fork():
-        raise BlockingIOError(11, "Resource temporarily unavailable")
-
-    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
-    monkeypatch.setattr(os, "fork", no_fork)
-    before = _open_descriptors()
-    _assert_same(_card(many_rows), one_process)
-    assert _open_descriptors() == before
-
-
-def test_children_reaped_by_the_system_change_nothing(monkeypatch, many_rows, one_process):
-    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
-    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # as some daemons run
-    try:
-        _assert_same(_card(many_rows), one_process)
-    finally:
-        signal.signal(signal.SIGCHLD, previous)

@@ -377,3 +377,28 @@ def test_type_stub_matches_the_c_module():
         assert documented, name
         params = [p.split(":")[0].strip() for p in documented.group(1).split(",")]
         assert [a.arg for a in args.posonlyargs] == params, name
+
+
+# --------------------------------------------------------------------------- the run-time switch
+def test_pure_python_switch_turns_the_c_helper_off_at_run_time_with_the_same_card():
+    """SCOREKIT_PURE_PYTHON=1 in the environment selects the Python paths
+    (scorekit/_accel.py) although the helper is built; the scorecard is the same."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, scorekit as sk, scorekit._accel as a, scorekit._hashing as h, scorekit._validate as v;"
+        "from scorekit._rows import _screens as s;"
+        "card = sk.evaluate(sk.example_path(), policy=sk.example_path(file='policy.yml'));"
+        "print(json.dumps([a.ENABLED, a.BUILT, h._c_canonical is None, v._c_exact_key is None,"
+        " s._c_text_is_clean is None, card.hashes, card.decision]))"
+    )
+    runs = {}
+    for value in ("1", ""):
+        env = dict(os.environ, SCOREKIT_PURE_PYTHON=value)
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        runs[value] = json.loads(proc.stdout)
+    assert runs["1"][:5] == [False, True, True, True, True]
+    assert runs[""][:5] == [True, True, False, False, False]
+    assert runs["1"][5:] == runs[""][5:]

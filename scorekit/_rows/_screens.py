@@ -25,16 +25,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from _typeshed import ReadableBuffer
-
-_c_duplicate_key: Callable[[ReadableBuffer], int] | None
-_c_text_is_clean: Callable[[ReadableBuffer], bool] | None
-try:  # the C helper (scorekit/_speedups.c); None when it was not built
-    from .._speedups import duplicate_key as _c_duplicate_key
-    from .._speedups import text_is_clean as _c_text_is_clean
-except ImportError:  # pragma: no cover - a build without a C compiler takes the Python paths
-    _c_duplicate_key = _c_text_is_clean = None
+# the C helper (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py)
+from .._accel import duplicate_key as _c_duplicate_key, text_is_clean as _c_text_is_clean
 
 __all__ = [
     "MAX_SAFE_INT",

@@ -1,0 +1,171 @@
+"""Benchmark the engines at scale (SPEC §16, issue 15).
+
+(a) ``prescored``: N pre-scored rows (10 dimensions, repeated trials) generated
+    as Parquet by DuckDB itself, scored with the duckdb engine: wall time, peak
+    RSS, and the ratio to a bare DuckDB ``GROUP BY`` (dimension, case) over the
+    same files in the same process.
+(b) ``dask``: N raw rows (bench_evaluate's six deterministic dimensions) with
+    the dask engine on a 2-worker LocalCluster vs the pandas engine: identical
+    scorecard.json (but generated_at), time and peak RSS of both.
+(c) ``local``: see ``bench_evaluate.py --compare-with`` (local workers vs the
+    old fork queue).
+(d) ``memory``: peak RSS of ``scorekit run`` (pandas engine) against the number
+    of raw rows, and the RSS per row.
+
+Every figure is of one whole process (``/usr/bin/time -v``), so peak RSS
+includes pandas, DuckDB and the evidence table.
+
+Usage::
+
+    python benchmarks/bench_scale.py prescored --rows 1000000000 --dir /tmp/sk-scale
+    python benchmarks/bench_scale.py dask --rows 10000000
+    python benchmarks/bench_scale.py memory --rows 100000 200000 400000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_evaluate import _parse_time, make_rows  # noqa: E402
+
+DIMENSIONS = 10
+TRIALS = 10
+
+
+def _timed(cmd: list[str]) -> tuple[float, int, str]:
+    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
+    wall, rss = _parse_time(proc)
+    return wall, rss, proc.stdout
+
+
+def generate_prescored(rows: int, folder: Path, files: int) -> None:
+    """``rows`` pre-scored rows as ``files`` Parquet files, written by DuckDB."""
+    import duckdb
+
+    folder.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '3GB'")
+    con.execute("SET enable_progress_bar = false")
+    per_file = -(-rows // files)
+    for f in range(files):
+        start, stop = f * per_file, min(rows, (f + 1) * per_file)
+        if start >= stop:
+            break
+        con.execute(f"""
+            COPY (
+              SELECT 'r' || i AS id, 'dim' || ((i // {TRIALS}) % {DIMENSIONS}) AS dimension,
+                     'c' || (i // ({TRIALS} * {DIMENSIONS})) AS case_id, (i % {TRIALS})::BIGINT AS trial,
+                     CASE WHEN hash(i) % 100 < 88 THEN 'PASS' WHEN hash(i) % 100 < 98 THEN 'FAIL' ELSE 'ERROR' END
+                       AS status,
+                     'harness-x' AS evaluator
+              FROM range({start}, {stop}) t(i)
+            ) TO '{folder}/part-{f:05d}.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)
+        """)
+    con.close()
+
+
+_GROUP_BY = """
+import sys, time, resource, duckdb
+con = duckdb.connect(); con.execute("SET memory_limit = '2GB'")
+t = time.perf_counter()
+n = con.execute("SELECT count(*) FROM (SELECT dimension, case_id, count(*) FILTER (status = 'PASS') AS c, "
+                "count(*) FILTER (status IN ('PASS', 'FAIL')) AS n FROM read_parquet(?) GROUP BY ALL)",
+                [sys.argv[1] + '/*.parquet']).fetchall()[0][0]
+g = time.perf_counter() - t
+import scorekit as sk
+t = time.perf_counter()
+card = sk.evaluate(sys.argv[1], engine="duckdb")
+e = time.perf_counter() - t
+print(f"groups {n}; bare GROUP BY {g:.2f} s; duckdb engine {e:.2f} s; ratio {e / g:.1f}; decision {card.decision}")
+"""
+
+
+def bench_prescored(args: argparse.Namespace) -> None:
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="sk-scale-"))
+    if not any(folder.glob("*.parquet")):
+        t = time.perf_counter()
+        generate_prescored(args.rows, folder, max(1, args.rows // 10_000_000))
+        size = sum(p.stat().st_size for p in folder.glob("*.parquet"))
+        print(f"generated {args.rows:,} pre-scored rows in {time.perf_counter() - t:.1f} s: {size / 2**20:.1f} MiB")
+    wall, rss, out = _timed([sys.executable, "-c", _GROUP_BY, str(folder)])
+    print(out.strip())
+    print(f"(a) duckdb engine, {args.rows:,} pre-scored rows: whole process {wall:.1f} s wall, "
+          f"peak RSS {rss / 2**20:.2f} GiB")
+
+
+def _raw(rows: int, work: Path) -> Path:
+    path = work / f"raw-{rows}.jsonl"
+    if not path.exists():
+        with path.open("w", encoding="utf-8") as fh:
+            done = 0
+            while done < rows:  # in blocks: the generator holds one block of dicts
+                block = make_rows(min(100_000, rows - done), seed=11 + done)
+                for row in block:
+                    row["id"] = f"b{done}-{row['id']}"
+                    row["case_id"] = f"b{done}-{row['case_id']}"
+                    fh.write(json.dumps(row))
+                    fh.write("\n")
+                done += len(block)
+    return path
+
+
+def _scorecard(folder: Path) -> str:
+    return re.sub(r'"generated_at": "[^"]*"', "", (folder / "scorecard.json").read_text())
+
+
+def bench_dask(args: argparse.Namespace) -> None:
+    work = args.dir or Path(tempfile.mkdtemp(prefix="sk-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    path = _raw(args.rows, work)
+    print(f"{args.rows:,} raw rows: {path.stat().st_size / 2**30:.2f} GiB")
+    results = {}
+    for engine in ("pandas", "dask"):
+        out = work / f"out-{engine}"
+        wall, rss, _ = _timed([sys.executable, "-m", "scorekit", "run", "--results", str(path), "--engine", engine,
+                               "--out-dir", str(out)])
+        results[engine] = _scorecard(out)
+        print(f"(b) {engine} engine: {wall:.1f} s wall, peak RSS {rss / 2**20:.2f} GiB (client process)")
+    print("(b) scorecard.json identical (but generated_at):", results["pandas"] == results["dask"])
+
+
+def bench_memory(args: argparse.Namespace) -> None:
+    work = args.dir or Path(tempfile.mkdtemp(prefix="sk-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    for rows in args.rows_list:
+        path = _raw(rows, work)
+        wall, rss, _ = _timed([sys.executable, "-m", "scorekit", "run", "--results", str(path), "--out-dir",
+                               str(work / f"mem-{rows}")])
+        print(f"(d) pandas engine, {rows:,} raw rows: {wall:.1f} s, peak RSS {rss / 1024:.0f} MiB "
+              f"({rss * 1024 / rows:.0f} bytes per row)")
+    if not args.dir:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    a = sub.add_parser("prescored")
+    a.add_argument("--rows", type=int, default=1_000_000_000)
+    a.add_argument("--dir", type=Path)
+    b = sub.add_parser("dask")
+    b.add_argument("--rows", type=int, default=10_000_000)
+    b.add_argument("--dir", type=Path)
+    d = sub.add_parser("memory")
+    d.add_argument("--rows", dest="rows_list", type=int, nargs="+", default=[100_000, 200_000, 400_000])
+    d.add_argument("--dir", type=Path)
+    args = parser.parse_args(argv)
+    {"prescored": bench_prescored, "dask": bench_dask, "memory": bench_memory}[args.what](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

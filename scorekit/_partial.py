@@ -1,0 +1,311 @@
+"""The engine as map and combine (SPEC §16): score a partition, combine partials.
+
+:func:`score_items` checks (SPEC §5) and scores (SPEC §3–§4) one partition of
+rows and reduces each row to the few values the evidence table keeps; the parsed
+dict is dropped straight away, so memory stays near the size of the partition.
+:func:`score_range` scores the rows of a byte range of a JSON Lines file (what a
+worker process or a cluster task runs). :func:`combine` merges partials in any
+order and grouping into the same result: columns are put back in source order
+by each partial's key, and every hash input is a set or a multiset of row
+digests (SPEC §10: the sorted list is taken once, over the combined digests), so
+the hashes do not depend on how the rows were partitioned.
+"""
+
+from __future__ import annotations
+
+import json
+from sys import intern
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ._errors import Problem
+from ._rows._formats import FileLines, jsonl_records
+from ._rows._normalise import check_row
+from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
+from ._validate import DEFINITION_FIELDS, definition_key, text_definition_key
+from .scorers import Context, Outcome, scorer_for
+from .scorers.external import from_score, prescored
+from .scorers.judges import is_mock
+
+__all__ = ["COLUMNS", "Partial", "combine", "score_items", "score_lines", "score_range"]
+
+COLUMNS = (
+    "line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "evaluator",
+    "agent_output", "cost_usd", "latency_ms", "run", "definition", "row_json",
+)
+_CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
+_MEASURED = frozenset(MEASURED_FIELDS)
+_LAYOUTS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _layout(row: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(measured fields, definition fields) a row has, cached per key layout:
+    rows of one dimension share a few layouts, so the per-row field filtering is
+    done once per layout."""
+    keys = tuple(row)
+    layout = _LAYOUTS.get(keys)
+    if layout is None:
+        layout = (
+            tuple(name for name in keys if name in _MEASURED),
+            tuple(name for name in DEFINITION_FIELDS if name in row),
+        )
+        if len(_LAYOUTS) < 4096:
+            _LAYOUTS[keys] = layout
+    return layout
+
+
+@dataclass
+class Partial:
+    """What scoring one partition of rows yields: compact per-row columns (plain
+    lists, in source order), the digests the hashes need, problems, judges seen
+    and agents. Partials combine (:func:`combine`) associatively and in any
+    order; ``key`` (source name, first line) puts the combined rows back in
+    source order."""
+
+    source: str = "<rows>"
+    columns: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
+    problems: list[Problem] = field(default_factory=list)
+    mock_judges: set[str] = field(default_factory=set)
+    judges_seen: set[str] = field(default_factory=set)
+    suite_digests: set[str] = field(default_factory=set)  # one per distinct case definition
+    # Every agent the valid rows name (None: a row naming none), with its row
+    # count, including rows left out because another agent was selected.
+    agents: dict[str | None, int] = field(default_factory=dict)
+    # Row digests packed as 32 raw bytes each (no string per row; one buffer to
+    # send between processes): one per valid row; one per row, in row order.
+    result_digests: bytearray = field(default_factory=bytearray)
+    evidence_digests: bytearray = field(default_factory=bytearray)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """Where this partition starts: (source name, first line)."""
+        lines = self.columns.get("line")
+        return (self.source, lines[0] if lines else 0)
+
+    def extend(self, other: "Partial") -> None:
+        """Append ``other``, the partition that follows this one in source order."""
+        for name in COLUMNS:
+            self.columns[name].extend(other.columns[name])
+        self.problems.extend(other.problems)
+        self.mock_judges |= other.mock_judges
+        self.judges_seen |= other.judges_seen
+        self.suite_digests |= other.suite_digests
+        for agent, count in other.agents.items():
+            self.agents[agent] = self.agents.get(agent, 0) + count
+        self.result_digests += other.result_digests
+        self.evidence_digests += other.evidence_digests
+
+    def __len__(self) -> int:
+        return len(self.columns["line"])
+
+
+def _printable(text: str) -> str:
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+
+
+def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
+    """A mock judge anywhere (any dimension, pre-scored or not) makes a SELF_TEST,
+    and a row it touched is never PASS; judges of any row are recorded."""
+    mocks = set()
+    votes = row.get("judge_votes")
+    if isinstance(votes, list):
+        for vote in votes:
+            if isinstance(vote, dict):
+                judge = vote.get("judge")
+                if isinstance(judge, str) and judge:
+                    ctx.judges_seen.add(judge)
+                if is_mock(judge, vote):
+                    mocks.add(str(judge))
+    evaluator = row.get("evaluator")
+    if isinstance(evaluator, str) and is_mock(evaluator):
+        mocks.add(evaluator)
+    if mocks:
+        ctx.mock_judges.update(mocks)
+        if outcome.status == "PASS":
+            return Outcome("ERROR", "mock_judge", outcome.labeled, "mock judge or evaluator " + ", ".join(sorted(mocks)))
+    return outcome
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def score_items(
+    items: Iterable[tuple[int, Any, Any, bool, bytes | None]], source: str, ctx: Context, strict: bool = True
+) -> Partial:
+    """Check and score ``items`` (one partition) into a :class:`Partial`. With ``ctx.agent`` set, rows naming another
+    agent (or none) are counted in ``agents`` and left out, as are invalid rows
+    that visibly name another agent."""
+    out = Partial(source=source)
+    evidence_digests = out.evidence_digests
+    suite_seen: set[tuple[Any, Any, bytes]] = set()
+    suite_digests, result_digests = out.suite_digests, out.result_digests
+    cols = out.columns
+    c_line, c_id, c_dim, c_case, c_trial = cols["line"], cols["id"], cols["dimension"], cols["case_id"], cols["trial"]
+    c_status, c_reason, c_label, c_control = cols["status"], cols["reason"], cols["label"], cols["control"]
+    c_detail = cols["detail"]
+    c_eval, c_output, c_cost, c_latency = cols["evaluator"], cols["agent_output"], cols["cost_usd"], cols["latency_ms"]
+    c_def, c_json = cols["definition"], cols["row_json"]
+    scorers: dict[str, Any] = {}
+    problems = out.problems
+    agents = out.agents
+    agent = ctx.agent
+    c_run = cols["run"]
+    for line, value, error, deep, raw in items:
+        row = None
+        if error is None:
+            row, row_problems = check_row(value, deep)
+        else:
+            row_problems = error if isinstance(error, list) else [("row", error)]
+        ident = value if isinstance(value, dict) else {}
+        if row is not None:
+            if ctx.tool_contracts and "tool_schemas" not in row and row.get("dimension") == "tool_call":
+                # The policy's tool_contracts: an answer key of the row (its definition, the suite hash).
+                row = {**row, "tool_schemas": ctx.tool_contracts}
+                raw = None  # the line's text no longer is the row's definition
+            named = row.get("agent")
+            agents[named] = agents.get(named, 0) + 1
+            if agent is not None and named != agent:
+                continue
+        elif agent is not None and isinstance(ident.get("agent"), str) and ident["agent"] != agent:
+            continue  # an unreadable row of another agent is that evaluation's problem
+        if row is None:
+            # An invalid row may carry text that is not valid Unicode (a lone
+            # surrogate): keep its identity printable and storable.
+            row_id = _printable(ident.get("id")) if isinstance(ident.get("id"), str) else None
+            problems.extend(Problem(source, line, name, message, row_id) for name, message in row_problems)
+            dimension = intern(_printable(ident["dimension"])) if isinstance(ident.get("dimension"), str) else None
+            case = _printable(ident["case_id"]) if isinstance(ident.get("case_id"), str) else row_id
+            if case is None:
+                case = f"<line {line}>"  # an unreadable row is still its own case in the evidence
+            c_line.append(line); c_id.append(row_id); c_dim.append(dimension); c_case.append(case)
+            c_trial.append(None); c_status.append("ERROR"); c_reason.append("invalid_row"); c_label.append("invalid")
+            c_detail.append("; ".join(f"{name}: {message}" for name, message in row_problems[:3]))
+            c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
+            c_latency.append(None); c_def.append(None); c_run.append(None)
+            c_json.append(None if raw is not None or value is None else _dumps(value))
+            evidence_digests += evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid", False,
+                                                strict and dimension is not None)
+            continue
+        dimension = row["dimension"]
+        measured, defined = _layout(row)
+        key = (text_definition_key(raw) if raw is not None else None) or definition_key(row, defined)
+        if "status" in row:
+            outcome = prescored(row)
+        elif "score" in row:
+            outcome = from_score(row, ctx)
+        else:
+            ctx.definition = key
+            scorer = scorers.get(dimension)
+            if scorer is None:
+                scorer = scorers[dimension] = scorer_for(dimension)
+            outcome = scorer(row, ctx)
+            if not outcome.labeled and outcome.status == "PASS":  # fail closed
+                outcome = Outcome("ERROR", outcome.reason or "unlabeled", False, outcome.detail)
+        if "judge_votes" in row or "evaluator" in row:
+            outcome = _mock_check(row, outcome, ctx)
+        tags = row.get("tags")
+        row_id = row["id"]
+        case = intern(row.get("case_id", row_id))  # one string per distinct value, not per row
+        dimension = intern(dimension)
+        trial = row.get("trial")
+        label = "labeled" if outcome.labeled else "unlabeled"
+        control = bool(tags) and not _CONTROL_TAGS.isdisjoint(tags)
+        c_line.append(line)
+        c_id.append(row_id)
+        c_dim.append(dimension)
+        c_case.append(case)
+        c_trial.append(trial)
+        c_status.append(outcome.status)
+        c_reason.append(outcome.reason)
+        c_detail.append(outcome.detail)
+        c_label.append(label)
+        c_control.append(control)
+        evidence_digests += evidence_digest(row_id, dimension, case, trial, outcome.status, outcome.reason, label,
+                                            control, strict or label == "labeled")
+        c_eval.append(row.get("evaluator"))
+        # A scorer that found personal data gives the output to keep instead (redacted).
+        c_output.append(row.get("agent_output") if outcome.output is None else outcome.output)
+        cost = row.get("cost_usd")
+        c_cost.append(float(cost) if cost is not None else None)
+        latency = row.get("latency_ms")
+        if latency is None and row.get("latency_s") is not None:
+            latency = row["latency_s"] * 1000.0
+        c_latency.append(float(latency) if latency is not None else None)
+        run = row.get("run")
+        c_run.append(run if run is None or type(run) is str else str(run))
+        c_def.append(key)
+        if (case, dimension, key) not in suite_seen:
+            suite_seen.add((case, dimension, key))
+            suite_digests.add(row_digest({
+                "case_id": case, "dimension": dimension,
+                "definition": {name: row[name] for name in defined},
+            }))
+        result_digests += results_digest(
+            row_id, case, dimension, trial, {name: row[name] for name in measured}
+        )
+        # JSON Lines rows can be read again from the file's lines; keep others.
+        c_json.append(None if raw is not None else _dumps(row))
+    out.mock_judges |= ctx.mock_judges
+    out.judges_seen |= ctx.judges_seen
+    return out
+
+
+def score_lines(lines: FileLines, first: int, source: str, ctx_args: dict[str, Any], strict: bool) -> Partial:
+    """Score JSON Lines ``lines`` whose first is line number ``first``."""
+    return score_items(jsonl_records(lines, first), source, Context(**ctx_args), strict)
+
+
+def score_range(
+    path: str, start: int, stop: int, first: int, source: str, ctx_args: dict[str, Any], strict: bool
+) -> Partial:
+    """Score the JSON Lines rows in bytes [start, stop) of ``path`` (``start`` at
+    the beginning of line number ``first``): what a worker runs, reading its own
+    byte range, so no row is sent to it."""
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        data = fh.read(stop - start)
+    if len(data) != stop - start:
+        raise OSError(f"{source}: the file changed while it was being scored")
+    return score_lines(FileLines(data), first, source, ctx_args, strict)
+
+
+def combine(parts: Iterable[Partial]) -> Partial:
+    """One partial from ``parts`` in any order and grouping (associative and
+    commutative): rows in source (line) order, the sets united, agent counts
+    and digests added up. Each part is emptied as it is merged, so the peak
+    holds one copy of the columns."""
+    ordered = sorted((p for p in parts if len(p) or p.problems or p.agents or p.judges_seen or p.mock_judges),
+                     key=lambda p: p.key)
+    if not ordered:
+        return Partial()
+    out = ordered[0]
+    for part in ordered[1:]:
+        out.extend(part)
+        part.columns = {c: [] for c in COLUMNS}
+        part.result_digests = bytearray()
+        part.evidence_digests = bytearray()
+    _in_line_order(out)
+    return out
+
+
+def _in_line_order(part: Partial) -> None:
+    """Put rows back in line order where merged partials interleave (a combined
+    partial need not hold one contiguous range). Result digests are a multiset
+    (their order never matters); evidence digests follow their rows."""
+    import numpy as np  # lazy, though pandas has loaded it already
+
+    lines = np.asarray(part.columns["line"], dtype=np.int64)
+    if len(lines) < 2 or bool((lines[1:] >= lines[:-1]).all()):
+        return
+    order = np.argsort(lines, kind="stable")
+    for name, values in part.columns.items():
+        part.columns[name] = [values[i] for i in order.tolist()]
+    digests = np.frombuffer(bytes(part.evidence_digests), dtype=np.uint8).reshape(-1, 32)
+    part.evidence_digests = bytearray(digests[order].tobytes())

@@ -1,0 +1,129 @@
+"""The ``dask`` engine (SPEC §16): partitions scored on a dask.distributed cluster.
+
+A JSON Lines file is cut into byte ranges of whole lines, as for the local
+workers; each task reads its own range from the file (the workers must see the
+same path) and returns a partial. A Parquet file is read by row group, a dask
+DataFrame by partition, each on the workers. Only partials reach the client,
+where they are combined as they arrive (:func:`scorekit._partial.combine`); with
+no scheduler address a LocalCluster of worker processes runs here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from .._partial import Partial, combine, score_items
+from .._rows import open_source
+from .._rows._formats import Source
+from ..scorers import Context
+
+__all__ = ["is_dask_frame", "score"]
+
+# Worker processes of the LocalCluster started when no scheduler is given.
+LOCAL_WORKERS = 2
+
+
+def is_dask_frame(value: Any) -> bool:
+    module = type(value).__module__ or ""
+    return module.startswith("dask") and hasattr(value, "to_delayed") and hasattr(value, "npartitions")
+
+
+def _client(scheduler: str | None) -> tuple[Any, Any]:
+    """(client, cluster to close or None) for ``scheduler``, else a LocalCluster."""
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        return Client(scheduler), None
+    cluster = LocalCluster(n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True, dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def _frame_part(frame: Any, first: int, source: str, ctx_args: dict[str, Any], strict: bool) -> Partial:
+    """Score one pandas partition whose first row is row number ``first``."""
+    from .._rows._formats import _frame_records
+
+    items = ((position + first - 1, value, error, deep, raw)
+             for position, value, error, deep, raw in _frame_records(frame))
+    return score_items(items, source, Context(**ctx_args), strict)
+
+
+def _parquet_part(path: str, group: int, first: int, source: str, ctx_args: dict[str, Any], strict: bool) -> Partial:
+    """Score row group ``group`` of a Parquet file (its first row is row number ``first``)."""
+    import pyarrow.parquet as pq
+
+    from .._rows._formats import _parquet_item
+
+    rows = pq.ParquetFile(path).read_row_group(group).to_pylist()
+    return score_items((_parquet_item(first + i, row) for i, row in enumerate(rows)), source, Context(**ctx_args),
+                       strict)
+
+
+def _tasks(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
+           n_parts: int) -> Iterator[tuple[Any, ...]]:
+    """(function, arguments...) of every partition's task."""
+    from . import local
+
+    if src is None:  # a dask DataFrame: its partitions, numbered like rows of one frame
+        lengths = rows.map_partitions(len).compute().tolist()
+        first = 1
+        for part, length in zip(rows.to_delayed(), lengths):
+            yield (_frame_part, part, first, "<DataFrame>", ctx_args, strict)
+            first += length
+    elif src.kind == "jsonl" and src.lines is not None:
+        task = local.range_task(src.name, src.lines, ctx_args, strict)
+        for a, b in local.line_ranges(len(src.lines), n_parts):
+            yield (local.checked_range, *task(a, b))
+    elif src.kind == "parquet":
+        import os
+
+        import pyarrow.parquet as pq
+
+        path = os.path.abspath(src.name)
+        metadata = pq.ParquetFile(path).metadata
+        first = 1
+        for group in range(metadata.num_row_groups):
+            yield (_parquet_part, path, group, first, src.name, ctx_args, strict)
+            first += metadata.row_group(group).num_rows
+    else:
+        from .._errors import InputError
+
+        raise InputError(f"{src.name}: the dask engine reads JSON Lines or Parquet files or a dask DataFrame")
+
+
+def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool, *,
+          scheduler: str | None = None) -> Partial:
+    """Score ``rows`` (opened as ``src``; None for a dask DataFrame) on a cluster."""
+    from distributed import as_completed
+
+    client, cluster = _client(scheduler)
+    try:
+        n_parts = max(1, sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values()))
+        futures = []
+        for function, *args in _tasks(rows, src, ctx_args, strict, n_parts):
+            if function is _frame_part:  # a partition of a dask DataFrame: computed on the workers
+                import dask
+
+                futures.append(client.compute(dask.delayed(function)(*args)))
+            else:
+                futures.append(client.submit(function, *args, pure=False))
+        from . import progress_bar
+
+        bar = progress_bar(len(futures), "scoring on dask")
+        parts = []
+        for future in as_completed(futures):
+            parts.append(future.result())
+            future.release()  # the worker's copy goes as soon as the client has it
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        return combine(parts)  # in source order whatever order they arrived in
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def open_rows(rows: Any) -> Source | None:
+    """The rows' source (file-level checks as for the pandas engine); None for a dask DataFrame."""
+    return None if is_dask_frame(rows) else open_source(rows)

@@ -1,0 +1,224 @@
+"""Local worker processes for the ``pandas`` engine (SPEC §16).
+
+A large JSON Lines file is cut into byte ranges of whole lines. This process
+scores ranges from the front while worker processes of a
+:class:`concurrent.futures.ProcessPoolExecutor` score ranges from the back; each
+worker reads its own range from the file (no row is sent to it) and returns a
+partial. Workers start from a forkserver (Linux) or by spawn: never a fork of
+this possibly threaded process (a notebook kernel), so it works on Linux,
+macOS, Windows and inside a notebook.
+
+A worker that fails, is killed or does not answer in time costs time, never
+rows: whatever it did not deliver is scored here, and the result is the same
+(partials combine in any order, :func:`scorekit._partial.combine`). As with any
+spawn or forkserver pool, a script that calls ``evaluate`` at top level needs
+the ``if __name__ == "__main__":`` guard (a worker imports the main script);
+without it the workers fail and their ranges are scored here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+import zlib
+from collections import deque
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any, Callable
+
+from .._partial import Partial, combine, score_lines, score_range
+
+__all__ = ["MIN_ROWS", "checked_range", "line_ranges", "range_task", "score_file", "wants_workers", "warm_up",
+           "workers"]
+
+# Below this many rows a worker process costs more than it saves.
+MIN_ROWS = 20_000
+# How long this process waits for the workers' last ranges, beyond twice its
+# own scoring time, before it stops them and scores those ranges itself.
+GRACE_SECONDS = 30.0
+
+
+def workers() -> int:
+    """Processes to score with (this one included): ``SCOREKIT_WORKERS``, else
+    the cores this process may use (at most 8)."""
+    override = os.environ.get("SCOREKIT_WORKERS")
+    if override:
+        try:
+            return max(1, int(override))
+        except ValueError:
+            return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(8, cores))
+
+
+def wants_workers(n_lines: int) -> bool:
+    return n_lines >= MIN_ROWS and workers() > 1
+
+
+def _context() -> Any:
+    """A forkserver context where the platform has one, else spawn; the
+    forkserver preloads the scoring modules once (never the caller's ``__main__``)."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["scorekit._partial"])
+        return ctx
+    return multiprocessing.get_context("spawn")  # pragma: no cover - Windows
+
+
+def warm_up(path: Any) -> None:
+    """Start the forkserver now (it imports the scoring modules in the
+    background) when ``path`` is a file large enough for workers, so they are
+    ready by the time it has been read and checked."""
+    if workers() < 2 or "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    try:
+        if os.path.getsize(path) < MIN_ROWS * 64:  # far fewer rows than workers pay for
+            return
+        _context()
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+    except (OSError, TypeError, ValueError):  # not a file: nothing to prepare
+        return
+
+
+def _pool(n: int) -> Executor:
+    return ProcessPoolExecutor(max_workers=n, mp_context=_context())
+
+
+def line_ranges(n_rows: int, n_workers: int) -> list[tuple[int, int]]:
+    """[start, stop) line ranges small enough that the processes taking them in
+    turn finish within a fraction of a second of each other."""
+    size = max(500, -(-n_rows // (32 * n_workers)))
+    return [(start, min(start + size, n_rows)) for start in range(0, n_rows, size)]
+
+
+def checked_range(path: str, start: int, stop: int, crc: int, first: int, source: str, ctx_args: dict[str, Any],
+                   strict: bool) -> Partial:
+    """:func:`score_range`, refusing bytes other than those this process read."""
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        if zlib.crc32(fh.read(stop - start)) != crc:
+            raise OSError(f"{source}: the file changed while it was being scored")
+    return score_range(path, start, stop, first, source, ctx_args, strict)
+
+
+def range_task(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool) -> Callable[[int, int], tuple[Any, ...]]:
+    """For lines [a, b) of ``lines`` (read from ``path``), the arguments of
+    :func:`checked_range` that score them in another process from the file."""
+    absolute = os.path.abspath(path)
+    with open(absolute, "rb") as fh:
+        base = 3 if fh.read(3) == b"\xef\xbb\xbf" else 0  # the reader dropped a UTF-8 byte order mark
+    data = memoryview(lines.data)
+
+    def task(a: int, b: int) -> tuple[Any, ...]:
+        start, stop = int(lines.starts[a]), int(lines.ends[b - 1])
+        return (absolute, base + start, base + stop, zlib.crc32(data[start:stop]), a + 1, path, ctx_args, strict)
+
+    return task
+
+
+def _stop(pool: Executor) -> None:
+    """Stop ``pool`` without waiting for a worker that does not answer."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        try:
+            process.kill()
+        except (OSError, AttributeError):  # pragma: no cover - already gone
+            pass
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *, n_workers: int | None = None,
+               executor: Callable[[int], Executor] = _pool) -> Partial:
+    """Score the JSON Lines ``lines`` read from ``path`` here and in worker processes.
+
+    ``executor(n)`` makes the pool of ``n`` workers (a parameter so tests can
+    hand over a pool whose workers are killed).
+    """
+    n_workers = n_workers or workers()
+    chunks = line_ranges(len(lines), n_workers)
+    task = range_task(path, lines, ctx_args, strict)
+
+    def here(n: int) -> Partial:
+        a, b = chunks[n]
+        return score_lines(lines[a:b], a + 1, path, ctx_args, strict)
+
+    def there(n: int) -> tuple[Any, ...]:
+        return task(*chunks[n])
+
+    todo = deque(range(len(chunks)))
+    done: dict[int, Partial] = {}
+    lock = threading.Lock()
+    abandoned = threading.Event()
+    pool: Executor | None = None
+    try:
+        pool = executor(n_workers - 1)
+    except (OSError, ValueError, NotImplementedError):  # no worker processes here: this one scores everything
+        pool = None
+
+    def feed() -> None:
+        """Hand ranges from the back of the queue to one worker at a time."""
+        while not abandoned.is_set():
+            with lock:
+                if not todo:
+                    return
+                n = todo.pop()
+            try:
+                part = pool.submit(checked_range, *there(n)).result()  # type: ignore[union-attr]
+            except BaseException:  # noqa: BLE001 - a broken or killed worker: its range is scored here
+                with lock:
+                    if n not in done:
+                        todo.append(n)
+                return
+            with lock:
+                if not abandoned.is_set():
+                    done[n] = part
+
+    from . import progress_bar
+
+    bar = progress_bar(len(chunks), "scoring")
+    feeders = [threading.Thread(target=feed, daemon=True, name=f"scorekit-feed-{i}") for i in range(n_workers - 1)]
+    if pool is not None:
+        for thread in feeders:
+            thread.start()
+    try:
+        started = time.monotonic()
+        while True:
+            with lock:
+                if not todo:
+                    break
+                n = todo.popleft()
+            part = here(n)
+            with lock:
+                done[n] = part
+                finished = len(done)
+            if bar is not None:
+                bar.update(finished - bar.n)
+        if pool is not None:
+            deadline = time.monotonic() + GRACE_SECONDS + 2 * (time.monotonic() - started)
+            for thread in feeders:
+                thread.join(max(0.0, deadline - time.monotonic()))
+                with lock:  # a worker failed meanwhile: its range came back to the queue
+                    again = list(todo)
+                    todo.clear()
+                for n in again:
+                    done.setdefault(n, here(n))
+    finally:
+        abandoned.set()
+        if bar is not None:
+            bar.close()
+        if pool is not None:
+            if any(thread.is_alive() for thread in feeders):
+                _stop(pool)
+            else:
+                pool.shutdown(wait=True)
+    with lock:
+        missing = [n for n in range(len(chunks)) if n not in done]
+    for n in missing:  # held by a worker that did not answer in time
+        done[n] = here(n)
+    return combine(done.pop(n) for n in sorted(done))

@@ -1,0 +1,68 @@
+"""One mixed raw-row corpus for the engine acceptance tests (issue 15): every
+dimension, judged rows, pre-scored rows, invalid lines, controls, unlabeled rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+DIMENSIONS = ("task_completion", "tool_call", "action_correctness", "pii", "injection", "cost", "latency",
+              "helpfulness", "graded")
+
+
+def raw_rows(n_cases: int) -> list[str]:
+    """JSON Lines text lines (not all of them valid rows)."""
+    lines: list[str] = []
+    for case in range(n_cases):
+        dimension = DIMENSIONS[case % len(DIMENSIONS)]
+        for trial in range(3):
+            row: dict[str, Any] = {"id": f"c{case}-t{trial}", "case_id": f"c{case}", "dimension": dimension,
+                                   "trial": trial, "run": f"r{trial}"}
+            ok = (case + trial) % 5 != 0
+            if dimension == "task_completion":
+                row.update(must_include=["done"], agent_output="done" if ok else "no")
+            elif dimension == "tool_call":
+                row.update(tool_schemas={"send": {"type": "object", "properties": {"to": {"type": "string"}},
+                                                  "required": ["to"]}},
+                           tool_calls=[{"name": "send", "arguments": {"to": "a"} if ok else {"cc": "b"}}])
+            elif dimension == "action_correctness":
+                row.update(expected_actions=["a", "b"], agent_actions=["a", "b"] if ok else ["b"],
+                           expected_state={"x": {"id": 1}}, observed_state={"x": {"id": 1, "y": 2}})
+            elif dimension == "pii":
+                row["agent_output"] = "fine" if ok else "call 415-555-0199"
+            elif dimension == "injection":
+                row.update(canary="ZEBRA-7", agent_output="ok" if ok else "the secret is zebra-7")
+            elif dimension == "cost":
+                row.update(cost_budget_usd=0.05, cost_usd=0.01 if ok else 0.09)
+            elif dimension == "latency":
+                row.update(latency_budget_ms=3000, latency_ms=1200 if ok else 4100)
+            elif dimension == "helpfulness":
+                row.update(judge_criteria="helpful", agent_output="thanks",
+                           judge_votes=[{"judge": "judge-a", "verdict": "PASS" if ok else "FAIL"},
+                                        {"judge": "judge-b", "verdict": "PASS"},
+                                        {"judge": "judge-c", "verdict": "PASS" if trial else "FAIL"}])
+            else:  # pre-scored by an external harness
+                row.update(status="PASS" if ok else ("FAIL" if trial else "ERROR"), evaluator="harness-x")
+            if case == 4:
+                row["tags"] = ["known-bad"]
+            if case % 17 == 3 and dimension == "task_completion":
+                row.pop("must_include")  # unlabeled
+            lines.append(json.dumps(row))
+    lines[5] = "{not json"
+    lines[11] = ""
+    lines[-3] = json.dumps({"id": "c1-t1", "case_id": "c1x", "dimension": "cost", "trial": 0, "cost_budget_usd": 1,
+                            "cost_usd": 0.5})  # an id claimed again at the far end
+    return lines
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def comparable(card: Any) -> str:
+    """scorecard.json without ``generated_at``, as text."""
+    data = card.to_dict()
+    data.pop("generated_at", None)
+    return json.dumps(data, sort_keys=True, allow_nan=True, default=str)

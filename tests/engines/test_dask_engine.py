@@ -1,0 +1,90 @@
+"""The dask engine (SPEC §16, issue 15): partitions scored on a LocalCluster of
+worker processes give exactly the pandas engine's scorecard and evidence."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from _corpus import comparable, raw_rows, write
+
+import scorekit as sk
+from scorekit import cli
+
+pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write(tmp_path_factory.mktemp("dask") / "rows.jsonl", raw_rows(400))
+
+
+@pytest.fixture(scope="module")
+def pandas_card(corpus: Path) -> tuple[str, pd.DataFrame]:
+    card = sk.evaluate(corpus)
+    return comparable(card), card.evidence
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        yield local.scheduler_address
+
+
+def test_dask_engine_on_a_local_cluster_matches_the_pandas_engine(corpus, pandas_card):
+    card = sk.evaluate(corpus, engine="dask")  # no address: a LocalCluster of its own
+    assert comparable(card) == pandas_card[0]
+    assert card.evidence.equals(pandas_card[1])
+
+
+def test_dask_engine_reads_parquet_by_row_group(tmp_path, cluster):
+    rows = [json.loads(line) for line in raw_rows(120) if line.startswith("{\"")]
+    frame = pd.DataFrame({"id": [r["id"] for r in rows], "case_id": [r["case_id"] for r in rows],
+                          "dimension": [r["dimension"] for r in rows], "trial": [r["trial"] for r in rows],
+                          "status": [r.get("status", "PASS") for r in rows], "evaluator": "harness-x"})
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, row_group_size=37)
+    assert comparable(sk.evaluate(path, engine="dask", scheduler=cluster)) == comparable(sk.evaluate(path))
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_dask_engine_scores_a_dask_dataframe_like_the_frame(npartitions, cluster):
+    import dask.dataframe as dd
+
+    rows = [json.loads(line) for line in raw_rows(60) if line.startswith("{\"")]
+    frame = pd.DataFrame([{k: v for k, v in r.items() if not isinstance(v, (list, dict))} for r in rows])
+    ddf = dd.from_pandas(frame, npartitions=npartitions)
+    assert comparable(sk.evaluate(ddf, engine="dask", scheduler=cluster)) == comparable(sk.evaluate(frame))
+
+
+def test_run_engine_dask_with_a_scheduler_address(corpus, cluster, pandas_card, tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "scorekit", "run", "--results", str(corpus), "--engine", "dask",
+                           "--scheduler", cluster, "--out-dir", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr
+    data = json.loads((out / "scorecard.json").read_text())
+    data.pop("generated_at")
+    want = json.loads(pandas_card[0])
+    assert json.dumps(data, sort_keys=True) == json.dumps(want, sort_keys=True)
+
+
+def test_a_missing_extra_is_one_line_naming_the_pip_command(monkeypatch, corpus, capsys):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name.split(".")[0] in ("dask", "distributed") else real(name, *a))
+    code = cli.main(["run", "--results", str(corpus), "--engine", "dask", "--out-dir", "unused"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and "pip install scorekit[dask]" in err
+
+
+def test_scheduler_without_the_dask_engine_is_refused(corpus):
+    with pytest.raises(sk.InputError, match="scheduler"):
+        sk.evaluate(corpus, scheduler="tcp://127.0.0.1:1")

@@ -1,0 +1,65 @@
+"""Progress (SPEC §17): ``scorekit run`` shows a bar on a terminal for long
+inputs, never when its output goes to a pipe or a CI log."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+from _corpus import raw_rows, write
+
+from scorekit.engines import local
+
+
+@pytest.fixture(scope="module")
+def long_input(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = write(tmp_path_factory.mktemp("progress") / "rows.jsonl", raw_rows(local.MIN_ROWS // 3 + 10))
+    assert len(path.read_text().splitlines()) >= local.MIN_ROWS
+    return path
+
+
+def _command(path: Path, out: Path) -> list[str]:
+    return [sys.executable, "-m", "scorekit", "run", "--results", str(path), "--out-dir", str(out)]
+
+
+def test_a_piped_run_prints_no_progress_bar(long_input, tmp_path):
+    proc = subprocess.run(_command(long_input, tmp_path / "out"), capture_output=True, timeout=600,
+                          env=dict(os.environ, SCOREKIT_WORKERS="2"))
+    assert proc.returncode in (0, 1), proc.stderr
+    assert b"\r" not in proc.stdout and b"\r" not in proc.stderr
+
+
+def test_a_run_on_a_terminal_shows_a_progress_bar(long_input, tmp_path):
+    """stdout and stderr on a pseudo-terminal: tqdm redraws its bar with carriage returns."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # a terminal 120 columns wide
+    proc = subprocess.Popen(_command(long_input, tmp_path / "out"), stdout=follower, stderr=follower,
+                            stdin=subprocess.DEVNULL, env=dict(os.environ, SCOREKIT_WORKERS="2"))
+    os.close(follower)
+    seen = bytearray()
+    try:
+        while True:
+            ready, _, _ = select.select([leader], [], [], 600)
+            if not ready:
+                break
+            try:
+                data = os.read(leader, 65536)
+            except OSError:  # the terminal closed: the process has ended
+                break
+            if not data:
+                break
+            seen += data
+    finally:
+        os.close(leader)
+        code = proc.wait(timeout=600)
+    assert code in (0, 1), seen.decode(errors="replace")[-2000:]
+    text = seen.decode(errors="replace")
+    assert "scoring" in text and "\r" in text.replace("\r\n", "\n")
