@@ -13,7 +13,11 @@ function, or None for the Python path.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = ["BUILT", "ENABLED", "canonical", "definition_text", "describe", "duplicate_key", "evidence_canonical",
            "exact_key", "text_is_clean"]
@@ -33,16 +37,18 @@ _C, BUILT = _load()
 ENABLED = _C is not None
 
 
-def _get(name: str) -> Callable[..., Any] | None:
+def _get(name: str) -> Any:
     return getattr(_C, name, None) if _C is not None else None
 
 
-canonical = _get("canonical")
-evidence_canonical = _get("evidence_canonical")
-definition_text = _get("definition_text")
-exact_key = _get("exact_key")
-duplicate_key = _get("duplicate_key")
-text_is_clean = _get("text_is_clean")
+# Typed as scorekit/_speedups.pyi says (tests/test_speedups.py checks the stub against the module).
+canonical: Callable[[object], bytes | None] | None = _get("canonical")
+evidence_canonical: Callable[[object, object, object, object, object, object, object, object, object],
+                             bytes | None] | None = _get("evidence_canonical")
+definition_text: Callable[[ReadableBuffer, tuple[bytes, ...]], bytes | None] | None = _get("definition_text")
+exact_key: Callable[[object], bytes | None] | None = _get("exact_key")
+duplicate_key: Callable[[ReadableBuffer], int] | None = _get("duplicate_key")
+text_is_clean: Callable[[ReadableBuffer], bool] | None = _get("text_is_clean")
 
 
 def describe() -> str:

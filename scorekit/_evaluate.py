@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import engines
 from ._constraints import Integral, Optional, Text, validate
 from ._counts import STATUS_DTYPE, count_cases, run_variance
 from ._decide import decide, dimension_table
 from ._errors import InputError, Problem
 from ._findings import build_findings, low_confidence
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
-from . import engines
 from ._ingest import Ingested
 from ._policy import Policy, load_policy
 from ._scorecard import Scorecard

@@ -36,6 +36,10 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+# The C form of canonical_bytes (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py).
+from ._accel import canonical as _c_canonical
+from ._accel import evidence_canonical as _c_evidence
+
 __all__ = [
     "MEASURED_FIELDS",
     "SCORING_VERSION",
@@ -70,8 +74,6 @@ MEASURED_FIELDS: tuple[str, ...] = (
 
 _BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
 
-# The C form of canonical_bytes (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py).
-from ._accel import canonical as _c_canonical, evidence_canonical as _c_evidence
 
 
 def tag_numbers(value: Any) -> Any:

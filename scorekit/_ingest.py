@@ -8,7 +8,8 @@ partition scored in this process.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ._partial import COLUMNS, Partial, score_items, score_lines
 from ._rows._formats import FileLines, Source

@@ -14,14 +14,15 @@ the hashes do not depend on how the rows were partitioned.
 from __future__ import annotations
 
 import json
-from sys import intern
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from sys import intern
+from typing import Any
 
 from ._errors import Problem
+from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._rows._formats import FileLines, jsonl_records
 from ._rows._normalise import check_row
-from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._validate import DEFINITION_FIELDS, definition_key, text_definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.external import from_score, prescored
@@ -82,7 +83,7 @@ class Partial:
         lines = self.columns.get("line")
         return (self.source, lines[0] if lines else 0)
 
-    def extend(self, other: "Partial") -> None:
+    def extend(self, other: Partial) -> None:
         """Append ``other``, the partition that follows this one in source order."""
         for name in COLUMNS:
             self.columns[name].extend(other.columns[name])
@@ -128,7 +129,8 @@ def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
     if mocks:
         ctx.mock_judges.update(mocks)
         if outcome.status == "PASS":
-            return Outcome("ERROR", "mock_judge", outcome.labeled, "mock judge or evaluator " + ", ".join(sorted(mocks)))
+            detail = "mock judge or evaluator " + ", ".join(sorted(mocks))
+            return Outcome("ERROR", "mock_judge", outcome.labeled, detail)
     return outcome
 
 
@@ -178,17 +180,28 @@ def score_items(
         if row is None:
             # An invalid row may carry text that is not valid Unicode (a lone
             # surrogate): keep its identity printable and storable.
-            row_id = _printable(ident.get("id")) if isinstance(ident.get("id"), str) else None
+            row_id = _printable(rid) if isinstance(rid := ident.get("id"), str) else None
             problems.extend(Problem(source, line, name, message, row_id) for name, message in row_problems)
             dimension = intern(_printable(ident["dimension"])) if isinstance(ident.get("dimension"), str) else None
             case = _printable(ident["case_id"]) if isinstance(ident.get("case_id"), str) else row_id
             if case is None:
                 case = f"<line {line}>"  # an unreadable row is still its own case in the evidence
-            c_line.append(line); c_id.append(row_id); c_dim.append(dimension); c_case.append(case)
-            c_trial.append(None); c_status.append("ERROR"); c_reason.append("invalid_row"); c_label.append("invalid")
+            c_line.append(line)
+            c_id.append(row_id)
+            c_dim.append(dimension)
+            c_case.append(case)
+            c_trial.append(None)
+            c_status.append("ERROR")
+            c_reason.append("invalid_row")
+            c_label.append("invalid")
             c_detail.append("; ".join(f"{name}: {message}" for name, message in row_problems[:3]))
-            c_control.append(False); c_eval.append(None); c_output.append(None); c_cost.append(None)
-            c_latency.append(None); c_def.append(None); c_run.append(None)
+            c_control.append(False)
+            c_eval.append(None)
+            c_output.append(None)
+            c_cost.append(None)
+            c_latency.append(None)
+            c_def.append(None)
+            c_run.append(None)
             c_json.append(None if raw is not None or value is None else _dumps(value))
             evidence_digests += evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid", False,
                                                 strict and dimension is not None)
@@ -216,7 +229,7 @@ def score_items(
         dimension = intern(dimension)
         trial = row.get("trial")
         label = "labeled" if outcome.labeled else "unlabeled"
-        control = bool(tags) and not _CONTROL_TAGS.isdisjoint(tags)
+        control = tags is not None and not _CONTROL_TAGS.isdisjoint(tags)  # tags: a list of str (validated)
         c_line.append(line)
         c_id.append(row_id)
         c_dim.append(dimension)

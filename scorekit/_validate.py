@@ -16,14 +16,14 @@ import json
 import marshal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ._errors import Problem
-
 # C helper (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py).
-from ._accel import definition_text as _c_definition_text, exact_key as _c_exact_key
+from ._accel import definition_text as _c_definition_text
+from ._accel import exact_key as _c_exact_key
+from ._errors import Problem
 
 __all__ = [
     "DEFINITION_FIELDS",

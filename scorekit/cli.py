@@ -55,10 +55,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ._evaluate import evaluate
+    from .engines import progress
     from .reports import render_reports
     from .reports.text import run_text
-
-    from .engines import progress
 
     results, agent = _cli_import.results_for(args)  # --from: one imported run (SPEC §15)
     with progress(sys.stdout.isatty() and sys.stderr.isatty()):  # a bar on a terminal, never in a pipe or CI log

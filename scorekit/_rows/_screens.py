@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any
 
 # the C helper (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py)
-from .._accel import duplicate_key as _c_duplicate_key, text_is_clean as _c_text_is_clean
+from .._accel import duplicate_key as _c_duplicate_key
+from .._accel import text_is_clean as _c_text_is_clean
 
 __all__ = [
     "MAX_SAFE_INT",

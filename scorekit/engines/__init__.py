@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from contextvars import ContextVar
-from typing import Any, Iterator
+from typing import Any
 
 from .._errors import InputError
 from .._rows import open_source

@@ -10,7 +10,8 @@ no scheduler address a LocalCluster of worker processes runs here.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .._partial import Partial, combine, score_items
 from .._rows import open_source
@@ -66,7 +67,7 @@ def _tasks(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool
     if src is None:  # a dask DataFrame: its partitions, numbered like rows of one frame
         lengths = rows.map_partitions(len).compute().tolist()
         first = 1
-        for part, length in zip(rows.to_delayed(), lengths):
+        for part, length in zip(rows.to_delayed(), lengths, strict=True):
             yield (_frame_part, part, first, "<DataFrame>", ctx_args, strict)
             first += length
     elif src.kind == "jsonl" and src.lines is not None:
@@ -101,9 +102,9 @@ def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
         futures = []
         for function, *args in _tasks(rows, src, ctx_args, strict, n_parts):
             if function is _frame_part:  # a partition of a dask DataFrame: computed on the workers
-                import dask
+                from dask.delayed import delayed
 
-                futures.append(client.compute(dask.delayed(function)(*args)))
+                futures.append(client.compute(delayed(function)(*args)))
             else:
                 futures.append(client.submit(function, *args, pure=False))
         from . import progress_bar

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .._errors import InputError
 from .._hashing import evidence_digest, results_digest, row_digest
@@ -187,12 +188,13 @@ def _screened_part(con: Any, source: str, ctx_args: dict[str, Any], strict: bool
         evidence = out.evidence_digests
         results = out.result_digests
         for row_id, dimension, case, trial, status, reason, run in zip(
-            batch["id"], batch["dimension"], batch["case_id"], batch["trial"], batch["status"], batch["reason"], runs
+            batch["id"], batch["dimension"], batch["case_id"], batch["trial"], batch["status"], batch["reason"], runs,
+            strict=True,
         ):
             evidence += evidence_digest(row_id, dimension, case, trial, status, reason, "labeled", False, True)
             results += results_digest(row_id, case, dimension, trial,
                                       {"status": status} if run is None else {"status": status, "run": run})
-        suite_pairs.update(zip(batch["case_id"], batch["dimension"]))
+        suite_pairs.update(zip(batch["case_id"], batch["dimension"], strict=True))
     out.suite_digests.update(
         row_digest({"case_id": case, "dimension": dimension, "definition": {}}) for case, dimension in suite_pairs
     )

@@ -24,8 +24,9 @@ import threading
 import time
 import zlib
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 from .._partial import Partial, combine, score_lines, score_range
 

@@ -6,13 +6,13 @@ process gives, and a killed worker costs time, never rows.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import multiprocessing
 import pytest
 from _corpus import comparable, raw_rows, write
 from hypothesis import HealthCheck, given, settings

@@ -3,11 +3,12 @@ in any order and grouping, give what one pass over all rows gives."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
+from _corpus import raw_rows
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from _corpus import raw_rows
 
 from scorekit._partial import Partial, combine, score_lines
 from scorekit._rows._formats import FileLines
@@ -34,13 +35,14 @@ def _same(got: Partial, want: Partial) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(cuts=st.lists(st.integers(min_value=1, max_value=len(LINES)), max_size=12, unique=True), seed=st.integers(0, 2**32))
+@given(cuts=st.lists(st.integers(min_value=1, max_value=len(LINES)), max_size=12, unique=True),
+       seed=st.integers(0, 2**32))
 def test_partials_combine_in_any_order_and_grouping(cuts: list[int], seed: int) -> None:
     lines = FileLines(DATA)
     bounds = [0, *sorted(cuts), len(lines)]
     assume(len(set(bounds)) == len(bounds))
     want = _score(0, len(lines), lines)
-    parts = [_score(a, b, lines) for a, b in zip(bounds, bounds[1:])]
+    parts = [_score(a, b, lines) for a, b in itertools.pairwise(bounds)]
     random.Random(seed).shuffle(parts)
     # Combine in a random grouping: pairs of neighbours in the shuffled list first.
     split = random.Random(seed + 1).randint(0, len(parts))

@@ -10,6 +10,7 @@ import pytest
 import scorekit as sk
 from scorekit._errors import NoSamplesError
 
+
 def test_a_named_source_without_samples_is_an_input_error_naming_it(tmp_path):
     path = tmp_path / "results.json"  # a τ²-bench results file whose run produced no simulation
     path.write_text(json.dumps({"info": {"agent_info": {"llm": "m"}}, "tasks": [], "simulations": []}),
