@@ -11,9 +11,9 @@ Each format has a private module here exposing the same two functions::
 
 from __future__ import annotations
 
-from ._run import SOURCE_STATUSES, ImportedRun
+from ._run import SOURCE_STATUSES, ImportedRun, ImportedRuns
 
-__all__ = ["FORMATS", "ImportedRun", "SOURCE_STATUSES", "import_results"]
+__all__ = ["FORMATS", "ImportedRun", "ImportedRuns", "SOURCE_STATUSES", "import_results"]
 
 #: ``--from`` name → private module (imported lazily by the reader).
 FORMATS: dict[str, str] = {

@@ -18,7 +18,7 @@ from typing import Any
 
 from .._errors import InputError, NoSamplesError
 from . import FORMATS
-from ._run import ImportedRun
+from ._run import ImportedRun, ImportedRuns
 
 __all__ = ["detect_format", "format_names", "import_results", "read_directory"]
 
@@ -97,7 +97,7 @@ def _check_format(format: Any) -> str:
     return format
 
 
-def import_results(path: str | Path, format: str = "auto") -> list[ImportedRun]:
+def import_results(path: str | Path, format: str = "auto") -> ImportedRuns:
     """Another tool's results as runs: one per (agent, task, source log) (SPEC §15).
 
     Parameters
@@ -110,7 +110,8 @@ def import_results(path: str | Path, format: str = "auto") -> list[ImportedRun]:
 
     Returns
     -------
-    list of ImportedRun
+    ImportedRuns
+        A list of :class:`ImportedRun`, shown in Jupyter as one table.
 
     Raises
     ------
@@ -122,7 +123,7 @@ def import_results(path: str | Path, format: str = "auto") -> list[ImportedRun]:
     path = Path(path)
     names = format_names() if fmt == "auto" else [fmt]
     if path.is_dir():
-        return read_directory(path, names)
+        return ImportedRuns(read_directory(path, names))
     if not path.exists():
         raise InputError(f"{path}: no such file")
     if not path.is_file():
@@ -140,4 +141,4 @@ def import_results(path: str | Path, format: str = "auto") -> list[ImportedRun]:
         hint = f" (it looks like {found}: --from {found})" if found else ""
         raise InputError(f"{path}: not a {fmt} file{hint}")
     runs: list[ImportedRun] = module.read(path)
-    return runs
+    return ImportedRuns(runs)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ImportedRun", "SOURCE_STATUSES"]
+__all__ = ["ImportedRun", "ImportedRuns", "SOURCE_STATUSES"]
 
 #: What a source may say of its own run (``source["status"]``); ``None`` where the format states none.
 SOURCE_STATUSES = ("success", "cancelled", "error", "started")
@@ -65,3 +65,17 @@ class ImportedRun:
 
         return (f"<ImportedRun agent={self.agent!r} task={self.task!r} rows={len(self.rows)} "
                 f"status={run_status(self)!r}>")
+
+
+class ImportedRuns(list[ImportedRun]):
+    """What :func:`scorekit.import_results` returns: a list of runs that Jupyter shows as one table.
+
+    The table is the one ``scorekit import`` prints (agent, task, rows, dimensions, coverage,
+    status), one row per run.
+    """
+
+    def _repr_html_(self) -> str:
+        from ..notebook import _render
+        from ._table import runs_table
+
+        return _render("table", runs_table(list(self)))._repr_html_()
