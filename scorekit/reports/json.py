@@ -66,7 +66,7 @@ def _json_path(parts: Any) -> str:
 # compact copy fails is the full data validated again, for exact error paths.
 # Sound because removing items can only remove errors (no minItems, contains or
 # uniqueItems on these lists) and items of one signature pass or fail together;
-# tests/reports/test_json_schema.py checks that the schema keeps these item
+# tests/reports/test_json.py checks that the schema keeps these item
 # schemas type-only.
 COMPACTED_STRING_LISTS = (
     ("scope", "required_dimensions"),

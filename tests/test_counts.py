@@ -1,0 +1,38 @@
+"""Counts per (group, case): the sufficient statistics (scorekit/_counts.py)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from scorekit._counts import case_table, count_cases, scored_case_counts
+
+
+def _evidence() -> pd.DataFrame:
+    rows = []
+    for case, statuses in {"a": ["PASS", "PASS", "FAIL"], "b": ["ERROR", "PASS"], "c": ["ABSTAIN"]}.items():
+        for trial, status in enumerate(statuses):
+            rows.append({"id": f"{case}{trial}", "dimension": "d", "case_id": case, "trial": trial,
+                         "status": status, "control": False, "included": True})
+    rows.append({"id": "ctl", "dimension": "d", "case_id": "z", "trial": 0, "status": "PASS", "control": True,
+                 "included": True})
+    return pd.DataFrame(rows)
+
+
+def test_cases_are_counted_per_status_and_n_is_pass_plus_fail():
+    table = case_table(_evidence())
+    assert list(table.index) == [("d", "a"), ("d", "b"), ("d", "c")]  # the control row leaves
+    assert table.loc[("d", "a")].to_dict() == {"passes": 2, "fails": 1, "errors": 0, "abstains": 0, "n": 3}
+    assert table.loc[("d", "b"), "n"] == 1 and table.loc[("d", "c"), "n"] == 0
+
+
+def test_scored_case_counts_is_the_same_counts_as_a_flat_table():
+    flat = scored_case_counts(_evidence())
+    table = case_table(_evidence()).reset_index()
+    assert list(flat.columns) == ["dimension", "case_id", "passes", "n"]
+    assert flat["passes"].tolist() == table["passes"].tolist() and flat["n"].tolist() == table["n"].tolist()
+    assert scored_case_counts(None) is None and scored_case_counts(pd.DataFrame({"x": [1]})) is None
+
+
+def test_group_totals_are_the_sums_of_their_cases():
+    counts = count_cases(_evidence())
+    assert int(counts.passes.sum()) == 3 and int(counts.n.sum()) == 4
