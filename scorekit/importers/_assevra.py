@@ -56,12 +56,16 @@ def _flat_contract(value: Any) -> bool:
 
 
 def _is_assevra(row: dict[str, Any]) -> bool:
+    """A row only Assevra writes: one of its own fields, or its string ``injection``.
+
+    Its contract dialects alone (a ``json_schema`` wrapper, flat ``required``/``types``) are not
+    enough: a scorekit row may carry such a contract, which scorekit scores as no contract
+    (ERROR ``no_contract``, fail closed) and ``validate`` reports, rather than calling the whole
+    file another tool's.
+    """
     if "id" not in row or "dimension" not in row:
         return False
-    if any(name in row for name in _ASSEVRA_FIELDS) or isinstance(row.get("injection"), str):
-        return True
-    schemas = row.get("tool_schemas")
-    return isinstance(schemas, dict) and any(_flat_contract(c) for c in schemas.values())
+    return any(name in row for name in _ASSEVRA_FIELDS) or isinstance(row.get("injection"), str)
 
 
 def detect(path: Path) -> bool:
