@@ -38,4 +38,4 @@ def test_every_notebook_is_found_and_is_a_notebook(name):
 
 
 def test_the_catalogues_name_what_is_shipped():
-    assert EXAMPLES == ("email_assistant",) and set(NOTEBOOKS) == {"release_scorecard", "explore"}
+    assert EXAMPLES == ("email_assistant", "imports") and set(NOTEBOOKS) == {"release_scorecard", "explore"}
