@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -138,11 +139,13 @@ def policy_stub(runs: Sequence[Any]) -> str:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    from .engines import progress
     from .importers._read import import_results
     from .importers._table import runs_table
     from .reports.text import table_text
 
-    runs = [run for src in args.sources for run in import_results(src, args.from_format)]
+    with progress(sys.stdout.isatty() and sys.stderr.isatty()):  # a bar on a terminal, never in a pipe or CI log
+        runs = [run for src in args.sources for run in import_results(src, args.from_format)]
     out = Path(args.out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -59,8 +59,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .reports import render_reports
     from .reports.text import run_text
 
-    results, agent = _cli_import.results_for(args)  # --from: one imported run (SPEC §15)
     with progress(sys.stdout.isatty() and sys.stderr.isatty()):  # a bar on a terminal, never in a pipe or CI log
+        results, agent = _cli_import.results_for(args)  # --from: one imported run (SPEC §15)
         card = evaluate(
             results,
             policy=args.policy,

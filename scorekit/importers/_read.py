@@ -64,10 +64,16 @@ def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
     InputError
         Nothing under ``root`` could be imported (each skipped file is named).
     """
+    from ..engines import progress_bar  # a bar on a terminal only (scorekit import / run --from)
+
     modules = _present(names)
     runs: list[ImportedRun] = []
     skipped: list[str] = []
-    for path in _files(root):
+    files = list(_files(root))
+    bar = progress_bar(len(files), "importing")
+    for path in files:
+        if bar is not None:
+            bar.update(1)
         module = next((m for _, m in modules if m.detect(path)), None)
         if module is None:
             skipped.append(f"skipped {path}: not a {' or '.join(n for n, _ in modules)} file")
@@ -76,6 +82,8 @@ def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
             runs.extend(module.read(path))
         except NoSamplesError as exc:
             skipped.append(f"skipped {exc}")
+    if bar is not None:
+        bar.close()
     if not runs:
         why = "; ".join(skipped) if skipped else "the directory holds no file"
         raise InputError(f"{root}: nothing to import ({why})")
