@@ -415,8 +415,11 @@ def read_history(
         that does not exist is an error.
     dimensions : bool, default False
         False: one row per record, indexed by ``id``, oldest first, with the
-        stored fields, ``judges`` as a list and an ``eligible`` column (could it
-        be a baseline for a comparable run). True: one row per (record,
+        stored fields, ``judges`` as a list, an ``eligible`` column (could it
+        be a baseline for a comparable run) and per-dimension columns
+        ``<dimension>.rate``, ``.ci_low``, ``.ci_high`` (Wilson at the record's
+        confidence), ``.n`` and ``.verdict``: one row per version, its
+        dimensions side by side (the trend ``scorekit history --plot`` draws). True: one row per (record,
         dimension) with ``record_id``, ``label``, ``agent_name``,
         ``agent_version``, ``created_at``, ``dimension``, ``in_scope``,
         ``verdict``, the counts and the recomputed ``rate``, ``ci_low``,
@@ -439,13 +442,14 @@ def read_history(
         if conn is None:
             raise _fail(path, "no history database here")
         with _transaction(conn, "DEFERRED"):  # one snapshot, even while a writer migrates
+            dims = _dimension_frame(_frame(
+                conn,
+                "SELECT d.record_id, r.label, r.agent_name, r.agent_version, r.created_at, r.confidence, "
+                "d.dimension, d.in_scope, d.verdict, d.n, d.passes, d.fails, d.errors, d.abstains "
+                "FROM dimensions d JOIN records r ON r.id = d.record_id ORDER BY d.record_id, d.dimension",
+            ))
             if dimensions:
-                return _dimension_frame(_frame(
-                    conn,
-                    "SELECT d.record_id, r.label, r.agent_name, r.agent_version, r.created_at, r.confidence, "
-                    "d.dimension, d.in_scope, d.verdict, d.n, d.passes, d.fails, d.errors, d.abstains "
-                    "FROM dimensions d JOIN records r ON r.id = d.record_id ORDER BY d.record_id, d.dimension",
-                ))
+                return dims
             if cases:
                 if "cases" not in _tables(conn):  # schema 1: no per-case counts anywhere
                     return _case_frame(pd.DataFrame({c: pd.Series(dtype=object) for c in _CASE_COLUMNS}))
@@ -458,7 +462,29 @@ def read_history(
             records = _frame(conn, "SELECT * FROM records ORDER BY id")
     if "has_case_counts" not in records.columns:  # schema 1
         records["has_case_counts"] = 0
-    return _record_frame(records[list(_RECORD_COLUMNS)])
+    return _with_dimension_columns(_record_frame(records[list(_RECORD_COLUMNS)]), dims)
+
+
+#: The per-dimension columns of the record frame: ``<dimension>.<field>``.
+DIMENSION_FIELDS = ("rate", "ci_low", "ci_high", "n", "verdict")
+
+
+def _with_dimension_columns(records: pd.DataFrame, dims: pd.DataFrame) -> pd.DataFrame:
+    """``records`` with one column per (dimension, field) of :data:`DIMENSION_FIELDS`, named
+    ``<dimension>.<field>`` (``task_completion.rate``): each record's rate, Wilson interval, n and
+    verdict side by side, NaN / missing where a record has no such dimension."""
+    if dims.empty:
+        return records
+    wide = dims.pivot(index="record_id", columns="dimension", values=list(DIMENSION_FIELDS))
+    wide.columns = [f"{dimension}.{name}" for name, dimension in wide.columns]
+    order = [f"{d}.{name}" for d in sorted(dims["dimension"].unique()) for name in DIMENSION_FIELDS]
+    wide = wide[order].reindex(records.index)
+    for column in order:
+        if column.endswith((".rate", ".ci_low", ".ci_high")):
+            wide[column] = wide[column].astype("float64")
+        elif column.endswith(".n"):
+            wide[column] = wide[column].astype("Int64")
+    return records.join(wide)
 
 
 def _record_frame(records: pd.DataFrame) -> pd.DataFrame:

@@ -184,3 +184,20 @@ def test_empty_file_becomes_a_history(db):
 
 def test_history_error_is_a_scorekit_error():
     assert issubclass(HistoryError, sk.ScorekitError)
+
+
+def test_the_record_frame_holds_each_dimensions_rate_and_interval_side_by_side(tmp_path):
+    import scorekit as sk
+    from scorekit.history import read_history, record
+
+    db = tmp_path / "history.sqlite"
+    for version, passes in (("1.0", 45), ("1.1", 40)):
+        rows = [{"id": f"r{i}", "dimension": "task_completion", "evaluator": "h",
+                 "status": "PASS" if i < passes else "FAIL"} for i in range(50)]
+        record(sk.evaluate(rows, agent_name="a", agent_version=version), db, label=f"v{version}")
+    frame = read_history(db)
+    long = read_history(db, dimensions=True).set_index("record_id")
+    assert list(frame.index) == list(long.index)  # one row per record
+    for field in ("rate", "ci_low", "ci_high", "n", "verdict"):
+        assert frame[f"task_completion.{field}"].tolist() == long[field].tolist(), field
+    assert frame["task_completion.rate"].tolist() == [0.9, 0.8]
