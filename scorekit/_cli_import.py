@@ -71,7 +71,7 @@ def results_for(args: argparse.Namespace) -> tuple[Any, str | None]:
         return source, args.agent
     from .importers._read import import_results
 
-    runs = import_results(source, fmt)
+    runs: list[Any] = list(import_results(source, fmt))
     if args.agent is not None:
         chosen = [r for r in runs if r.agent == args.agent]
         if not chosen:
