@@ -47,7 +47,7 @@ def check_not_foreign(path: str) -> None:
         return  # the rows reader words a missing file, a directory or a special file
     from .importers._read import detect_format
 
-    found = detect_format(p)
+    found = detect_format(p, certain=True)
     if found is not None:
         what = _DESCRIPTIONS.get(found, f"{found} output")
         raise InputError(f"{path}: {what} (another tool's format), not scorekit rows: read it with --from {found} "

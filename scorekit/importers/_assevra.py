@@ -55,17 +55,18 @@ def _flat_contract(value: Any) -> bool:
         "type" not in value and "properties" not in value and ("types" in value or "required" in value)))
 
 
-def _is_assevra(row: dict[str, Any]) -> bool:
-    """A row only Assevra writes: one of its own fields, or its string ``injection``.
+def _own_fields(row: dict[str, Any]) -> bool:
+    """A row only Assevra writes: one of its own fields, or its string ``injection``."""
+    return any(name in row for name in _ASSEVRA_FIELDS) or isinstance(row.get("injection"), str)
 
-    Its contract dialects alone (a ``json_schema`` wrapper, flat ``required``/``types``) are not
-    enough: a scorekit row may carry such a contract, which scorekit scores as no contract
-    (ERROR ``no_contract``, fail closed) and ``validate`` reports, rather than calling the whole
-    file another tool's.
-    """
+
+def _is_assevra(row: dict[str, Any]) -> bool:
     if "id" not in row or "dimension" not in row:
         return False
-    return any(name in row for name in _ASSEVRA_FIELDS) or isinstance(row.get("injection"), str)
+    if _own_fields(row):
+        return True
+    schemas = row.get("tool_schemas")
+    return isinstance(schemas, dict) and any(_flat_contract(c) for c in schemas.values())
 
 
 def detect(path: Path) -> bool:
@@ -75,6 +76,20 @@ def detect(path: Path) -> bool:
         return False
     try:
         return any(_is_assevra(row) for _, row in _head_rows(path))
+    except InputError:
+        return False
+
+
+def certain(path: Path) -> bool:
+    """True when a row of ``path`` has a field only Assevra writes.
+
+    Its contract dialects alone (a ``json_schema`` wrapper, flat ``required``/``types``) make
+    :func:`detect` say Assevra, which ``--from assevra`` needs; but a scorekit row may carry such
+    a contract (scored as no contract, ERROR ``no_contract``, fail closed), so ``run`` and
+    ``validate`` refuse a file as Assevra's only on this stronger evidence.
+    """
+    try:
+        return any("id" in row and "dimension" in row and _own_fields(row) for _, row in _head_rows(path))
     except InputError:
         return False
 

@@ -43,11 +43,16 @@ def _present(names: Sequence[str]) -> list[tuple[str, ModuleType]]:
     return [(name, m) for name in names if (m := _module(name)) is not None]
 
 
-def detect_format(path: str | Path, names: Sequence[str] | None = None) -> str | None:
-    """The format (a ``--from`` name) whose module recognises the file ``path`` by content, or None."""
+def detect_format(path: str | Path, names: Sequence[str] | None = None, *, certain: bool = False) -> str | None:
+    """The format (a ``--from`` name) whose module recognises the file ``path`` by content, or None.
+
+    ``certain``: only on evidence no scorekit results file carries (a module's ``certain(path)``
+    where it has one, else its ``detect``) — what ``run`` and ``validate`` refuse a file on.
+    """
     path = Path(path)
     for name, module in _present(list(names) if names is not None else format_names()):
-        if module.detect(path):
+        check = getattr(module, "certain", module.detect) if certain else module.detect
+        if check(path):
             return name
     return None
 

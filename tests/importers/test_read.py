@@ -47,3 +47,17 @@ def test_an_unknown_format_names_the_known_ones(tmp_path):
     path.write_text("[]", encoding="utf-8")
     with pytest.raises((ValueError, sk.InputError), match="inspect"):
         sk.import_results(path, format="nope")
+
+
+def test_run_refuses_an_assevra_file_only_on_assevras_own_fields(run_cli, tmp_path):
+    contract = {"refund": {"json_schema": {"type": "object"}}}
+    scorekit_row = {"id": "r1", "dimension": "tool_call", "tool_calls": [{"name": "refund", "arguments": {}}],
+                    "tool_schemas": contract}
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(scorekit_row) + "\n", encoding="utf-8")
+    assert sk.import_results(path, format="assevra")  # --from assevra reads the dialect
+    code, _, err = run_cli("validate", path)
+    assert code == 1 and "another tool's format" not in err  # scored: no_contract, reported
+    path.write_text(json.dumps({**scorekit_row, "action_match": "exact"}) + "\n", encoding="utf-8")
+    code, _, err = run_cli("validate", path)
+    assert code == 2 and "--from assevra" in err
