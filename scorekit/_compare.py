@@ -107,17 +107,10 @@ def _side(value: Any, history: str | os.PathLike[str] | None, which: str) -> _Si
     if isinstance(value, Mapping):
         return _from_dict(value, which.upper())
     if isinstance(value, (str, os.PathLike)):
-        from ._io import read_json_strict
-        from .reports.json import validate_scorecard_json
+        from .reports.json import read_scorecard_json
 
         path = Path(value)
-        data = read_json_strict(path, "scorecard", InputError)
-        try:
-            validate_scorecard_json(data)
-        except Exception as exc:  # ScorecardSchemaError: name the file in one line
-            errors = getattr(exc, "errors", None) or [("$", str(exc))]
-            raise InputError(f"{path}: not a scorecard.json of this scorekit: {errors[0][0]}: {errors[0][1]}") from None
-        return _from_dict(data, path.name)
+        return _from_dict(read_scorecard_json(path, error=InputError), path.name)
     raise TypeError(f"{which} must be a Scorecard, a scorecard dict or a scorecard.json path; "
                     f"got {type(value).__name__}")
 

@@ -31,7 +31,14 @@ from . import json as _json_report
 from . import markdown as _markdown_report
 from . import parquet as _parquet_report
 from .html import render_html, write_html
-from .json import ScorecardSchemaError, load_schema, render_json, validate_scorecard_json, write_json
+from .json import (
+    ScorecardSchemaError,
+    load_schema,
+    read_scorecard_json,
+    render_json,
+    validate_scorecard_json,
+    write_json,
+)
 from .markdown import render_markdown, write_markdown
 from .parquet import read_evidence_metadata, write_parquet
 
@@ -141,8 +148,8 @@ def write_reports(card: Scorecard, out_dir: str | os.PathLike[str]) -> dict[str,
 def render_stored(path: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None) -> dict[str, Path]:
     """Re-render ``scorecard.md`` and ``scorecard.html`` of a stored ``scorecard.json`` (SPEC §17).
 
-    The file is read strictly (:func:`scorekit._io.read_json_strict`) and checked
-    against the shipped schema before anything is rendered; the reports are
+    The file is read strictly and checked against the shipped schema
+    (:func:`~scorekit.reports.json.read_scorecard_json`) before anything is rendered; the reports are
     written atomically into ``out_dir`` (default: beside the scorecard). The
     numbers are the stored dictionary's, through the same sections and templates
     as :func:`write_reports`, so a re-render says what the original reports said.
@@ -156,19 +163,10 @@ def render_stored(path: str | os.PathLike[str], out_dir: str | os.PathLike[str] 
     ScorecardSchemaError
         It is not a scorecard (one line naming the file and the first mismatch).
     """
-    from .._errors import InputError
-    from .._io import read_json_strict
     from ._sections import build_sections
 
     source = Path(path)
-    data = read_json_strict(source, "scorecard", InputError)
-    try:
-        validate_scorecard_json(data)
-    except ScorecardSchemaError as exc:
-        where, what = exc.errors[0] if exc.errors else ("$", str(exc))
-        more = f" and {len(exc.errors) - 1} more" if len(exc.errors) > 1 else ""
-        raise ScorecardSchemaError(f"{source}: not a scorecard.json of this scorekit: {where}: {what}{more}",
-                                   exc.errors) from None
+    data = read_scorecard_json(source)
     sections = build_sections(data)
     texts = {"markdown": render_markdown(sections), "html": render_html(sections)}
     out = source.parent if out_dir is None else Path(out_dir)

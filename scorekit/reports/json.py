@@ -20,6 +20,7 @@ __all__ = [
     "SCHEMA_RESOURCE",
     "ScorecardSchemaError",
     "load_schema",
+    "read_scorecard_json",
     "render_json",
     "validate_scorecard_json",
     "write_json",
@@ -148,6 +149,29 @@ def validate_scorecard_json(data: Any) -> None:
         + "\n".join(lines),
         found,
     )
+
+
+def read_scorecard_json(path: str | Path, *, error: type[Exception] = ScorecardSchemaError) -> Any:
+    """A stored ``scorecard.json``, read strictly and checked against the shipped schema.
+
+    Unreadable, not UTF-8 or not strict JSON is an :class:`~scorekit.InputError`; a file that
+    does not match the schema is ``error``, in one line naming the file, the first mismatch
+    and how many more there are.
+    """
+    from .._errors import InputError
+    from .._io import read_json_strict
+
+    data = read_json_strict(path, "scorecard", InputError)
+    try:
+        validate_scorecard_json(data)
+    except ScorecardSchemaError as exc:
+        where, what = exc.errors[0] if exc.errors else ("$", str(exc))
+        more = f" and {len(exc.errors) - 1} more" if len(exc.errors) > 1 else ""
+        message = f"{path}: not a scorecard.json of this scorekit: {where}: {what}{more}"
+        if issubclass(error, ScorecardSchemaError):
+            raise error(message, exc.errors) from None
+        raise error(message) from None
+    return data
 
 
 def render_json(data: dict[str, Any], *, validate: bool = True) -> str:
