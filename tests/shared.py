@@ -178,3 +178,34 @@ def scorekit_process(*args: object, cwd: Path | str | None = None, timeout: floa
     env.update(kwargs.pop("env", {}) or {})
     return subprocess.run([sys.executable, "-m", "scorekit", *map(str, args)], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env=env, **kwargs)
+
+
+def on_terminal(command: list[str], *, env: dict[str, str] | None = None, timeout: float = 600) -> tuple[int, str]:
+    """Run ``command`` with stdout and stderr on a pseudo-terminal 120 columns wide (room for a
+    progress bar); return its exit code and everything it wrote there."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import subprocess
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    proc = subprocess.Popen(command, stdout=follower, stderr=follower, stdin=subprocess.DEVNULL, env=env)
+    os.close(follower)
+    seen = bytearray()
+    try:
+        while select.select([leader], [], [], timeout)[0]:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:  # the terminal closed: the process has ended
+                break
+            if not data:
+                break
+            seen += data
+    finally:
+        os.close(leader)
+        code = proc.wait(timeout=timeout)
+    return code, seen.decode(errors="replace")

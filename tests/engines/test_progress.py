@@ -3,18 +3,14 @@ inputs, never when its output goes to a pipe or a CI log."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
-import select
-import struct
 import subprocess
 import sys
-import termios
 from pathlib import Path
 
 import pytest
 from _corpus import raw_rows, write
+from shared import on_terminal
 
 from scorekit.engines import local
 
@@ -39,27 +35,6 @@ def test_a_piped_run_prints_no_progress_bar(long_input, tmp_path):
 
 def test_a_run_on_a_terminal_shows_a_progress_bar(long_input, tmp_path):
     """stdout and stderr on a pseudo-terminal: tqdm redraws its bar with carriage returns."""
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # a terminal 120 columns wide
-    proc = subprocess.Popen(_command(long_input, tmp_path / "out"), stdout=follower, stderr=follower,
-                            stdin=subprocess.DEVNULL, env=dict(os.environ, SCOREKIT_WORKERS="2"))
-    os.close(follower)
-    seen = bytearray()
-    try:
-        while True:
-            ready, _, _ = select.select([leader], [], [], 600)
-            if not ready:
-                break
-            try:
-                data = os.read(leader, 65536)
-            except OSError:  # the terminal closed: the process has ended
-                break
-            if not data:
-                break
-            seen += data
-    finally:
-        os.close(leader)
-        code = proc.wait(timeout=600)
-    assert code in (0, 1), seen.decode(errors="replace")[-2000:]
-    text = seen.decode(errors="replace")
+    code, text = on_terminal(_command(long_input, tmp_path / "out"), env=dict(os.environ, SCOREKIT_WORKERS="2"))
+    assert code in (0, 1), text[-2000:]
     assert "scoring" in text and "\r" in text.replace("\r\n", "\n")

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import select
 import shutil
-import struct
 import subprocess
 import sys
-import termios
 from pathlib import Path
 
 import pytest
+from shared import on_terminal
 
 SHARED = Path(__file__).resolve().parents[1] / "data" / "imports" / "inspect"
 
@@ -38,23 +33,6 @@ def test_a_piped_import_prints_no_progress_bar(logs, tmp_path):
 
 
 def test_an_import_on_a_terminal_shows_a_progress_bar(logs, tmp_path):
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # 120 columns: room for a bar
-    proc = subprocess.Popen(_command(logs, tmp_path / "out"), stdout=follower, stderr=follower,
-                            stdin=subprocess.DEVNULL)
-    os.close(follower)
-    seen = bytearray()
-    try:
-        while select.select([leader], [], [], 300)[0]:
-            try:
-                data = os.read(leader, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            seen += data
-    finally:
-        os.close(leader)
-        proc.wait(timeout=300)
-    assert proc.returncode == 0, seen.decode(errors="replace")
-    assert b"importing" in seen and b"\r" in seen
+    code, text = on_terminal(_command(logs, tmp_path / "out"), timeout=300)
+    assert code == 0, text
+    assert "importing" in text and "\r" in text.replace("\r\n", "\n")
