@@ -480,21 +480,20 @@ def case_table(
 def scored_case_counts(evidence: Any) -> pd.DataFrame | None:
     """Per-(dimension, case) ``passes`` and ``n`` (PASS + FAIL) of the agent rows of scored ``evidence``.
 
-    Columns ``dimension``, ``case_id``, ``passes``, ``n``, sorted by (dimension, case),
-    counted by :func:`count_cases` (controls and rows not included leave); ``None``
+    Columns ``dimension``, ``case_id``, ``passes``, ``n``, sorted by (dimension, case): the
+    counts of :func:`case_table` as flat columns (controls and rows not included leave); ``None``
     when ``evidence`` is not a table of scored rows. The per-case counts a history
     record stores and a paired comparison reads.
     """
     if not isinstance(evidence, pd.DataFrame) or "dimension" not in evidence.columns:
         return None
-    counts = count_cases(evidence)
-    dimensions = pd.Index(counts.groups.index.astype(str)).take(counts.case_group)
+    table = case_table(evidence)
     return pd.DataFrame(
         {
-            "dimension": np.asarray(dimensions, dtype=object),
-            "case_id": pd.Series(counts.case_ids, dtype=object).astype(str).to_numpy(dtype=object),
-            "passes": counts.passes.astype(np.int64),
-            "n": counts.n.astype(np.int64),
+            "dimension": table.index.get_level_values(0).astype(str).to_numpy(dtype=object),
+            "case_id": table.index.get_level_values(-1).astype(str).to_numpy(dtype=object),
+            "passes": table["passes"].to_numpy(dtype=np.int64),
+            "n": table["n"].to_numpy(dtype=np.int64),
         }
     )
 
