@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -139,12 +138,12 @@ def policy_stub(runs: Sequence[Any]) -> str:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from .engines import progress
+    from .engines import progress_on_a_terminal
     from .importers._read import import_results
     from .importers._table import runs_table
     from .reports.text import table_text
 
-    with progress(sys.stdout.isatty() and sys.stderr.isatty()):  # a bar on a terminal, never in a pipe or CI log
+    with progress_on_a_terminal():
         runs = [run for src in args.sources for run in import_results(src, args.from_format)]
     out = Path(args.out_dir)
     try:

@@ -55,11 +55,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ._evaluate import evaluate
-    from .engines import progress
+    from .engines import progress_on_a_terminal
     from .reports import render_reports
     from .reports.text import run_text
 
-    with progress(sys.stdout.isatty() and sys.stderr.isatty()):  # a bar on a terminal, never in a pipe or CI log
+    with progress_on_a_terminal():
         results, agent = _cli_import.results_for(args)  # --from: one imported run (SPEC §15)
         card = evaluate(
             results,

@@ -18,7 +18,7 @@ from typing import Any
 from .._errors import InputError
 from .._rows import open_source
 
-__all__ = ["ENGINES", "ingest", "progress", "progress_bar", "require"]
+__all__ = ["ENGINES", "ingest", "progress", "progress_bar", "progress_on_a_terminal", "require"]
 
 ENGINES = ("pandas", "dask", "duckdb")
 
@@ -35,6 +35,13 @@ def progress(enabled: bool) -> Iterator[None]:
         yield
     finally:
         _PROGRESS.reset(token)
+
+
+def progress_on_a_terminal() -> contextlib.AbstractContextManager[None]:
+    """:func:`progress` when both stdout and stderr are a terminal: never in a pipe or a CI log."""
+    import sys
+
+    return progress(sys.stdout.isatty() and sys.stderr.isatty())
 
 
 def progress_bar(total: int, what: str) -> Any:
