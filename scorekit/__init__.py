@@ -12,7 +12,15 @@ from __future__ import annotations
 from . import accessor as _accessor  # noqa: F401  (registers df.scorekit)
 from ._compare import compare
 from ._counts import STATUSES
-from ._errors import HistoryError, InputError, PolicyError, Problem, ScorekitError, SignatureError
+from ._errors import (
+    EvidenceNotInMemoryError,
+    HistoryError,
+    InputError,
+    PolicyError,
+    Problem,
+    ScorekitError,
+    SignatureError,
+)
 from ._evaluate import evaluate
 from ._examples import example_path
 from ._policy import Policy, load_policy
@@ -35,6 +43,7 @@ from .importers._tools import tool_contracts
 
 __all__ = [
     "STATUSES",
+    "EvidenceNotInMemoryError",
     "HistoryError",
     "ImportedRun",
     "InputError",

@@ -67,12 +67,10 @@ def _from_dict(data: Mapping[str, Any], fallback: str) -> _Side:
 
 
 def _from_card(card: Any, fallback: str) -> _Side:
-    from ._counts import scored_case_counts
-
     dims = card.dimensions[["passes", "n", "verdict"]].rename(index=str)
     dims.index.name = "dimension"
     confidence = float((card.policy or {}).get("confidence", 0.95))
-    return _Side(_label_of(card.agent, fallback), dims, scored_case_counts(card.evidence), confidence)
+    return _Side(_label_of(card.agent, fallback), dims, card.case_counts, confidence)
 
 
 def _from_history(db: str | os.PathLike[str], label: str) -> _Side:

@@ -31,6 +31,7 @@ __all__ = [
     "RunVariance",
     "count_cases",
     "count_groups",
+    "flat_case_counts",
     "run_variance",
     "status_codes",
 ]
@@ -477,23 +478,16 @@ def case_table(
     )
 
 
-def scored_case_counts(evidence: Any) -> pd.DataFrame | None:
-    """Per-(dimension, case) ``passes`` and ``n`` (PASS + FAIL) of the agent rows of scored ``evidence``.
-
-    Columns ``dimension``, ``case_id``, ``passes``, ``n``, sorted by (dimension, case): the
-    counts of :func:`case_table` as flat columns (controls and rows not included leave); ``None``
-    when ``evidence`` is not a table of scored rows. The per-case counts a history
-    record stores and a paired comparison reads.
-    """
-    if not isinstance(evidence, pd.DataFrame) or "dimension" not in evidence.columns:
-        return None
-    table = case_table(evidence)
+def flat_case_counts(cases: CaseCounts) -> pd.DataFrame:
+    """``cases`` (counted by dimension) as flat columns ``dimension``, ``case_id``, ``passes``, ``n``
+    (PASS + FAIL), sorted by (dimension, case): ``Scorecard.case_counts``, the per-case counts a
+    history record stores and a paired comparison reads."""
     return pd.DataFrame(
         {
-            "dimension": table.index.get_level_values(0).astype(str).to_numpy(dtype=object),
-            "case_id": table.index.get_level_values(-1).astype(str).to_numpy(dtype=object),
-            "passes": table["passes"].to_numpy(dtype=np.int64),
-            "n": table["n"].to_numpy(dtype=np.int64),
+            "dimension": cases.groups.index[cases.case_group].astype(str).to_numpy(dtype=object),
+            "case_id": pd.Index(cases.case_ids).astype(str).to_numpy(dtype=object),
+            "passes": cases.passes.astype(np.int64),
+            "n": cases.n.astype(np.int64),
         }
     )
 

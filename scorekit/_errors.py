@@ -15,6 +15,7 @@ working. The tree::
     │                                       an argument or a policy value breaks its constraint
     ├── SignatureError .................... a signature cannot be created or checked
     ├── HistoryError ...................... the history database cannot be used
+    ├── EvidenceNotInMemoryError .......... card.evidence above evidence_rows_in_memory (§16)
     ├── ScorecardSchemaError (ValueError) . a scorecard dictionary breaks scorecard.schema.json
     ├── FileProblem ....................... why a file cannot be read (internal; callers word it)
     ├── StrictJSONError (ValueError) ...... JSON scorekit refuses to read as a document
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 __all__ = [
     "BaselineError",
     "DuplicateKeyError",
+    "EvidenceNotInMemoryError",
     "FileProblem",
     "HistoryError",
     "InputError",
@@ -165,6 +167,15 @@ class SignatureError(ScorekitError):
 
 class HistoryError(ScorekitError):
     """The history database is missing, corrupt or not a scorekit database."""
+
+
+class EvidenceNotInMemoryError(ScorekitError):
+    """``card.evidence`` of an evaluation whose rows are above ``evidence_rows_in_memory`` (SPEC §16).
+
+    The rows were written as an ``evidence/`` Parquet dataset and not built in
+    memory; ``card.evidence_dataset()`` reads them. The message is one line
+    saying so.
+    """
 
 
 class ScorecardSchemaError(ScorekitError, ValueError):

@@ -16,9 +16,10 @@ import pandas as pd
 
 from . import engines
 from ._constraints import Integral, Optional, Text, validate
-from ._counts import STATUS_DTYPE, count_cases, run_variance
+from ._counts import STATUS_DTYPE, count_cases, flat_case_counts, run_variance
 from ._decide import decide, dimension_table
 from ._errors import InputError, Problem
+from ._evidence import EVIDENCE_ROWS_IN_MEMORY, EvidenceStore, check_threshold
 from ._findings import build_findings, low_confidence
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
 from ._ingest import Ingested
@@ -140,6 +141,7 @@ def evaluate(
     baseline: str | None = None,
     engine: str = "pandas",
     scheduler: str | None = None,
+    evidence_rows_in_memory: int = EVIDENCE_ROWS_IN_MEMORY,
 ) -> Scorecard:
     """Score captured evaluation rows and decide, fail-closed (SPEC §2–§10).
 
@@ -178,6 +180,12 @@ def evaluate(
         Scorecard is the same.
     scheduler : str, optional
         Address of a dask scheduler (engine ``dask``); default: a LocalCluster.
+    evidence_rows_in_memory : int, default 10,000,000
+        Above this many scored rows the evidence is written as an ``evidence/``
+        Parquet dataset and not kept in memory (SPEC §16): ``card.evidence``
+        then raises :class:`~scorekit.EvidenceNotInMemoryError` and
+        ``card.evidence_dataset()`` reads the rows. The scorecard's numbers
+        are the same either way.
 
     Returns
     -------
@@ -200,6 +208,7 @@ def evaluate(
     """
     pol: Policy = load_policy(policy)
     limit = validate(limit, "limit", _LIMIT)
+    evidence_rows_in_memory = check_threshold(evidence_rows_in_memory)
     imported = _imported(rows)
     if imported is not None:
         rows = imported.rows
@@ -323,6 +332,7 @@ def evaluate(
     in_scope = dims[dims["in_scope"]]
     measured_rows = int(in_scope["n"].sum())
     all_rows = int((in_scope["n"] + in_scope["errors"] + in_scope["abstains"]).sum())
+    store = EvidenceStore.keep(evidence, threshold=evidence_rows_in_memory, evidence_hash=hashes["evidence"])
     card = Scorecard(
         decision=decision,
         measured_decision=measured,
@@ -335,7 +345,7 @@ def evaluate(
             "missing_dimensions": list(result.missing_dimensions),
         },
         dimensions=dims,
-        evidence=evidence,
+        evidence_store=store,
         controls=controls,
         findings=findings,
         validation=validation,
@@ -353,6 +363,7 @@ def evaluate(
         },
         hashes=hashes,
         generated_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        case_counts=flat_case_counts(cases),
     )
     from . import history as _history
 

@@ -67,6 +67,7 @@ __all__ = [
     "SIGNATURE_LIMIT",
     "atomic_write",
     "atomic_write_bytes",
+    "atomic_write_dir",
     "check_regular",
     "check_utf8",
     "constant_as_float",
@@ -437,6 +438,42 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | str, *, mode:
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     return atomic_write(path, lambda tmp: tmp.write_bytes(payload), mode=mode)
+
+
+def atomic_write_dir(path: str | os.PathLike[str], fill: Callable[[Path], object]) -> Path:
+    """Write the directory ``path`` whole: ``fill(tmp)`` fills a new temporary directory
+    beside it, which then takes its place; a directory already at ``path`` is moved
+    aside first and removed after. A reader never sees a half-filled directory (for
+    an instant there may be none); on error ``path`` is left as it was.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "evidence"
+    >>> sorted(p.name for p in atomic_write_dir(d, lambda tmp: (tmp / "a").write_text("1")).iterdir())
+    ['a']
+    """
+    import shutil
+
+    path = Path(path)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    old: Path | None = None
+    try:
+        fill(tmp)
+        os.chmod(tmp, 0o777 & ~_UMASK)
+        if path.exists() or path.is_symlink():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent))
+            os.replace(path, old / path.name)
+        os.replace(tmp, path)
+    except BaseException:
+        if old is not None and not path.exists():
+            os.replace(old / path.name, path)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    return path
 
 
 def _read_umask() -> int:

@@ -1,7 +1,8 @@
 """The Scorecard: THE evidence model. Reports, plots, gate and notebook read it.
 
 ``to_dict()`` is the one truth every renderer works from (SPEC §12); it holds no
-rows (those are in ``evidence``), and undefined numbers are ``None``, never NaN.
+rows (those are in ``evidence``, or above ``evidence_rows_in_memory`` in an
+``evidence/`` dataset: SPEC §16), and undefined numbers are ``None``, never NaN.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._evidence import EvidenceStore
 from ._validate import Validation
 from ._version import __version__
 
@@ -77,6 +79,15 @@ class Scorecard:
         Every scored row: ``id``, ``case_id``, ``trial``, ``dimension``,
         ``status`` (the scored status), ``reason``, ``label``, ``control``,
         ``included`` (counted in the statistics) and the captured fields.
+        Above ``evidence_rows_in_memory`` rows (SPEC §16) it is not built and
+        raises :class:`~scorekit.EvidenceNotInMemoryError`: use
+        :meth:`evidence_dataset`.
+    evidence_rows : int
+        How many scored rows there are (in memory or not).
+    case_counts : DataFrame or None
+        Per (dimension, case) ``passes`` and ``n`` (PASS + FAIL) of the agent
+        rows, sorted by (dimension, case): what a history record stores and a
+        paired comparison reads.
     controls, findings : list of dict
     validation : Validation
     """
@@ -87,7 +98,7 @@ class Scorecard:
     purpose: str
     scope: dict[str, Any]
     dimensions: pd.DataFrame
-    evidence: pd.DataFrame
+    evidence_store: EvidenceStore
     controls: list[dict[str, Any]]
     findings: list[dict[str, Any]]
     validation: Validation
@@ -105,10 +116,40 @@ class Scorecard:
         default_factory=lambda: {"suite": None, "policy": None, "results": None, "evidence": None}
     )
     generated_at: str = ""
+    case_counts: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def overall_pass(self) -> bool:
         return self.decision == "PASS"
+
+    @property
+    def evidence(self) -> pd.DataFrame:
+        """Every scored row (see the class docstring); above ``evidence_rows_in_memory``
+        rows :class:`~scorekit.EvidenceNotInMemoryError` (one line): use :meth:`evidence_dataset`."""
+        return self.evidence_store.frame()
+
+    @property
+    def evidence_rows(self) -> int:
+        """How many scored rows the evaluation has, whether or not they are in memory."""
+        return self.evidence_store.rows
+
+    def evidence_dataset(self) -> Any:
+        """The scored rows as a ``pyarrow.dataset.Dataset`` over Parquet files (SPEC §16).
+
+        Above ``evidence_rows_in_memory`` rows these are the ``evidence/`` files the
+        evaluation wrote (in a temporary directory until :meth:`write` links them
+        beside scorecard.json); below it the in-memory rows are written to such a
+        directory on first use. Rows are in evidence order when the files are read
+        in name order; ``.to_table(columns=[...], filter=...)`` reads only what is asked.
+
+        Examples
+        --------
+        >>> import scorekit as sk
+        >>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+        >>> card.evidence_dataset().count_rows() == card.evidence_rows
+        True
+        """
+        return self.evidence_store.dataset()
 
     def to_dict(self) -> dict[str, Any]:
         """The scorecard as JSON-compatible data (keys as SPEC §12; no rows)."""
@@ -138,11 +179,9 @@ class Scorecard:
             "comparison": self.comparison,
             "hashes": self.hashes,
             "judges": self.judges,
-            "evaluators": sorted({str(e) for e in self.evidence["evaluator"].dropna().unique().tolist()})
-            if "evaluator" in self.evidence.columns
-            else [],
+            "evaluators": self.evidence_store.evaluators,
             "confidence": self.policy.get("confidence"),
-            "evidence": {"rows": int(len(self.evidence)), "file": "evidence.parquet"},
+            "evidence": {"rows": self.evidence_rows, "file": self.evidence_store.file_name},
             "policy": self.policy,
             "caveats": list(CAVEATS),
         }
@@ -189,7 +228,8 @@ class Scorecard:
 
         ``scorecard.json`` (validated against the shipped JSON Schema),
         ``scorecard.md``, ``scorecard.html`` (self-contained) and
-        ``evidence.parquet`` (every scored row), each written atomically.
+        ``evidence.parquet`` (every scored row; above ``evidence_rows_in_memory``
+        rows the ``evidence/`` dataset instead), each written atomically.
         """
         from .reports import write_reports
 
@@ -207,7 +247,7 @@ class Scorecard:
         """
         from .notebook import Report
 
-        report = Report(self.to_dict(), evidence_rows=len(self.evidence))
+        report = Report(self.to_dict(), evidence_rows=self.evidence_rows)
         return (report.decision(heading=None) + report.summary() + report.findings_summary())._repr_html_()
 
     def __repr__(self) -> str:
@@ -217,5 +257,5 @@ class Scorecard:
         return (
             f"<Scorecard {who + ': ' if who else ''}{self.decision} "
             f"({self.purpose}); {len(self.dimensions)} dimensions{' (' + counted + ')' if counted else ''}, "
-            f"{len(self.evidence):,} rows, {len(self.findings)} findings>"
+            f"{self.evidence_rows:,} rows, {len(self.findings)} findings>"
         )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import _cli_evidence, _cli_import, _cli_release, _cli_render
 from ._errors import ScorekitError
+from ._evidence import EVIDENCE_ROWS_IN_MEMORY
 from ._terminal import terminal_text as _t
 from ._version import __version__
 
@@ -73,6 +74,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             baseline=args.baseline,
             engine=args.engine,
             scheduler=args.scheduler,
+            evidence_rows_in_memory=args.evidence_rows_in_memory,
         )
     reports = render_reports(card)  # the reports and the lines below show the same sections
     written = _write(reports, args.out_dir)
@@ -191,7 +193,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     card = evaluate(results, policy=policy, agent=agent)
     v = card.validation
     strict = args.strict or policy.strict
-    print(validation_text(build_sections(card.to_dict(), evidence_rows=len(card.evidence)), args.results,
+    print(validation_text(build_sections(card.to_dict(), evidence_rows=card.evidence_rows), args.results,
                           strict=strict))
     if v.invalid or (strict and v.unlabeled):
         return EXIT_NO
@@ -273,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "pip install scorekit[duckdb])")
     run.add_argument("--scheduler", metavar="ADDRESS",
                      help="dask scheduler address for --engine dask (default: a local cluster)")
+    run.add_argument("--evidence-rows-in-memory", type=_count, default=EVIDENCE_ROWS_IN_MEMORY, metavar="N",
+                     help="above N scored rows the evidence is written as an evidence/ Parquet dataset instead of "
+                          f"evidence.parquet and not held in memory (default: {EVIDENCE_ROWS_IN_MEMORY:,})")
     run.add_argument("--label", metavar="L", help="label of this run's history record")
     run.add_argument("--baseline", metavar="L", help="compare with the latest history record labelled L")
     run.set_defaults(handler=_cmd_run)
@@ -343,14 +348,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def _int_at_least(minimum: int, what: str) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``minimum``, else a message naming ``what`` was expected."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+_positive_int = _int_at_least(1, "a positive integer")
+_count = _int_at_least(0, "an integer >= 0")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

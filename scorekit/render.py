@@ -66,6 +66,7 @@ LIBRARY_REPORTS = {
     "markdown": "scorecard.md",
     "html": "scorecard.html",
     "parquet": "evidence.parquet",
+    "evidence_dataset": "evidence",  # instead of evidence.parquet above evidence_rows_in_memory rows (SPEC §16)
     "signature": "scorecard.sig.json",
 }
 
@@ -83,7 +84,8 @@ class RenderResult:
         The exported report, without code cells.
     reports : dict of str to Path
         The library's reports written by this execution: ``json``, ``markdown``,
-        ``html``, ``parquet`` (and ``signature`` when signed).
+        ``html``, ``parquet`` (``evidence_dataset``, the ``evidence/`` directory, instead
+        above ``evidence_rows_in_memory`` rows) and ``signature`` when signed.
     decision : str or None
         ``decision`` of the ``scorecard.json`` written; None when the notebook
         wrote none (a custom ``notebook``).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from scorekit._counts import case_table, count_cases, scored_case_counts
+from scorekit._counts import case_table, count_cases, flat_case_counts
 
 
 def _evidence() -> pd.DataFrame:
@@ -25,12 +25,13 @@ def test_cases_are_counted_per_status_and_n_is_pass_plus_fail():
     assert table.loc[("d", "b"), "n"] == 1 and table.loc[("d", "c"), "n"] == 0
 
 
-def test_scored_case_counts_is_the_same_counts_as_a_flat_table():
-    flat = scored_case_counts(_evidence())
+def test_flat_case_counts_are_the_same_counts_as_the_case_table():
+    flat = flat_case_counts(count_cases(_evidence()))
     table = case_table(_evidence()).reset_index()
     assert list(flat.columns) == ["dimension", "case_id", "passes", "n"]
+    assert flat["dimension"].tolist() == table["dimension"].tolist()
+    assert flat["case_id"].tolist() == table["case_id"].tolist()
     assert flat["passes"].tolist() == table["passes"].tolist() and flat["n"].tolist() == table["n"].tolist()
-    assert scored_case_counts(None) is None and scored_case_counts(pd.DataFrame({"x": [1]})) is None
 
 
 def test_group_totals_are_the_sums_of_their_cases():

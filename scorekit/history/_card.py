@@ -54,10 +54,8 @@ def _dimension_counts(card: Any) -> pd.DataFrame:
 def _case_counts(card: Any) -> pd.DataFrame | None:
     """The card's per-(dimension, case) ``passes`` and ``n`` (PASS + FAIL) of its agent rows.
 
-    Counted from ``card.evidence`` by :func:`scorekit._counts.scored_case_counts` (the
-    one counting path: controls and rows not included leave), sorted by
-    (dimension, case); ``None`` for a card without evidence rows.
+    ``card.case_counts``, counted once by :func:`scorekit.evaluate` (controls and rows
+    not included leave), sorted by (dimension, case); ``None`` for a card without them.
     """
-    from .._counts import scored_case_counts
-
-    return scored_case_counts(getattr(card, "evidence", None))
+    counts: pd.DataFrame | None = getattr(card, "case_counts", None)
+    return counts

@@ -23,15 +23,23 @@ if TYPE_CHECKING:
 __all__ = ["to_release_payload"]
 
 
-def _case_count(evidence: Any, *, included_only: bool) -> int:
-    if evidence is None or len(evidence) == 0 or "case_id" not in evidence.columns:
+def _case_count(card: Any, *, included_only: bool) -> int:
+    """Distinct case ids of the card's agent rows (controls leave; ``included_only``: rows not
+    counted in the statistics leave too), read in batches when the rows are not in memory."""
+    store = getattr(card, "evidence_store", None)
+    if store is None:
         return 0
-    mask = ~evidence["control"].astype(bool) if "control" in evidence.columns else None
-    if included_only and "included" in evidence.columns:
-        included = evidence["included"].astype(bool)
-        mask = included if mask is None else mask & included
-    rows = evidence if mask is None else evidence[mask]
-    return int(rows["case_id"].dropna().nunique())
+    seen: set[Any] = set()
+    for rows in store.frames(["case_id", "control", "included"]):
+        if not len(rows) or "case_id" not in rows.columns:
+            continue
+        mask = ~rows["control"].astype(bool) if "control" in rows.columns else None
+        if included_only and "included" in rows.columns:
+            included = rows["included"].astype(bool)
+            mask = included if mask is None else mask & included
+        kept = rows if mask is None else rows[mask]
+        seen.update(kept["case_id"].dropna().unique().tolist())
+    return len(seen)
 
 
 def _weight(weights: Mapping[str, Any], name: str) -> float:
@@ -228,11 +236,10 @@ def to_release_payload(
     if sum(m.weight for m in metrics) <= 0:
         raise ValueError(f"weights must not all be zero (the aggregate would be undefined); got {weights!r}")
 
-    evidence = getattr(card, "evidence", None)
-    cases_run = _case_count(evidence, included_only=True)
+    cases_run = _case_count(card, included_only=True)
     if cases_run < 1:
         raise ValueError("the card has no included agent case: nothing was measured")
-    size = _case_count(evidence, included_only=False) if dataset_size is None else dataset_size
+    size = _case_count(card, included_only=False) if dataset_size is None else dataset_size
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < cases_run:
         raise ValueError(f"dataset_size must be an integer >= the {cases_run} cases run; got {dataset_size!r}")
 

@@ -3,9 +3,10 @@
 All three text reports render one dictionary, ``Scorecard.to_dict()``, computed
 once per :func:`write_reports` call (SPEC §1: one evidence model); the Markdown
 and HTML reports render its sections (:mod:`scorekit.reports._sections`, built
-once) through Jinja2 templates. Only the Parquet writer also reads
-``Scorecard.evidence``, the scored rows, which the JSON never holds (it holds
-their hash, ``hashes.evidence``).
+once) through Jinja2 templates. Only the Parquet writer also reads the scored
+rows, which the JSON never holds (it holds their hash, ``hashes.evidence``):
+``evidence.parquet``, or above ``evidence_rows_in_memory`` rows the
+``evidence/`` dataset (SPEC §16).
 
 Examples
 --------
@@ -29,7 +30,6 @@ from .._io import atomic_write, atomic_write_bytes
 from . import html as _html_report
 from . import json as _json_report
 from . import markdown as _markdown_report
-from . import parquet as _parquet_report
 from .html import render_html, write_html
 from .json import (
     ScorecardSchemaError,
@@ -87,6 +87,8 @@ class RenderedReports:
         and what ``scorekit run`` prints.
     texts : dict
         ``{"json": ..., "markdown": ..., "html": ...}``.
+    evidence : EvidenceStore
+        The scored rows, written as ``evidence.parquet`` or the ``evidence/`` dataset.
     """
 
     data: dict[str, Any]
@@ -102,7 +104,7 @@ class RenderedReports:
         for kind, text in self.texts.items():
             payload = _json_report._encode(text) if kind == "json" else text.encode("utf-8")
             paths[kind] = atomic_write(out / REPORT_FILES[kind], partial(Path.write_bytes, data=payload))
-        paths["parquet"] = _parquet_report.write_parquet(self.evidence, out / REPORT_FILES["parquet"], data=self.data)
+        paths["parquet"] = self.evidence.write(out, self.data)
         return paths
 
 
@@ -118,13 +120,13 @@ def render_reports(card: Scorecard) -> RenderedReports:
 
     data = card.to_dict()
     validate_scorecard_json(data)
-    sections = build_sections(data, evidence_rows=len(card.evidence))
+    sections = build_sections(data, evidence_rows=card.evidence_rows)
     texts = {
         "json": _json_report.render_json(data, validate=False),
         "markdown": _markdown_report.render_markdown(sections),
         "html": _html_report.render_html(sections),
     }
-    return RenderedReports(data=data, sections=sections, texts=texts, evidence=card.evidence)
+    return RenderedReports(data=data, sections=sections, texts=texts, evidence=card.evidence_store)
 
 
 def write_reports(card: Scorecard, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
@@ -139,7 +141,8 @@ def write_reports(card: Scorecard, out_dir: str | os.PathLike[str]) -> dict[str,
     Returns
     -------
     dict
-        ``{"json": path, "markdown": path, "html": path, "parquet": path}``.
+        ``{"json": path, "markdown": path, "html": path, "parquet": path}``; the last is
+        the ``evidence/`` directory above ``evidence_rows_in_memory`` rows (SPEC §16).
     """
     # Render every text first: an error leaves the previous reports as they were.
     return render_reports(card).write(out_dir)

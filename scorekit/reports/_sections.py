@@ -89,9 +89,11 @@ NO_VARIANCE_NOTE = ("No run-to-run variance: the rows have no run column, and th
                     "trial numbers.")
 FINDINGS_NOTE = ("Failing evidence first: each finding groups the non-PASS rows of one (dimension, reason), with "
                  "what to review, a suggested fix and the cases with what their rows show.")
-EVIDENCE_NOTE = ("evidence.parquet holds every scored row: {rows} rows (content hash hashes.evidence below). This "
+EVIDENCE_NOTE = ("{file} holds every scored row: {rows} rows (content hash hashes.evidence below). This "
                  "report shows failing evidence first (findings with their case ids) and omits passing rows; filter "
-                 'status != "PASS" in evidence.parquet for every failing row.')
+                 'status != "PASS" in {file} for every failing row.')
+#: Where the scored rows are written beside scorecard.json (SPEC §16).
+EVIDENCE_FILES = ("evidence.parquet", "evidence/")
 INFERRED_NOTE = (" (scope inferred from the rows: an entirely absent dimension cannot be detected; declare "
                  "gate.required_dimensions)")
 
@@ -137,7 +139,7 @@ def _tone(value: Any, known: tuple[str, ...]) -> str:
     return str(value).lower().replace("_", "-") if value in known else "unknown"
 
 
-def _ids(items: Sequence[Any], where: str = "evidence.parquet", limit: int = LIST_LIMIT) -> Cell:
+def _ids(items: Sequence[Any], where: str, limit: int = LIST_LIMIT) -> Cell:
     """A list of identifiers, cut at ``limit`` with "… and N more (see ``where``)"."""
     if not items:
         return Cell(UNDEFINED)
@@ -351,7 +353,14 @@ def _guidance() -> str:
     return verification_guidance()
 
 
-def _finding(number: int, f: Mapping[str, Any], guidance: str) -> Finding:
+def _evidence_file(data: Mapping[str, Any]) -> str:
+    """``evidence.parquet``, or the ``evidence/`` dataset the scorecard names (SPEC §16)."""
+    evidence = data.get("evidence")
+    named = evidence.get("file") if isinstance(evidence, Mapping) else None
+    return named if named in EVIDENCE_FILES else EVIDENCE_FILES[0]
+
+
+def _finding(number: int, f: Mapping[str, Any], guidance: str, where: str) -> Finding:
     fix = _text(f.get("suggested_fix"))
     # The guidance every finding carries is said once, above the findings.
     if guidance and fix.endswith(" " + guidance):
@@ -369,11 +378,11 @@ def _finding(number: int, f: Mapping[str, Any], guidance: str) -> Finding:
         review=clean_text(f["review"]) if f.get("review") else "",
         fix=fix,
         details=tuple((_text(d.get("case_id")), _text(d.get("detail"))) for d in shown),
-        more=more_text(omitted + max(not_listed, 0), "evidence.parquet (column detail)") if details else "",
+        more=more_text(omitted + max(not_listed, 0), f"{where} (column detail)") if details else "",
     )
 
 
-def _findings_table(findings: Sequence[Mapping[str, Any]]) -> Table | None:
+def _findings_table(findings: Sequence[Mapping[str, Any]], where: str) -> Table | None:
     if not findings:
         return None
     rows = []
@@ -386,7 +395,7 @@ def _findings_table(findings: Sequence[Mapping[str, Any]]) -> Table | None:
             _code(f.get("reason")),
             Cell(_text(f.get("status"))),
             _num(fmt_count(f.get("rows")) if "rows" in f else UNDEFINED),
-            _ids(f.get("case_ids") or []),
+            _ids(f.get("case_ids") or [], where),
         ])
     return _table("findings", ["#", "severity", "dimension", "reason", "status", "rows", "case ids"], rows)
 
@@ -446,9 +455,10 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
     data : mapping
         ``Scorecard.to_dict()`` (or a ``scorecard.json`` read back).
     evidence_rows : int, optional
-        Rows written to ``evidence.parquet`` (default: from ``data``).
+        Rows written to ``evidence.parquet`` or the ``evidence/`` dataset (default: from ``data``).
     """
     decision = data.get("decision")
+    evidence_file = _evidence_file(data)
     agent = data.get("agent") or {}
     conf = confidence_label(dict(data))
     dims = [d for d in data.get("dimensions") or [] if isinstance(d, Mapping)]
@@ -492,7 +502,7 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
 
     flaky = tuple(
         Flaky(_text(d.get("name")), fmt_count(len(d["flaky_cases"])), fmt_count(d.get("repeated_cases")),
-              _ids(d["flaky_cases"]))
+              _ids(d["flaky_cases"], evidence_file))
         for d in dims if d.get("flaky_cases")
     )
 
@@ -537,8 +547,8 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
         caveats=tuple(clean_text(c) for c in data.get("caveats") or []),
         guidance=guidance,
         findings_note=FINDINGS_NOTE,
-        findings=_findings_table(findings),
-        finding_items=tuple(_finding(i, f, guidance) for i, f in enumerate(findings, 1)),
+        findings=_findings_table(findings, evidence_file),
+        finding_items=tuple(_finding(i, f, guidance, evidence_file) for i, f in enumerate(findings, 1)),
         validation=tuple(facts),
         problems=tuple(clean_text(problem_text(p)) for p in shown_problems),  # the first LIST_LIMIT
         problems_more=more_text(omitted_problems, "scorecard.json"),
@@ -547,7 +557,7 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
         controls_more=controls_more,
         comparison=tuple((label, clean_text(text)) for label, text in comparison_facts(dict(comparison))),
         regressions=_regressions(comparison),
-        evidence_note=EVIDENCE_NOTE.format(rows=fmt_count(rows)),
+        evidence_note=EVIDENCE_NOTE.format(rows=fmt_count(rows), file=evidence_file),
         evidence_rows=fmt_count(rows),
         hashes=_table("hashes", ["hash", "sha256"],
                       [[Cell(key), _code(hashes.get(key))] for key in ("suite", "policy", "results", "evidence")]),

@@ -1,4 +1,4 @@
-"""``evidence.parquet``: every scored row of ``Scorecard.evidence``.
+"""``evidence.parquet`` and the ``evidence/`` dataset: every scored row of an evaluation.
 
 The scorecard JSON holds no rows, only ``hashes.evidence`` — the hash of the
 canonical row content (SPEC §10), not of this file's bytes, which carry library
@@ -7,7 +7,10 @@ metadata. That hash is also stored in the file's key-value metadata under
 imported only here, when the file is written or read.
 
 Rows keep the order of ``Scorecard.evidence``, so ``pd.read_parquet`` gives the
-same frame back; filter ``status != "PASS"`` for the failing evidence.
+same frame back; filter ``status != "PASS"`` for the failing evidence. Above
+``evidence_rows_in_memory`` rows (SPEC §16) the rows are an ``evidence/``
+dataset instead (:func:`write_dataset`): files of :data:`PART_ROWS` rows, in
+row order, that ``pyarrow.dataset.dataset(path)`` or ``pd.read_parquet(path)`` reads.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import pandas as pd
 
 from .._io import atomic_write
 
-__all__ = ["METADATA_KEY", "read_evidence_metadata", "write_parquet"]
+__all__ = ["METADATA_KEY", "PART_ROWS", "part_name", "read_evidence_metadata", "write_dataset", "write_parquet"]
 
 #: Key of the scorekit entry in the Parquet file's key-value metadata (JSON value).
 METADATA_KEY = b"scorekit"
@@ -51,6 +54,27 @@ def _to_table(evidence: pd.DataFrame) -> tuple[Any, list[str]]:
     return pa.Table.from_pandas(frame, preserve_index=False), encoded
 
 
+def _metadata(table: Any, rows: int, encoded: list[str], data: dict[str, Any] | None,
+              evidence_hash: str | None, **extra: Any) -> Any:
+    """``table`` with the scorekit key-value metadata (the evidence hash, the row count, the versions)."""
+    data = data or {}
+    hashes = data.get("hashes") or {}
+    meta: dict[str, Any] = {
+        "hashes": {"evidence": evidence_hash if evidence_hash is not None else hashes.get("evidence")},
+        "rows": int(rows),
+        "schema_version": data.get("schema_version"),
+        "scorekit_version": data.get("scorekit_version"),
+        "generated_at": data.get("generated_at"),
+        "decision": data.get("decision"),
+        "json_encoded_columns": encoded,
+        **extra,
+    }
+    existing = dict(table.schema.metadata or {})
+    existing[METADATA_KEY] = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    existing[b"scorekit.hashes.evidence"] = str(meta["hashes"]["evidence"]).encode("ascii", "replace")
+    return table.replace_schema_metadata(existing)
+
+
 def write_parquet(
     evidence: pd.DataFrame,
     path: str | Path,
@@ -73,22 +97,48 @@ def write_parquet(
     import pyarrow.parquet as pq
 
     table, encoded = _to_table(evidence)
-    data = data or {}
-    hashes = data.get("hashes") or {}
-    meta: dict[str, Any] = {
-        "hashes": {"evidence": evidence_hash if evidence_hash is not None else hashes.get("evidence")},
-        "rows": int(len(evidence)),
-        "schema_version": data.get("schema_version"),
-        "scorekit_version": data.get("scorekit_version"),
-        "generated_at": data.get("generated_at"),
-        "decision": data.get("decision"),
-        "json_encoded_columns": encoded,
-    }
-    existing = dict(table.schema.metadata or {})
-    existing[METADATA_KEY] = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
-    existing[b"scorekit.hashes.evidence"] = str(meta["hashes"]["evidence"]).encode("ascii", "replace")
-    table = table.replace_schema_metadata(existing)
+    table = _metadata(table, len(evidence), encoded, data, evidence_hash)
     return atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+#: Rows per file of an ``evidence/`` dataset.
+PART_ROWS = 1_000_000
+
+
+def part_name(index: int) -> str:
+    """File name of part ``index`` of an ``evidence/`` dataset (names sort in row order)."""
+    return f"part-{index:05d}.parquet"
+
+
+def write_dataset(
+    evidence: pd.DataFrame,
+    directory: str | Path,
+    *,
+    data: dict[str, Any] | None = None,
+    evidence_hash: str | None = None,
+    part_rows: int | None = None,
+) -> Path:
+    """Write ``evidence`` as an ``evidence/`` dataset (SPEC §16) into the new directory ``directory``.
+
+    Rows are cut, in their order, into files of ``part_rows`` rows (default
+    :data:`PART_ROWS`) named
+    ``part-00000.parquet``, ``part-00001.parquet``, ...: reading the files in name
+    order gives the rows back in order. Every file carries the scorekit metadata of
+    the whole dataset (its ``rows`` are the dataset's), plus its own ``part`` and
+    ``parts``. An empty table is one empty part, so the dataset has a schema.
+    """
+    import pyarrow.parquet as pq
+
+    out = Path(directory)
+    out.mkdir(parents=False, exist_ok=False)
+    table, encoded = _to_table(evidence)
+    part_rows = PART_ROWS if part_rows is None else part_rows
+    parts = max(1, -(-len(evidence) // part_rows))
+    for index in range(parts):
+        piece = _metadata(table.slice(index * part_rows, part_rows), len(evidence), encoded, data, evidence_hash,
+                          part=index, parts=parts)
+        pq.write_table(piece, out / part_name(index))
+    return out
 
 
 def read_evidence_metadata(path: str | Path) -> dict[str, Any]:

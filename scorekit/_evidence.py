@@ -1,0 +1,174 @@
+"""The scored rows of one evaluation: a frame in memory, or an ``evidence/`` dataset (SPEC §16).
+
+Up to ``evidence_rows_in_memory`` rows (default :data:`EVIDENCE_ROWS_IN_MEMORY`)
+the rows stay in memory as ``card.evidence`` and are written as
+``evidence.parquet``. Above it they are written once, as an ``evidence/``
+Parquet dataset in a temporary directory the card owns (removed when the last
+card holding it is gone), and ``card.evidence`` raises
+:class:`~scorekit.EvidenceNotInMemoryError`; ``card.evidence_dataset()`` reads
+the files in both cases. ``card.write(out_dir)`` links (or copies) the files into
+``out_dir/evidence/``.
+
+The few facts the scorecard itself needs from the rows (how many, which
+evaluators) are taken once, when the store is made, so nothing after
+:func:`scorekit.evaluate` reads the rows again to write a number.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ._constraints import Integral, validate
+from ._errors import EvidenceNotInMemoryError
+
+__all__ = ["DATASET_DIR", "EVIDENCE_ROWS_IN_MEMORY", "PARQUET_FILE", "EvidenceStore", "check_threshold"]
+
+#: Above this many rows the evidence is not kept in memory (SPEC §16).
+EVIDENCE_ROWS_IN_MEMORY = 10_000_000
+#: The evidence beside scorecard.json: one file, or a dataset directory above the threshold.
+PARQUET_FILE = "evidence.parquet"
+DATASET_DIR = "evidence"
+
+_THRESHOLD = Integral(min=0)
+
+
+def check_threshold(value: Any) -> int:
+    """``evidence_rows_in_memory`` validated: an integer >= 0."""
+    checked: int = validate(value, "evidence_rows_in_memory", _THRESHOLD)
+    return checked
+
+
+def _evaluators(frame: pd.DataFrame) -> list[str]:
+    if "evaluator" not in frame.columns:
+        return []
+    return sorted({str(e) for e in frame["evaluator"].dropna().unique().tolist()})
+
+
+class EvidenceStore:
+    """Where the scored rows of one evaluation are: in memory or on disk.
+
+    Made by :meth:`keep` (the evaluation's rows and its threshold). ``rows``
+    and ``evaluators`` are known without reading the rows again.
+    """
+
+    def __init__(self, frame: pd.DataFrame | None, *, rows: int, evaluators: list[str], threshold: int,
+                 directory: Path | None = None) -> None:
+        self._frame = frame
+        self.rows = int(rows)
+        self.evaluators = list(evaluators)
+        self.threshold = int(threshold)
+        self._directory = directory
+        self._owned: Any = None  # the finalizer of a temporary directory this store made
+
+    # ------------------------------------------------------------------ making
+    @classmethod
+    def keep(cls, frame: pd.DataFrame, *, threshold: int = EVIDENCE_ROWS_IN_MEMORY,
+             evidence_hash: str | None = None) -> EvidenceStore:
+        """The store of ``frame``: the frame itself up to ``threshold`` rows, else
+        an ``evidence/`` dataset written now into a temporary directory (the frame
+        is then not kept)."""
+        store = cls(frame, rows=len(frame), evaluators=_evaluators(frame), threshold=threshold)
+        if store.in_memory:
+            return store
+        store._spill(evidence_hash)
+        store._frame = None
+        return store
+
+    def _temporary(self) -> Path:
+        parent = Path(tempfile.mkdtemp(prefix="scorekit-evidence-"))
+        self._owned = weakref.finalize(self, shutil.rmtree, str(parent), True)
+        return parent / DATASET_DIR
+
+    def _spill(self, evidence_hash: str | None) -> Path:
+        from ._scorecard import SCHEMA_VERSION
+        from ._version import __version__
+        from .reports.parquet import write_dataset
+
+        assert self._frame is not None
+        target = self._temporary()
+        data = {"schema_version": SCHEMA_VERSION, "scorekit_version": __version__}
+        self._directory = write_dataset(self._frame, target, data=data, evidence_hash=evidence_hash)
+        return self._directory
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def in_memory(self) -> bool:
+        """Whether the rows are (or stay) in memory: at most ``threshold`` of them."""
+        return self.rows <= self.threshold
+
+    @property
+    def file_name(self) -> str:
+        """What the rows are written as beside scorecard.json: ``evidence.parquet`` or ``evidence/``."""
+        return PARQUET_FILE if self.in_memory else DATASET_DIR + "/"
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame; :class:`EvidenceNotInMemoryError` above the threshold."""
+        if self._frame is None:
+            raise EvidenceNotInMemoryError(
+                f"card.evidence: {self.rows:,} evidence rows are above evidence_rows_in_memory "
+                f"({self.threshold:,}), so they were written as an evidence/ Parquet dataset and not loaded; "
+                "read them with card.evidence_dataset() (a pyarrow Dataset: .to_table(columns=..., filter=...))"
+            )
+        return self._frame
+
+    def dataset(self) -> Any:
+        """The rows as a ``pyarrow.dataset.Dataset`` over Parquet files (written now if need be)."""
+        import pyarrow.dataset as ds
+
+        if self._directory is None:
+            self._spill(None)
+        assert self._directory is not None
+        return ds.dataset(str(self._directory), format="parquet")
+
+    def frames(self, columns: list[str]) -> Iterator[pd.DataFrame]:
+        """The rows' ``columns`` (those present) as DataFrames: the one in-memory frame, or
+        one frame per record batch of the dataset, so a pass over the rows never holds them all."""
+        if self._frame is not None:
+            yield self._frame[[c for c in columns if c in self._frame.columns]]
+            return
+        dataset = self.dataset()
+        present = [c for c in columns if c in dataset.schema.names]
+        for batch in dataset.to_batches(columns=present):
+            yield batch.to_pandas()
+
+    # ------------------------------------------------------------------ writing
+    def write(self, out: Path, data: dict[str, Any]) -> Path:
+        """Write the rows beside scorecard.json in ``out``: ``evidence.parquet`` or the
+        ``evidence/`` dataset (its files linked where the file system allows, else
+        copied); the other form, left there by an earlier evaluation, is removed."""
+        from ._io import atomic_write_dir
+        from .reports.parquet import write_parquet
+
+        if self._frame is not None and self.in_memory:
+            path = write_parquet(self._frame, out / PARQUET_FILE, data=data)
+            _remove(out / DATASET_DIR)
+            return path
+        if self._directory is None:
+            self._spill(data.get("hashes", {}).get("evidence"))
+        source = self._directory
+        assert source is not None
+
+        def fill(tmp: Path) -> None:
+            for part in sorted(source.iterdir()):
+                try:
+                    os.link(part, tmp / part.name)
+                except OSError:  # another file system, or no hard links
+                    shutil.copyfile(part, tmp / part.name)
+
+        path = atomic_write_dir(out / DATASET_DIR, fill)
+        (out / PARQUET_FILE).unlink(missing_ok=True)
+        return path
+
+
+def _remove(path: Path) -> None:
+    """Remove the stale ``evidence/`` dataset of an earlier evaluation (only one scorekit wrote)."""
+    if path.is_dir() and not path.is_symlink() and all(p.name.startswith("part-") for p in path.iterdir()):
+        shutil.rmtree(path)
