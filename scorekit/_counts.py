@@ -10,6 +10,7 @@ Scorecard read, so each number has exactly one code path.
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -28,12 +29,15 @@ __all__ = [
     "STATUSES",
     "STATUS_DTYPE",
     "CaseCounts",
+    "RunTotals",
     "RunVariance",
     "count_cases",
     "count_groups",
     "flat_case_counts",
+    "run_totals",
     "run_variance",
     "status_codes",
+    "variance_table",
 ]
 
 STATUSES: tuple[str, ...] = ("PASS", "FAIL", "ERROR", "ABSTAIN")
@@ -541,27 +545,63 @@ def run_variance(
     (3, 0.5, True)
     """
     _stats._check_confidence(confidence)
+    return variance_table(run_totals(frame, run=run, by=by), confidence=confidence)
+
+
+@dataclass(frozen=True)
+class RunTotals:
+    """What run-to-run variance reads from the rows (SPEC §6), reduced: per group and per
+    (group, run). Computed from a frame by :func:`run_totals`, or by an engine from
+    its own counts (the duckdb engine, in SQL); :func:`variance_table` does the rest.
+
+    groups : Index
+        Every group of the agent rows, sorted.
+    column : str or None
+        The run basis (``run`` or ``trial``); None when the rows have no such column.
+    note : str or None
+        Why no run has a value (``"no row has a trial value"``), else None.
+    unbalanced : ndarray of bool, per group
+        Trials stand in for runs, and the group's cases do not share one set of trial numbers.
+    universe : ndarray of int, per group
+        Cases measured (PASS or FAIL) in any run of the group.
+    run_labels : Index
+        The run (or trial) values, sorted.
+    run_group, run_code : ndarray of int, per (group, run) present, sorted by (group, run)
+        The group and the run label of each entry.
+    run_cases, run_pass, run_n : ndarray of int, per (group, run)
+        Cases measured in the run, its PASS rows and its PASS + FAIL rows.
+    """
+
+    groups: pd.Index
+    column: str | None
+    note: str | None
+    unbalanced: np.ndarray
+    universe: np.ndarray
+    run_labels: pd.Index
+    run_group: np.ndarray
+    run_code: np.ndarray
+    run_cases: np.ndarray
+    run_pass: np.ndarray
+    run_n: np.ndarray
+
+
+def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str] = "dimension") -> RunTotals:
+    """:class:`RunTotals` of the agent rows of ``frame`` (the rules of :func:`run_variance`)."""
     by = _by_list(by)
     rows = agent_rows(frame)
     statuses = status_codes(rows)
     groups, _ = grouped_status_counts(rows, by, statuses) if len(rows) else (pd.Index([], name=by[0]), None)
     ngroups = len(groups)
-    table = pd.DataFrame(index=groups)
-    table["basis"] = pd.Series([None] * ngroups, index=groups, dtype=object)
-    table["runs"] = np.zeros(ngroups, dtype=np.int64)
-    table["incomplete_runs"] = np.zeros(ngroups, dtype=np.int64)
-    for name in _VARIANCE_NUMBERS:
-        table[name] = np.full(ngroups, np.nan)
-    table["clipped"] = np.zeros(ngroups, dtype=bool)
-    table["note"] = pd.Series(["no run column and no trial numbers"] * ngroups, index=groups, dtype=object)
-    empty_rates = pd.DataFrame(index=groups)
+    empty = np.zeros(0, dtype=np.int64)
+    none = RunTotals(groups, None, None, np.zeros(ngroups, dtype=bool), np.zeros(ngroups, dtype=np.int64),
+                     pd.Index([]), empty, empty, empty, empty, empty)
     if not ngroups:
-        return RunVariance(table, empty_rates)
+        return none
     case = "case_id" if "case_id" in rows.columns else "id"
     use_run = run in rows.columns and bool(rows[run].notna().any())
     column = run if use_run else "trial"
     if column not in rows.columns:
-        return RunVariance(table, empty_rates)
+        return none
     has_value = rows[column].notna().to_numpy()
     group_of_row = groups.get_indexer(pd.MultiIndex.from_frame(rows[by]) if len(by) > 1 else rows[by[0]])
     unbalanced = np.zeros(ngroups, dtype=bool)
@@ -569,12 +609,10 @@ def run_variance(
         np.logical_or.at(unbalanced, group_of_row[~has_value], True)
     kept = rows[has_value]
     if not len(kept):
-        table["note"] = f"no row has a {column} value"
-        return RunVariance(table, empty_rates)
+        return dataclasses.replace(none, column=column, note=f"no row has a {column} value", unbalanced=unbalanced)
     index, counts = grouped_status_counts(kept, [*by, column, case], statuses[has_value])
     levels = len(by)
-    group_index = index.droplevel([-1, -2])
-    gcode = groups.get_indexer(group_index)
+    gcode = groups.get_indexer(index.droplevel([-1, -2]))
     rcode = index.codes[levels].astype(np.int64)
     ccode = index.codes[levels + 1].astype(np.int64)
     nruns, ncases = len(index.levels[levels]), len(index.levels[levels + 1])
@@ -587,13 +625,44 @@ def run_variance(
         unbalanced |= pairs != trials * cases
     measured = (counts[:, PASS] + counts[:, FAIL]) > 0
     universe = np.bincount(np.unique(gcode[measured] * ncases + ccode[measured]) // ncases, minlength=ngroups)
-    run_key = gcode * nruns + rcode
-    keys, at = np.unique(run_key, return_inverse=True)
-    run_cases = np.bincount(at, weights=measured, minlength=len(keys))
-    run_pass = np.bincount(at, weights=counts[:, PASS], minlength=len(keys))
-    run_n = np.bincount(at, weights=counts[:, PASS] + counts[:, FAIL], minlength=len(keys))
-    run_group = keys // nruns
-    complete = (run_cases == universe[run_group]) & (universe[run_group] > 0) & ~unbalanced[run_group]
+    keys, at = np.unique(gcode * nruns + rcode, return_inverse=True)
+    return RunTotals(
+        groups=groups, column=column, note=None, unbalanced=unbalanced, universe=universe.astype(np.int64),
+        run_labels=index.levels[levels], run_group=keys // nruns, run_code=keys % nruns,
+        run_cases=np.bincount(at, weights=measured, minlength=len(keys)).astype(np.int64),
+        run_pass=np.bincount(at, weights=counts[:, PASS], minlength=len(keys)).astype(np.int64),
+        run_n=np.bincount(at, weights=counts[:, PASS] + counts[:, FAIL], minlength=len(keys)).astype(np.int64),
+    )
+
+
+def variance_table(totals: RunTotals, *, confidence: float = 0.95) -> RunVariance:
+    """:class:`RunVariance` from :class:`RunTotals` (the numbers of :func:`run_variance`).
+
+    A run is complete when it measured every case of its group's universe; the
+    mean, stdev and Student-t interval are over the complete runs' pass rates,
+    summed in (group, run) order so the floats do not depend on the row order.
+    """
+    _stats._check_confidence(confidence)
+    groups = totals.groups
+    ngroups = len(groups)
+    table = pd.DataFrame(index=groups)
+    table["basis"] = pd.Series([None] * ngroups, index=groups, dtype=object)
+    table["runs"] = np.zeros(ngroups, dtype=np.int64)
+    table["incomplete_runs"] = np.zeros(ngroups, dtype=np.int64)
+    for name in _VARIANCE_NUMBERS:
+        table[name] = np.full(ngroups, np.nan)
+    table["clipped"] = np.zeros(ngroups, dtype=bool)
+    table["note"] = pd.Series([totals.note or "no run column and no trial numbers"] * ngroups, index=groups,
+                              dtype=object)
+    empty_rates = pd.DataFrame(index=groups)
+    if not ngroups or totals.column is None or totals.note is not None:
+        return RunVariance(table, empty_rates)
+    unbalanced = totals.unbalanced
+    run_group = totals.run_group
+    run_pass = totals.run_pass.astype(np.float64)
+    run_n = totals.run_n.astype(np.float64)
+    complete = ((totals.run_cases == totals.universe[run_group]) & (totals.universe[run_group] > 0)
+                & ~unbalanced[run_group])
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.where(run_n > 0, run_pass / run_n, np.nan)
     n_complete = np.bincount(run_group, weights=complete, minlength=ngroups)
@@ -605,7 +674,7 @@ def run_variance(
                          minlength=ngroups)
     stats = _stats.mean_ci_arrays(n_complete, total, sq_dev, confidence)
     enough = n_complete >= 2
-    table["basis"] = [column if not unbalanced[g] else None for g in range(ngroups)]
+    table["basis"] = [totals.column if not unbalanced[g] else None for g in range(ngroups)]
     table["runs"] = np.where(unbalanced, 0, n_complete).astype(np.int64)
     table["incomplete_runs"] = n_incomplete.astype(np.int64)
     for name in _VARIANCE_NUMBERS:
@@ -624,9 +693,9 @@ def run_variance(
         else:
             notes.append(None)
     table["note"] = pd.Series(notes, index=groups, dtype=object)
-    run_labels = index.levels[levels]
+    nruns = len(totals.run_labels)
     rates = np.full((ngroups, nruns), np.nan)
-    rates[run_group[complete], (keys % nruns)[complete]] = rate[complete]
-    rate_frame = pd.DataFrame(rates, index=groups, columns=pd.Index(run_labels, name=column))
+    rates[run_group[complete], totals.run_code[complete]] = rate[complete]
+    rate_frame = pd.DataFrame(rates, index=groups, columns=pd.Index(totals.run_labels, name=totals.column))
     rate_frame = rate_frame.loc[:, rate_frame.notna().any(axis=0).to_numpy()]
     return RunVariance(table, rate_frame)
