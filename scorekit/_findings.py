@@ -14,7 +14,15 @@ import pandas as pd
 
 from ._datafiles import load_data_yaml
 
-__all__ = ["SEVERITIES", "build_findings", "finding_text", "low_confidence", "verification_guidance"]
+__all__ = [
+    "SEVERITIES",
+    "FindingGroups",
+    "build_findings",
+    "finding_groups",
+    "finding_text",
+    "low_confidence",
+    "verification_guidance",
+]
 
 # "info" findings are advisory: they change no verdict (SPEC §8 low_confidence).
 SEVERITIES = ("blocker", "high", "medium", "low", "info")
@@ -108,8 +116,51 @@ def low_confidence(dimensions: pd.DataFrame, policy: Any) -> list[tuple[str, str
     return out
 
 
+#: One finding group per (dimension, reason): ``status`` (the most severe), sorted
+#: ``case_ids``, ``rows``, and ``details`` of the first :data:`DETAIL_CASES` cases.
+FindingGroups = dict[tuple[str, str], dict[str, Any]]
+
+
+def finding_groups(evidence: pd.DataFrame) -> FindingGroups:
+    """The non-PASS, non-control rows of ``evidence`` grouped by (dimension, reason), sorted.
+
+    ``evidence`` has ``dimension``, ``case_id``, ``status``, ``reason``,
+    ``detail`` and ``control``; a missing dimension or case reads ``(unknown)``
+    and a missing reason ``unspecified``. Each group holds its most severe
+    status, its sorted distinct case ids, its row count and, for its first
+    :data:`DETAIL_CASES` cases by case id, their distinct details as
+    ``[{case_id, detail}, ...]``. An engine that counts elsewhere (SQL) builds
+    the same groups itself.
+    """
+    groups: FindingGroups = {}
+    rows = evidence[(evidence["status"] != "PASS") & ~evidence["control"].astype(bool)]
+    if not len(rows):
+        return groups
+    frame = pd.DataFrame(
+        {
+            "dimension": rows["dimension"].astype(object).fillna("(unknown)").astype(str),
+            "reason": rows["reason"].astype(object).fillna("unspecified").astype(str),
+            "status": rows["status"].astype(str),
+            "case_id": rows["case_id"].astype(object).fillna("(unknown)").astype(str),
+            "detail": rows["detail"].astype(object) if "detail" in rows.columns else None,
+        }
+    )
+    for (dimension, reason), part in frame.groupby(["dimension", "reason"], sort=True):
+        # tolist(): one conversion of the Arrow-backed column, not an element at a time.
+        statuses = set(part["status"].tolist())
+        case_ids = sorted(set(part["case_id"].tolist()))
+        groups[(dimension, reason)] = {
+            # The most severe status of the group, whatever the row order.
+            "status": next(s for s in ("FAIL", "ERROR", "ABSTAIN", "PASS") if s in statuses),
+            "case_ids": case_ids,
+            "rows": int(len(part)),
+            "details": _details(part, set(case_ids[:DETAIL_CASES])),
+        }
+    return groups
+
+
 def build_findings(
-    evidence: pd.DataFrame,
+    evidence: pd.DataFrame | FindingGroups,
     extra: Iterable[tuple[str, str, str, list[str]]] = (),
     advisories: Iterable[tuple[str, str, str]] = (),
 ) -> list[dict[str, Any]]:
@@ -117,9 +168,10 @@ def build_findings(
 
     Parameters
     ----------
-    evidence : DataFrame
+    evidence : DataFrame or dict
         Scored rows with ``dimension``, ``case_id``, ``status``, ``reason``,
-        ``detail`` and ``control``; PASS rows and control rows are ignored here.
+        ``detail`` and ``control``; PASS rows and control rows are ignored here
+        (:func:`finding_groups`). Or those groups, already built.
         Each finding lists, for its first :data:`DETAIL_CASES` cases by case id,
         their distinct details as ``details``: ``[{case_id, detail}, ...]``.
     extra : iterable of (dimension, reason, status, case_ids)
@@ -129,29 +181,8 @@ def build_findings(
         Findings that change no verdict (severity ``info``, e.g.
         :func:`low_confidence`); the sentence leads their review text.
     """
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
-    rows = evidence[(evidence["status"] != "PASS") & ~evidence["control"].astype(bool)]
-    if len(rows):
-        frame = pd.DataFrame(
-            {
-                "dimension": rows["dimension"].astype(object).fillna("(unknown)").astype(str),
-                "reason": rows["reason"].astype(object).fillna("unspecified").astype(str),
-                "status": rows["status"].astype(str),
-                "case_id": rows["case_id"].astype(object).fillna("(unknown)").astype(str),
-                "detail": rows["detail"].astype(object) if "detail" in rows.columns else None,
-            }
-        )
-        for (dimension, reason), part in frame.groupby(["dimension", "reason"], sort=True):
-            # tolist(): one conversion of the Arrow-backed column, not an element at a time.
-            statuses = set(part["status"].tolist())
-            case_ids = sorted(set(part["case_id"].tolist()))
-            groups[(dimension, reason)] = {
-                # The most severe status of the group, whatever the row order.
-                "status": next(s for s in ("FAIL", "ERROR", "ABSTAIN", "PASS") if s in statuses),
-                "case_ids": case_ids,
-                "rows": int(len(part)),
-                "details": _details(part, set(case_ids[:DETAIL_CASES])),
-            }
+    source = finding_groups(evidence) if isinstance(evidence, pd.DataFrame) else evidence
+    groups: FindingGroups = {key: dict(entry) for key, entry in source.items()}
     for dimension, reason, status, case_ids in extra:
         entry = groups.setdefault((dimension, reason), {"status": status, "case_ids": [], "rows": 0, "details": []})
         entry["case_ids"] = sorted(set(entry["case_ids"]) | set(case_ids))
