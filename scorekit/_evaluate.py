@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import engines
 from ._constraints import Integral, Optional, Text, validate
-from ._counts import STATUS_DTYPE, count_cases, flat_case_counts, run_variance
+from ._counts import STATUS_DTYPE, flat_case_counts, variance_table
 from ._decide import decide, dimension_table
 from ._errors import InputError, Problem
 from ._evidence import EVIDENCE_ROWS_IN_MEMORY, EvidenceStore, check_threshold
@@ -25,6 +25,7 @@ from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_h
 from ._ingest import Ingested
 from ._policy import Policy, load_policy
 from ._scorecard import Scorecard
+from ._tally import tally_frame
 from ._validate import Validation, case_definition_conflicts, duplicate_identities
 from .scorers.judges import is_mock
 
@@ -260,43 +261,21 @@ def evaluate(
     else:
         evidence.insert(9, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
 
-    # Validation summary: every problem, in source order.
-    unlabeled = evidence.loc[evidence["label"] == "unlabeled", ["line", "id", "dimension", "reason", "detail"]]
-    unlabeled_problems = [
-        _unlabeled_problem(data.source, line, rid, dim, reason, detail)
-        for line, rid, dim, reason, detail in unlabeled.itertuples(index=False, name=None)
-    ]
+    # Everything below reads the reductions of the rows (SPEC §16: an engine may count elsewhere).
+    tally = tally_frame(evidence)
+    unlabeled_problems = [_unlabeled_problem(data.source, *row) for row in tally.unlabeled]
     problems = sorted(
         data.problems + duplicate_problems + conflict_problems + unlabeled_problems, key=lambda p: (p.line, p.field)
     )
-    label_counts = evidence["label"].value_counts()
-    validation = Validation(
-        strict=strict,
-        labeled=int(label_counts.get("labeled", 0)),
-        unlabeled=int(label_counts.get("unlabeled", 0)),
-        invalid=int(label_counts.get("invalid", 0)),
-        problems=problems,
-    )
+    validation = Validation(strict=strict, **tally.labels, problems=problems)
 
     # Controls: did the evaluator catch each known-bad row (scored FAIL)?
-    control_rows = evidence[evidence["control"]]
-    controls = sorted(
-        (
-            {"id": rid, "dimension": dim, "case_id": case, "passed": bool(status == "FAIL"), "status": str(status),
-             "reason": None if reason != reason else reason}
-            for rid, dim, case, status, reason in zip(
-                control_rows["id"], control_rows["dimension"], control_rows["case_id"], control_rows["status"],
-                control_rows["reason"], strict=True
-            )
-        ),
-        key=lambda c: (str(c["id"]), str(c["dimension"])),
-    )
+    controls = tally.controls
     failed_controls = {c["dimension"] for c in controls if not c["passed"]}
 
-    agent_rows = evidence[evidence["included"] & ~evidence["control"]]
-    scope, inferred = pol.scope(sorted(agent_rows["dimension"].dropna().unique().tolist()))
-    cases = count_cases(agent_rows)
-    variance = run_variance(agent_rows, confidence=pol.confidence).table
+    scope, inferred = pol.scope(tally.dimensions)
+    cases = tally.cases
+    variance = variance_table(tally.runs, confidence=pol.confidence).table
     result = dimension_table(cases, pol, scope, failed_controls, variance)
     dims = result.table
 
@@ -327,7 +306,7 @@ def evaluate(
         if row["verdict"] == "FAIL":
             extra.append((name, "threshold_not_met", "FAIL", []))
     advisories = low_confidence(dims, pol)
-    findings = build_findings(evidence, extra, advisories)
+    findings = build_findings(tally.findings, extra, advisories)
 
     in_scope = dims[dims["in_scope"]]
     measured_rows = int(in_scope["n"].sum())

@@ -1,0 +1,90 @@
+"""What the decision reads from the scored rows, reduced (SPEC §5–§9, §16).
+
+After the rows are scored and checked, every number of the scorecard comes
+from a few reductions of them: the label counts, the unlabeled rows' problems,
+the controls, the dimensions measured, the counts per (dimension, case), the
+run totals and the finding groups. A :class:`Tally` holds exactly these.
+:func:`tally_frame` reduces an evidence frame (the pandas and dask engines);
+an engine that holds its rows elsewhere can build the same Tally where they
+are (SQL), and :func:`scorekit.evaluate` decides from the Tally alone, so the
+decision never depends on where the rows were counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ._counts import CaseCounts, RunTotals, count_cases, run_totals
+from ._findings import FindingGroups, finding_groups
+
+__all__ = ["LABELS", "Tally", "tally_frame"]
+
+LABELS = ("labeled", "unlabeled", "invalid")
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The reductions of one evaluation's scored rows.
+
+    Attributes
+    ----------
+    labels : dict
+        Rows per label: ``labeled``, ``unlabeled``, ``invalid`` (SPEC §5).
+    unlabeled : list of tuple
+        ``(line, id, dimension, reason, detail)`` of each unlabeled row, in row order.
+    controls : list of dict
+        Each control row (SPEC §2 tags ``known-bad``): ``id``, ``dimension``,
+        ``case_id``, ``passed`` (scored FAIL: the evaluator caught it),
+        ``status``, ``reason``; sorted by (id, dimension).
+    dimensions : list of str
+        The dimensions of the agent rows (counted, not controls), sorted.
+    cases : CaseCounts
+        Status counts per (dimension, case) of the agent rows.
+    runs : RunTotals
+        What run-to-run variance reads, per dimension and (dimension, run).
+    findings : dict
+        The non-PASS, non-control rows grouped by (dimension, reason).
+    """
+
+    labels: dict[str, int]
+    unlabeled: list[tuple[int, Any, Any, Any, Any]]
+    controls: list[dict[str, Any]]
+    dimensions: list[str]
+    cases: CaseCounts
+    runs: RunTotals
+    findings: FindingGroups
+
+
+def tally_frame(evidence: pd.DataFrame) -> Tally:
+    """The :class:`Tally` of a scored evidence frame with an ``included`` column.
+
+    Agent rows are the rows ``included`` in the statistics that are not controls.
+    """
+    label_counts = evidence["label"].value_counts()
+    unlabeled = evidence.loc[evidence["label"] == "unlabeled", ["line", "id", "dimension", "reason", "detail"]]
+    control_rows = evidence[evidence["control"]]
+    controls = sorted(
+        (
+            {"id": rid, "dimension": dim, "case_id": case, "passed": bool(status == "FAIL"), "status": str(status),
+             "reason": None if reason != reason else reason}
+            for rid, dim, case, status, reason in zip(
+                control_rows["id"], control_rows["dimension"], control_rows["case_id"], control_rows["status"],
+                control_rows["reason"], strict=True
+            )
+        ),
+        key=lambda c: (str(c["id"]), str(c["dimension"])),
+    )
+    agent_rows = evidence[evidence["included"] & ~evidence["control"]]
+    return Tally(
+        labels={label: int(label_counts.get(label, 0)) for label in LABELS},
+        unlabeled=[(int(line), rid, dim, reason, detail)
+                   for line, rid, dim, reason, detail in unlabeled.itertuples(index=False, name=None)],
+        controls=controls,
+        dimensions=sorted(agent_rows["dimension"].dropna().unique().tolist()),
+        cases=count_cases(agent_rows),
+        runs=run_totals(agent_rows),
+        findings=finding_groups(evidence),
+    )
