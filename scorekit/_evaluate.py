@@ -25,7 +25,7 @@ from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_h
 from ._ingest import Ingested
 from ._policy import Policy, load_policy
 from ._scorecard import Scorecard
-from ._tally import tally_frame
+from ._tally import Counted, tally_frame
 from ._validate import Validation, case_definition_conflicts, duplicate_identities
 from .scorers.judges import is_mock
 
@@ -225,48 +225,28 @@ def evaluate(
         "tool_contracts": dict(pol.tool_contracts.schemas) if pol.tool_contracts is not None else None,
     }
     strict = pol.strict
-    src, data = engines.ingest(rows, ctx_args, engine=engine, scheduler=scheduler, limit=limit, strict=strict)
-    measured_agent = _one_agent(data.agents, agent, data.source)
+    ingested = engines.ingest(rows, ctx_args, engine=engine, scheduler=scheduler, limit=limit, strict=strict,
+                              evidence_rows_in_memory=evidence_rows_in_memory)
+    if isinstance(ingested, Counted):  # an engine that counted where its rows are (SPEC §16)
+        counted = ingested
+        measured_agent = _one_agent(counted.agents, agent, counted.source)
+    else:
+        src, data = ingested
+        measured_agent = _one_agent(data.agents, agent, data.source)
+        counted = _count_rows(src, data, strict, evidence_rows_in_memory)
+        del src, data
     if agent_name is None:
         agent_name = measured_agent
-    cols = data.columns
-    identity = _identity(cols)
-    duplicates, duplicate_problems = duplicate_identities(
-        cols["id"], cols["case_id"], cols["dimension"], cols["trial"], [label != "invalid" for label in cols["label"]],
-        cols["line"], data.source, frame=identity,
-    )
-    _mark_invalid(cols, duplicates, "invalid_row", duplicate_problems)
-    conflict, conflict_problems = case_definition_conflicts(
-        cols["case_id"], cols["dimension"], cols["definition"], cols["line"], cols["id"], data.source,
-        _row_of(cols, src.lines if src is not None else None),
-    )
-    del src  # the file's lines are no longer needed
-    _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)
-    _rehash(data, [*duplicates, *np.flatnonzero(conflict)], strict)
-    if len(data.evidence_digests) != 32 * len(data):  # pragma: no cover - a bug, never the user's data
-        raise AssertionError("evidence digests out of step with the evidence rows")
+    tally = counted.tally
     hashes = {
-        "suite": list_hash(data.suite_digests, sort=True, unique=True),
+        "suite": counted.hashes["suite"],
         "policy": row_digest({"scoring_version": SCORING_VERSION, "policy": pol.hash_payload()}),
-        "results": packed_list_hash(data.result_digests),
-        "evidence": packed_list_hash(data.evidence_digests),
+        "results": counted.hashes["results"],
+        "evidence": counted.hashes["evidence"],
     }
-    evidence = _evidence(data, identity)
-    data.columns = {}  # the compact lists are in the frame now
-    # Under release every agent row counts: invalid/unlabeled ones as ERROR (they
-    # lower coverage and can never pass). An exploratory scan drops them.
-    has_dimension = evidence["dimension"].notna().to_numpy()
-    if strict:
-        evidence.insert(9, "included", has_dimension)
-    else:
-        evidence.insert(9, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
-
-    # Everything below reads the reductions of the rows (SPEC §16: an engine may count elsewhere).
-    tally = tally_frame(evidence)
-    unlabeled_problems = [_unlabeled_problem(data.source, *row) for row in tally.unlabeled]
-    problems = sorted(
-        data.problems + duplicate_problems + conflict_problems + unlabeled_problems, key=lambda p: (p.line, p.field)
-    )
+    # Validation summary: every problem, in source order.
+    unlabeled_problems = [_unlabeled_problem(counted.source, *row) for row in tally.unlabeled]
+    problems = sorted(counted.problems + unlabeled_problems, key=lambda p: (p.line, p.field))
     validation = Validation(strict=strict, **tally.labels, problems=problems)
 
     # Controls: did the evaluator catch each known-bad row (scored FAIL)?
@@ -287,7 +267,7 @@ def evaluate(
         missing_dimensions=result.missing_dimensions,
         validation_complete=validation.complete,
         failed_controls=sorted(failed_controls),
-        mock_judges=bool(data.mock_judges) or any(is_mock(j) for j in pol.judges.panel),
+        mock_judges=bool(counted.mock_judges) or any(is_mock(j) for j in pol.judges.panel),
         mock_agent=is_mock(measured_agent) or is_mock(agent_name),
         partial=limit is not None or (imported is not None and imported.partial),
         partial_reason=_partial_reason(limit, imported),
@@ -311,7 +291,6 @@ def evaluate(
     in_scope = dims[dims["in_scope"]]
     measured_rows = int(in_scope["n"].sum())
     all_rows = int((in_scope["n"] + in_scope["errors"] + in_scope["abstains"]).sum())
-    store = EvidenceStore.keep(evidence, threshold=evidence_rows_in_memory, evidence_hash=hashes["evidence"])
     card = Scorecard(
         decision=decision,
         measured_decision=measured,
@@ -324,12 +303,12 @@ def evaluate(
             "missing_dimensions": list(result.missing_dimensions),
         },
         dimensions=dims,
-        evidence_store=store,
+        evidence_store=counted.store,
         controls=controls,
         findings=findings,
         validation=validation,
         coverage=(measured_rows / all_rows) if all_rows else None,
-        judges=sorted(data.judges_seen),
+        judges=sorted(counted.judges_seen),
         agent={"name": agent_name, "version": agent_version},
         policy=pol.to_dict(),
         partial=limit is not None or (imported is not None and imported.partial),
@@ -351,6 +330,51 @@ def evaluate(
     if history is not None:
         _history.record(compared, history, label=label)
     return compared
+
+
+def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Counted:
+    """Check the scored rows across partitions (duplicate identities, one definition per
+    case), hash them, build the evidence table and reduce it (the pandas and dask engines)."""
+    cols = data.columns
+    identity = _identity(cols)
+    duplicates, duplicate_problems = duplicate_identities(
+        cols["id"], cols["case_id"], cols["dimension"], cols["trial"], [label != "invalid" for label in cols["label"]],
+        cols["line"], data.source, frame=identity,
+    )
+    _mark_invalid(cols, duplicates, "invalid_row", duplicate_problems)
+    conflict, conflict_problems = case_definition_conflicts(
+        cols["case_id"], cols["dimension"], cols["definition"], cols["line"], cols["id"], data.source,
+        _row_of(cols, src.lines if src is not None else None),
+    )
+    del src  # the file's lines are no longer needed
+    _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)
+    _rehash(data, [*duplicates, *np.flatnonzero(conflict)], strict)
+    if len(data.evidence_digests) != 32 * len(data):  # pragma: no cover - a bug, never the user's data
+        raise AssertionError("evidence digests out of step with the evidence rows")
+    hashes = {
+        "suite": list_hash(data.suite_digests, sort=True, unique=True),
+        "results": packed_list_hash(data.result_digests),
+        "evidence": packed_list_hash(data.evidence_digests),
+    }
+    evidence = _evidence(data, identity)
+    data.columns = {}  # the compact lists are in the frame now
+    # Under release every agent row counts: invalid/unlabeled ones as ERROR (they
+    # lower coverage and can never pass). An exploratory scan drops them.
+    has_dimension = evidence["dimension"].notna().to_numpy()
+    if strict:
+        evidence.insert(9, "included", has_dimension)
+    else:
+        evidence.insert(9, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
+    return Counted(
+        source=data.source,
+        tally=tally_frame(evidence),
+        hashes=hashes,
+        store=EvidenceStore.keep(evidence, threshold=threshold, evidence_hash=hashes["evidence"]),
+        problems=data.problems + duplicate_problems + conflict_problems,
+        agents=data.agents,
+        judges_seen=data.judges_seen,
+        mock_judges=data.mock_judges,
+    )
 
 
 def _imported(rows: Any) -> Any:

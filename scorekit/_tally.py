@@ -12,15 +12,17 @@ decision never depends on where the rows were counted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from ._counts import CaseCounts, RunTotals, count_cases, run_totals
+from ._errors import Problem
+from ._evidence import EvidenceStore
 from ._findings import FindingGroups, finding_groups
 
-__all__ = ["LABELS", "Tally", "tally_frame"]
+__all__ = ["LABELS", "Counted", "Tally", "tally_frame"]
 
 LABELS = ("labeled", "unlabeled", "invalid")
 
@@ -88,3 +90,33 @@ def tally_frame(evidence: pd.DataFrame) -> Tally:
         runs=run_totals(agent_rows),
         findings=finding_groups(evidence),
     )
+
+
+@dataclass
+class Counted:
+    """One evaluation's rows scored, checked and reduced: all :func:`scorekit.evaluate` decides from.
+
+    Attributes
+    ----------
+    source : str
+        The rows' name in problems (a file name, ``<rows>``).
+    tally : Tally
+    hashes : dict
+        ``suite``, ``results`` and ``evidence`` (SPEC §10).
+    store : EvidenceStore
+        The scored rows, in memory or as an ``evidence/`` dataset.
+    problems : list of Problem
+        Every problem of the rows but the unlabeled rows' (those come from ``tally``).
+    agents : dict
+        Every agent the valid rows name (None: no agent) with its row count.
+    judges_seen, mock_judges : set of str
+    """
+
+    source: str
+    tally: Tally
+    hashes: dict[str, str]
+    store: EvidenceStore
+    problems: list[Problem] = field(default_factory=list)
+    agents: dict[str | None, int] = field(default_factory=dict)
+    judges_seen: set[str] = field(default_factory=set)
+    mock_judges: set[str] = field(default_factory=set)

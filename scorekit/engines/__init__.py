@@ -73,8 +73,11 @@ def require(engine: str) -> None:
 
 
 def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", scheduler: str | None = None,
-           limit: int | None = None, strict: bool = True) -> tuple[Any, Any]:
-    """(source or None, combined partial) of ``rows`` scored by ``engine``."""
+           limit: int | None = None, strict: bool = True,
+           evidence_rows_in_memory: int | None = None) -> Any:
+    """``rows`` scored by ``engine``: (source or None, combined partial), or a
+    :class:`scorekit._tally.Counted` from an engine that counts where its rows are
+    (its evidence kept in memory up to ``evidence_rows_in_memory`` rows)."""
     require(engine)
     if scheduler is not None and engine != "dask":
         raise InputError(f"scheduler is for the dask engine; got engine {engine!r}")
