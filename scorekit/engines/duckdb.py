@@ -85,7 +85,9 @@ def _source(con: Any, files: list[str], name: str) -> dict[str, str]:
         if column not in types:
             raise InputError(f"{name}: the duckdb engine needs column {column!r} (pre-scored rows)")
     present = {c: types[c] for c in columns}
-    selected = ", ".join(f'"{c}"' if c in present else f"NULL AS \"{c}\"" for c in COLUMNS)
+    # In the file's column order: an unscreened row is a dict in the order the pandas reader gives,
+    # so its problems are listed in the same order.
+    selected = ", ".join([*(f'"{c}"' for c in present), *(f"NULL AS \"{c}\"" for c in COLUMNS if c not in present)])
     order = "filename, file_row_number" if len(files) > 1 else "file_row_number"
     con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT row_number() OVER (ORDER BY {order}) AS line, "
                 f"{selected} FROM raw")
