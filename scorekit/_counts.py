@@ -10,7 +10,6 @@ Scorecard read, so each number has exactly one code path.
 
 from __future__ import annotations
 
-import dataclasses
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -584,6 +583,15 @@ class RunTotals:
     run_pass: np.ndarray
     run_n: np.ndarray
 
+    @classmethod
+    def without_runs(cls, groups: pd.Index, *, column: str | None = None, note: str | None = None,
+                     unbalanced: np.ndarray | None = None) -> RunTotals:
+        """Totals with no (group, run) entry: no run column (``column`` None), or no row with a value."""
+        ngroups = len(groups)
+        empty = np.zeros(0, dtype=np.int64)
+        return cls(groups, column, note, np.zeros(ngroups, dtype=bool) if unbalanced is None else unbalanced,
+                   np.zeros(ngroups, dtype=np.int64), pd.Index([]), empty, empty, empty, empty, empty)
+
 
 def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str] = "dimension") -> RunTotals:
     """:class:`RunTotals` of the agent rows of ``frame`` (the rules of :func:`run_variance`)."""
@@ -592,16 +600,13 @@ def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str]
     statuses = status_codes(rows)
     groups, _ = grouped_status_counts(rows, by, statuses) if len(rows) else (pd.Index([], name=by[0]), None)
     ngroups = len(groups)
-    empty = np.zeros(0, dtype=np.int64)
-    none = RunTotals(groups, None, None, np.zeros(ngroups, dtype=bool), np.zeros(ngroups, dtype=np.int64),
-                     pd.Index([]), empty, empty, empty, empty, empty)
     if not ngroups:
-        return none
+        return RunTotals.without_runs(groups)
     case = "case_id" if "case_id" in rows.columns else "id"
     use_run = run in rows.columns and bool(rows[run].notna().any())
     column = run if use_run else "trial"
     if column not in rows.columns:
-        return none
+        return RunTotals.without_runs(groups)
     has_value = rows[column].notna().to_numpy()
     group_of_row = groups.get_indexer(pd.MultiIndex.from_frame(rows[by]) if len(by) > 1 else rows[by[0]])
     unbalanced = np.zeros(ngroups, dtype=bool)
@@ -609,7 +614,7 @@ def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str]
         np.logical_or.at(unbalanced, group_of_row[~has_value], True)
     kept = rows[has_value]
     if not len(kept):
-        return dataclasses.replace(none, column=column, note=f"no row has a {column} value", unbalanced=unbalanced)
+        return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value", unbalanced=unbalanced)
     index, counts = grouped_status_counts(kept, [*by, column, case], statuses[has_value])
     levels = len(by)
     gcode = groups.get_indexer(index.droplevel([-1, -2]))

@@ -20,7 +20,7 @@ import os
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +80,20 @@ class EvidenceStore:
             return store
         store._spill(evidence_hash)
         store._frame = None
+        return store
+
+    @classmethod
+    def written(cls, write: Callable[[Path], None], *, rows: int, evaluators: list[str],
+                threshold: int = EVIDENCE_ROWS_IN_MEMORY) -> EvidenceStore:
+        """The store of rows an engine writes itself: ``write(directory)`` fills a new
+        ``evidence/`` directory (the card's temporary one); up to ``threshold`` rows the
+        frame is then read back from it, so it is the frame the files hold."""
+        store = cls(None, rows=rows, evaluators=evaluators, threshold=threshold)
+        target = store._temporary()
+        write(target)
+        store._directory = target
+        if store.in_memory:
+            store._frame = pd.read_parquet(target)
         return store
 
     def _temporary(self) -> Path:

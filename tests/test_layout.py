@@ -19,6 +19,7 @@ NOT_TESTED_ALONE = {"__init__.py", "__main__.py", "_version.py"}
 ALIASES = {
     "_accel.py": "tests/test_speedups.py",                 # the C switch: C-versus-Python tests
     "_cli_release.py": "tests/release/test_gate_cli.py",
+    "engines/_counted.py": "tests/engines/test_duckdb.py",     # the duckdb engine counted against pandas
     "_cli_render.py": "tests/test_render.py",
     "_rows/_normalise.py": "tests/test_rows.py",
     "_rows/_screens.py": "tests/test_rows.py",

@@ -94,7 +94,7 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
     if engine == "duckdb":
         from . import duckdb
 
-        return None, duckdb.score(rows, ctx_args, strict, limit=limit)
+        return duckdb.score(rows, ctx_args, strict, limit=limit, evidence_rows_in_memory=evidence_rows_in_memory)
     from .._ingest import ingest as score_here
 
     if isinstance(rows, (str, os.PathLike)) and limit is None:

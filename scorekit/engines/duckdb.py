@@ -10,7 +10,9 @@ computed in SQL as :func:`scorekit.scorers.external.prescored` computes it.
 Every row the screen does not pass is checked and scored by the pandas
 engine's own code (:func:`scorekit._partial.score_items`), so a row DuckDB
 did not check is never PASS on DuckDB's word: it fails closed exactly as it
-would in the pandas engine. Columns other than the pre-scored ones (answer keys,
+would in the pandas engine. The rows are then counted, hashed and written out
+inside DuckDB (:mod:`._counted`): no screened row becomes a Python object, so
+the files may be larger than memory. Columns other than the pre-scored ones (answer keys,
 outputs, judge votes, tags) are refused in one line naming them: such rows need
 a scorer (``--engine pandas`` or ``dask``).
 """
@@ -25,7 +27,7 @@ from typing import Any
 
 from .._errors import InputError
 from .._hashing import evidence_digest, results_digest, row_digest
-from .._partial import Partial, combine, score_items
+from .._partial import Partial, score_items
 from .._validate import definition_key
 from ..scorers import Context
 
@@ -126,8 +128,13 @@ def _batches(con: Any, query: str) -> Iterator[dict[str, list[Any]]]:
         yield batch.to_pydict()
 
 
-def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | None = None) -> Partial:
-    """Screen and score the pre-scored rows of ``rows`` (Parquet) with DuckDB."""
+def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | None = None,
+          evidence_rows_in_memory: int | None = None) -> Any:
+    """Screen, score and count the pre-scored rows of ``rows`` (Parquet) with DuckDB: a
+    :class:`~scorekit._tally.Counted` (the rows never leave DuckDB as Python objects)."""
+    from .._evidence import EVIDENCE_ROWS_IN_MEMORY
+    from ._counted import count_parquet
+
     files = _files(rows)
     name = str(rows)
     con = connect()
@@ -138,11 +145,12 @@ def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | Non
         con.execute(f"CREATE OR REPLACE TEMP VIEW screened AS SELECT *, ({screen}) IS TRUE AS ok FROM rows{where}")
         if not con.execute("SELECT count(*) FROM screened").fetchall()[0][0]:
             raise InputError(f"{name}: empty file, no rows")
-        fast = _screened_part(con, name, ctx_args, strict)
         slow = score_items(_unscreened_items(con), name, Context(**ctx_args), strict)
+        threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
+        return count_parquet(con, files, types, screen, slow, source=name, agent=ctx_args.get("agent"),
+                             strict=strict, limit=limit, threshold=threshold)
     finally:
         con.close()
-    return combine([fast, slow])
 
 
 def _unscreened_items(con: Any) -> Iterator[tuple[int, Any, Any, bool, None]]:

@@ -114,3 +114,75 @@ def test_duckdb_engine_evaluates_one_agent_of_several_like_the_pandas_engine(tmp
         sk.evaluate(path, engine="duckdb")
     assert comparable(sk.evaluate(path, engine="duckdb", agent="agent-b")) == comparable(
         sk.evaluate(path, agent="agent-b"))
+
+
+# --------------------------------------------------------------------------- counted inside DuckDB
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=0, max_size=6)
+_AWKWARD = st.one_of(st.sampled_from(["a", "b", "c", 'q"uote', "back\\slash", "tab\there", "nl\nx", "é", "😀",
+                                      " ", "", "mock"]), _TEXT)
+
+
+@st.composite
+def _prescored_rows(draw: st.DrawFn) -> tuple[list[dict], bool]:
+    """Pre-scored rows with awkward strings, repeated ids and trials, runs as text or as numbers."""
+    numeric_run = draw(st.booleans())
+    rows = []
+    for i in range(draw(st.integers(1, 40))):
+        row = {
+            "id": draw(st.one_of(st.just(f"r{i}"), _AWKWARD, st.none())),
+            "dimension": draw(st.one_of(st.sampled_from(["task", "tone", 'd"q', "d\\b"]), _AWKWARD, st.none())),
+            "case_id": draw(st.one_of(st.sampled_from(["c1", "c2", "c3", 'c"4', "c\t5"]), _AWKWARD, st.none())),
+            "trial": draw(st.one_of(st.integers(0, 3), st.none(), st.just(-1))),
+            "status": draw(st.sampled_from(["PASS", "PASS", "FAIL", "ERROR", "ABSTAIN", "pass", None])),
+            "evaluator": draw(st.sampled_from(["harness", "harness", "mock-grader", "", None])),
+            "reason": draw(st.one_of(st.none(), st.sampled_from(["timeout", 'r"q', ""]))),
+            "run": draw(st.one_of(st.none(), st.integers(0, 2))) if numeric_run
+            else draw(st.one_of(st.none(), st.sampled_from(["r0", "r1", 'r"2', " "]))),
+        }
+        rows.append(row)
+    return rows, numeric_run
+
+
+def _write_typed(rows: list[dict], path: Path, numeric_run: bool) -> Path:
+    names = [*PRESCORED, "reason"]
+    kinds = {"trial": pa.int64(), "run": pa.int64() if numeric_run else pa.string()}
+    pq.write_table(pa.table({n: [r.get(n) for r in rows] for n in names},
+                            schema=pa.schema([(n, kinds.get(n, pa.string())) for n in names])), path,
+                   row_group_size=7)
+    return path
+
+
+@settings(max_examples=60, deadline=None)
+@given(drawn=_prescored_rows(), purpose=st.sampled_from(["release", "exploratory"]),
+       threshold=st.sampled_from([0, 10**7]))
+def test_counting_inside_duckdb_gives_the_pandas_engine_card(tmp_path_factory, drawn, purpose, threshold):
+    """Scores, duplicates, statistics, findings, hashes and evidence rows: all the pandas engine's."""
+    rows, numeric_run = drawn
+    path = _write_typed(rows, tmp_path_factory.mktemp("counted") / "rows.parquet", numeric_run)
+    policy = {"purpose": purpose}
+    want = sk.evaluate(path, policy=policy)
+    got = sk.evaluate(path, policy=policy, engine="duckdb", evidence_rows_in_memory=threshold)
+    data = json.loads(comparable(got))
+    if threshold == 0:
+        assert data.pop("evidence")["file"] == "evidence/"
+        rows_back = got.evidence_dataset().to_table().to_pandas()
+    else:
+        rows_back = got.evidence
+    expected = json.loads(comparable(want))
+    expected.pop("evidence") if threshold == 0 else None
+    assert data == expected
+    pd.testing.assert_frame_equal(rows_back, want.evidence)
+    pd.testing.assert_frame_equal(got.case_counts, want.case_counts)
+
+
+def test_a_dataset_of_many_parts_holds_the_rows_in_order(prescored, monkeypatch):
+    from scorekit.reports import parquet as parquet_report
+
+    monkeypatch.setattr(parquet_report, "PART_ROWS", 37)
+    got = sk.evaluate(prescored, engine="duckdb", evidence_rows_in_memory=0)
+    want = sk.evaluate(prescored)
+    files = sorted(Path(f).name for f in got.evidence_dataset().files)
+    assert files == [parquet_report.part_name(i) for i in range(-(-len(want.evidence) // 37))]
+    pd.testing.assert_frame_equal(got.evidence_dataset().to_table().to_pandas(), want.evidence)
+    meta = sk.reports.read_evidence_metadata(got.evidence_dataset().files[-1])
+    assert meta["hashes"]["evidence"] == want.hashes["evidence"] and meta["rows"] == len(want.evidence)

@@ -1,0 +1,516 @@
+"""Pre-scored Parquet rows counted, hashed and written where they are: inside DuckDB (SPEC §16).
+
+Above ``evidence_rows_in_memory`` rows the duckdb engine does not hand
+:func:`scorekit.evaluate` a partial of every row. It builds the
+:class:`~scorekit._tally.Counted` evaluate decides from inside DuckDB, so no
+screened row ever becomes a Python object:
+
+* the rows the screen passed (``fast``) are scored in SQL as
+  :func:`scorekit.scorers.external.prescored` scores them; the others were
+  scored by the pandas engine's own code (``slow``, a small partial) and join
+  them as a table;
+* duplicate identities are found by SQL ``GROUP BY``; the few rows involved are
+  judged by :func:`scorekit._validate.duplicate_identities` itself;
+* the :class:`~scorekit._tally.Tally` (labels, controls, counts per
+  (dimension, case), run totals, finding groups) comes from SQL aggregates,
+  each sorted as the pandas code sorts, so every float is the same;
+* the row digests (SPEC §10) are SHA-256 of the canonical text written in SQL
+  for rows whose strings need no JSON escaping (the others are hashed in
+  Python), and each list hash streams DuckDB's sorted digests (sorted on disk
+  when they do not fit in memory) into one SHA-256;
+* the evidence rows are streamed file by file, in line order, into the
+  ``evidence/`` dataset with the pandas engine's Arrow schema.
+"""
+
+from __future__ import annotations
+
+import binascii
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._counts import STATUSES, CaseCounts, GroupCounts, RunTotals
+from .._errors import Problem
+from .._evidence import EvidenceStore
+from .._findings import DETAIL_CASES, FindingGroups
+from .._hashing import evidence_digest, results_digest, row_digest
+from .._partial import Partial
+from .._tally import LABELS, Counted, Tally
+from .._validate import duplicate_identities
+
+__all__ = ["count_parquet"]
+
+BATCH_ROWS = 1 << 17
+_LABEL_CODES = {label: code for code, label in enumerate(LABELS)}
+# A JSON string needs escaping (so its canonical text is not '"' + text + '"') when it holds '"', '\' or
+# a control character.
+_ESCAPE = "regexp_matches({0}, '[\\x00-\\x1f\"\\\\]')"
+
+
+def _q(column: str) -> str:
+    """SQL: the canonical JSON text of a string column that needs no escaping (NULL stays NULL)."""
+    return f"('\"' || {column} || '\"')"
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+# --------------------------------------------------------------------------- the rows in SQL
+class _Columns:
+    """The pre-scored columns of the files and their (union) SQL types; SQL selecting the screened rows."""
+
+    def __init__(self, present: dict[str, str], screen: str) -> None:
+        from .duckdb import COLUMNS
+
+        self.present = present
+        self.screen = screen
+        self.types = {c: present.get(c, "BIGINT" if c == "trial" else "VARCHAR") for c in COLUMNS}
+        text_run = present.get("run") in (None, "VARCHAR")
+        self.run_text = "run" if text_run else "NULL::VARCHAR"
+        self.run_int = "NULL::BIGINT" if text_run else "CAST(run AS BIGINT)"
+
+    def fast(self, source: str, line: str, in_source: set[str], where: str) -> str:
+        """SQL of the rows of ``source`` (a ``read_parquet`` holding ``in_source`` columns) the screen
+        passes, scored as pre-scored rows are: the evidence columns, the measured run (``run_text`` or
+        ``run_int``) and ``plain`` (no string needs JSON escaping)."""
+        selected = ", ".join(f"CAST({c} AS {t}) AS {c}" if c in in_source else f"CAST(NULL AS {t}) AS {c}"
+                             for c, t in self.types.items())
+        rows = f"SELECT {line} AS line, {selected} FROM {source}"
+        scored = (
+            "SELECT line, id, dimension, coalesce(case_id, id) AS case_id, trial, status, "
+            "CASE WHEN status = 'PASS' THEN NULL ELSE coalesce(nullif(reason, ''), 'prescored_' || lower(status)) "
+            "END AS reason, CASE WHEN status = 'PASS' THEN NULL ELSE 'pre-scored ' || status || ' by ' || evaluator "
+            f"END AS detail, evaluator, {self.run_text} AS run_text, {self.run_int} AS run_int, agent "
+            f"FROM ({rows}) WHERE ({self.screen}) IS TRUE"
+        )
+        escapes = " OR ".join(_ESCAPE.format(c) for c in ("id", "dimension", "case_id", "reason", "run_text"))
+        return f"SELECT *, NOT coalesce({escapes}, false) AS plain FROM ({scored}){where}"
+
+
+_EVIDENCE_TEXT = (
+    "'{\"case_id\":' || " + _q("case_id") + " || ',\"control\":false,\"dimension\":' || " + _q("dimension")
+    + " || ',\"id\":' || " + _q("id") + " || ',\"included\":true,\"label\":\"labeled\",\"reason\":' || "
+    "coalesce(" + _q("reason") + ", 'null') || ',\"status\":' || " + _q("status")
+    + " || ',\"trial\":' || coalesce('\"i:' || CAST(trial AS VARCHAR) || '\"', 'null') || '}'"
+)
+_RESULTS_TEXT = (
+    "'{\"case_id\":' || " + _q("case_id") + " || ',\"dimension\":' || " + _q("dimension") + " || ',\"id\":' || "
+    + _q("id") + " || ',\"measured\":{' || CASE WHEN run_text IS NOT NULL THEN '\"run\":' || " + _q("run_text")
+    + " || ',' WHEN run_int IS NOT NULL THEN '\"run\":\"i:' || CAST(run_int AS VARCHAR) || '\",' ELSE '' END || "
+    "'\"status\":' || " + _q("status") + " || '},\"trial\":' || coalesce('\"i:' || CAST(trial AS VARCHAR) || '\"', "
+    "'null') || '}'"
+)
+_SUITE_TEXT = ("'{\"case_id\":' || " + _q("case_id") + " || ',\"definition\":{},\"dimension\":' || "
+               + _q("dimension") + " || '}'")
+
+
+def _batches(con: Any, query: str, params: list[Any] | None = None) -> Iterator[Any]:
+    """``query``'s result as Arrow record batches (DuckDB streams it)."""
+    relation = con.sql(query, params=params) if params else con.sql(query)
+    reader = relation.to_arrow_reader(BATCH_ROWS) if hasattr(relation, "to_arrow_reader") else \
+        relation.record_batch(BATCH_ROWS)
+    yield from reader
+
+
+# --------------------------------------------------------------------------- hashes
+class _ListHash:
+    """SHA-256 of the canonical list of hex digests (``_hashing.list_hash``), fed sorted raw digests."""
+
+    def __init__(self) -> None:
+        self._sha = hashlib.sha256(b"[")
+        self._any = False
+
+    def update(self, packed: bytes | memoryview) -> None:
+        if not packed:
+            return
+        body = binascii.hexlify(packed, b",", 32).replace(b",", b'","')
+        self._sha.update((b',"' if self._any else b'"') + body + b'"')
+        self._any = True
+
+    def hexdigest(self) -> str:
+        self._sha.update(b"]")
+        return self._sha.hexdigest()
+
+
+def _sorted_hash(con: Any, query: str) -> str:
+    """The list hash of the BLOB digests ``d`` that ``query`` selects, sorted (and spilled) by DuckDB."""
+    digest = _ListHash()
+    for batch in _batches(con, f"SELECT d FROM ({query}) ORDER BY d"):
+        column = batch.column(0)
+        _validity, offsets, data = column.buffers()
+        bounds = np.frombuffer(offsets, dtype=np.int32)[[column.offset, column.offset + len(column)]]
+        first, last = int(bounds[0]), int(bounds[1])
+        if column.null_count or last - first != 32 * len(column):  # pragma: no cover - 32 bytes every row
+            raise AssertionError("a row without a 32-byte digest")
+        digest.update(memoryview(data)[first:last])
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- the slow rows
+def _slow_table(slow: Partial) -> Any:
+    """The rows the pandas code scored, as an Arrow table of the evidence columns."""
+    import pyarrow as pa
+
+    cols = slow.columns
+    return pa.table({
+        "line": pa.array(cols["line"], pa.int64()), "id": pa.array(cols["id"], pa.string()),
+        "dimension": pa.array(cols["dimension"], pa.string()), "case_id": pa.array(cols["case_id"], pa.string()),
+        "trial": pa.array(cols["trial"], pa.int64()), "status": pa.array(cols["status"], pa.string()),
+        "reason": pa.array(cols["reason"], pa.string()), "detail": pa.array(cols["detail"], pa.string()),
+        "label": pa.array(cols["label"], pa.string()), "control": pa.array(cols["control"], pa.bool_()),
+        "evaluator": pa.array(cols["evaluator"], pa.string()), "agent_output": pa.array(cols["agent_output"],
+                                                                                         pa.string()),
+        "cost_usd": pa.array(cols["cost_usd"], pa.float64()), "latency_ms": pa.array(cols["latency_ms"], pa.float64()),
+        "run": pa.array(cols["run"], pa.string()),
+    })
+
+
+# --------------------------------------------------------------------------- counting
+def _base(fast: str, slow_where: str) -> str:
+    """SQL: the screened rows of view ``fast`` and the slow rows (``slow_where``), as evidence columns."""
+    return (
+        "SELECT line, id, dimension, case_id, trial, status, reason, detail, 'labeled' AS label, false AS control, "
+        "evaluator, NULL::VARCHAR AS agent_output, NULL::DOUBLE AS cost_usd, NULL::DOUBLE AS latency_ms, "
+        f"coalesce(run_text, CAST(run_int AS VARCHAR)) AS run FROM {fast} UNION ALL "
+        "SELECT line, id, dimension, case_id, trial, status, reason, detail, label, control, evaluator, agent_output, "
+        f"cost_usd, latency_ms, run FROM slow_rows{slow_where}"
+    )
+
+
+def _evidence_rows(base: str, strict: bool) -> str:
+    """SQL: the evidence rows of ``base`` with the duplicates marked invalid, and ``included`` (SPEC §5)."""
+    included = "b.dimension IS NOT NULL" + ("" if strict else " AND coalesce(m.label, b.label) = 'labeled'")
+    return (
+        "SELECT b.id, b.dimension, b.case_id, b.trial, coalesce(m.status, b.status) AS status, "
+        "CASE WHEN m.line IS NULL THEN b.reason ELSE m.reason END AS reason, "
+        "CASE WHEN m.line IS NULL THEN b.detail ELSE m.detail END AS detail, coalesce(m.label, b.label) AS label, "
+        f"b.control, {included} AS included, b.line, b.evaluator, b.agent_output, b.cost_usd, b.latency_ms, b.run "
+        f"FROM {base} b LEFT JOIN marked m ON b.line = m.line"
+    )
+
+
+def count_parquet(con: Any, files: list[str], present: dict[str, str], screen: str, slow: Partial, *, source: str,
+                  agent: str | None, strict: bool, limit: int | None, threshold: int) -> Counted:
+    """The :class:`Counted` of pre-scored Parquet ``files``: ``present`` are the columns and their (union)
+    types, ``screen`` the SQL a row passes when the pandas checks certainly accept it, ``slow`` the
+    rows that did not pass, scored by the pandas code."""
+    columns = _Columns(present, screen)
+    offsets = _offsets(con, files)
+    line = ("CASE filename " + " ".join(f"WHEN {_quoted(f)} THEN {o}" for f, o in zip(files, offsets, strict=True))
+            + " END + file_row_number + 1") if len(files) > 1 else "file_row_number + 1"
+    listed = ", ".join(_quoted(f) for f in files)
+    everything = f"read_parquet([{listed}], filename = true, file_row_number = true, union_by_name = true)"
+    where = f" WHERE line <= {int(limit)}" if limit is not None else ""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW fast_all AS {columns.fast(everything, line, set(present), where)}")
+    agents = {value: int(n) for value, n in con.execute(
+        "SELECT agent, count(*) FROM fast_all GROUP BY agent").fetchall()}
+    for value, n in slow.agents.items():
+        agents[value] = agents.get(value, 0) + n
+    keep = " WHERE agent = " + _quoted(agent) if agent is not None else ""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW fast AS SELECT * FROM fast_all{keep}")
+    con.register("slow_rows", _slow_table(slow))
+    con.execute(f"CREATE OR REPLACE TEMP VIEW base AS {_base('fast', '')}")
+    marked, problems, new_digests = _duplicates(con, source, strict)
+    con.register("marked", marked)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW ev_in AS {_evidence_rows('base', strict)}")
+    hashes = _hashes(con, slow, new_digests, set(marked.column("line").to_pylist()))
+    tally = _tally(con)
+    rows, evaluators = con.execute(
+        "SELECT count(*), list(DISTINCT evaluator) FILTER (evaluator IS NOT NULL) FROM ev_in").fetchall()[0]
+    store = EvidenceStore.written(
+        lambda target: _write_dataset(con, target, int(rows), files, offsets, columns, limit, keep, strict,
+                                      hashes["evidence"]),
+        rows=int(rows), evaluators=sorted(str(e) for e in evaluators or []), threshold=threshold)
+    return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=slow.problems + problems,
+                   agents=agents, judges_seen=set(slow.judges_seen), mock_judges=set(slow.mock_judges))
+
+
+def _offsets(con: Any, files: list[str]) -> list[int]:
+    """Each file's first line less one: the rows of the files before it (from the Parquet footers)."""
+    offsets, total = [], 0
+    for path in files:
+        offsets.append(total)
+        total += int(con.execute("SELECT sum(row_group_num_rows) FROM (SELECT DISTINCT row_group_id, "
+                                 "row_group_num_rows FROM parquet_metadata(?))", [path]).fetchall()[0][0] or 0)
+    return offsets
+
+
+def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem], list[bytes]]:
+    """Rows claiming one identity twice (:func:`duplicate_identities` over the candidates SQL finds):
+    the table of marked rows (their new status, reason, label, detail), the problems, and the marked
+    rows' new evidence digests."""
+    import pyarrow as pa
+
+    candidates = _candidates(con)
+    lines = [row[0] for row in candidates]
+    positions, problems = duplicate_identities(
+        [r[1] for r in candidates], [r[2] for r in candidates], [r[3] for r in candidates],
+        [r[4] for r in candidates], [r[5] for r in candidates], lines, source)
+    message = {p.line: f"{p.field}: {p.message}" for p in reversed(problems)}
+    out: dict[str, list[Any]] = {"line": [], "status": [], "reason": [], "label": [], "detail": []}
+    digests = []
+    for pos in positions:
+        line, rid, case, dimension, trial, valid, _status, _reason, detail, _label = candidates[pos]
+        out["line"].append(line)
+        out["status"].append("ERROR")
+        out["reason"].append("invalid_row")
+        out["label"].append("invalid")
+        out["detail"].append(message.get(line) if valid else detail)
+        digests.append(evidence_digest(rid, dimension, case, trial, "ERROR", "invalid_row", "invalid", False,
+                                       strict and dimension is not None))
+    table = pa.table({"line": pa.array(out["line"], pa.int64()), "status": pa.array(out["status"], pa.string()),
+                      "reason": pa.array(out["reason"], pa.string()), "label": pa.array(out["label"], pa.string()),
+                      "detail": pa.array(out["detail"], pa.string())})
+    return table, problems, digests
+
+
+def _candidates(con: Any) -> list[tuple[Any, ...]]:
+    """Every row whose id, or (case, dimension, trial) among valid rows, is claimed twice, in line order."""
+    rows: list[tuple[Any, ...]] = con.execute(
+        "WITH v AS (SELECT *, label <> 'invalid' AS valid FROM base), "
+        "ids AS (SELECT id FROM v WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1), "
+        "trials AS (SELECT case_id, dimension, trial FROM v WHERE valid AND trial IS NOT NULL AND dimension IS NOT "
+        "NULL GROUP BY case_id, dimension, trial HAVING count(*) > 1) "
+        "SELECT line, id, case_id, dimension, trial, valid, status, reason, detail, label FROM v "
+        "WHERE id IN (SELECT id FROM ids) OR (valid AND trial IS NOT NULL AND dimension IS NOT NULL AND EXISTS "
+        "(SELECT 1 FROM trials t WHERE t.case_id = v.case_id AND t.dimension = v.dimension AND t.trial = v.trial)) "
+        "ORDER BY line"
+    ).fetchall()
+    return rows
+
+
+def _hashes(con: Any, slow: Partial, new_digests: list[bytes], marked: set[int]) -> dict[str, str]:
+    """suite, results and evidence (SPEC §10) of every row: SQL digests of the plain fast rows, Python
+    digests of the rest, sorted together by DuckDB."""
+    import pyarrow as pa
+
+    extra: dict[str, list[bytes]] = {"s": [], "r": [], "e": list(new_digests)}
+    for line, rid, case, dimension, trial, status, reason, run_text, run_int in con.execute(
+            "SELECT line, id, case_id, dimension, trial, status, reason, run_text, run_int FROM fast "
+            "WHERE NOT plain").fetchall():
+        run = run_text if run_int is None else run_int
+        measured = {"status": status} if run is None else {"status": status, "run": run}
+        extra["r"].append(results_digest(rid, case, dimension, trial, measured))
+        extra["s"].append(bytes.fromhex(row_digest({"case_id": case, "dimension": dimension, "definition": {}})))
+        if line not in marked:
+            extra["e"].append(evidence_digest(rid, dimension, case, trial, status, reason, "labeled", False, True))
+    packed = bytes(slow.evidence_digests)
+    for i, line in enumerate(slow.columns["line"]):
+        if line not in marked:
+            extra["e"].append(packed[32 * i: 32 * i + 32])
+    results = bytes(slow.result_digests)
+    extra["r"].extend(results[i: i + 32] for i in range(0, len(results), 32))
+    extra["s"].extend(bytes.fromhex(d) for d in slow.suite_digests)
+    kinds = [k for k, values in extra.items() for _ in values]
+    con.register("extra_digests", pa.table({"kind": pa.array(kinds, pa.string()),
+                                            "d": pa.array([d for v in extra.values() for d in v], pa.binary())}))
+    not_marked = "line NOT IN (SELECT line FROM marked)"
+    return {
+        "suite": _sorted_hash(con, f"SELECT DISTINCT d FROM (SELECT unhex(sha256({_SUITE_TEXT})) AS d FROM fast "
+                                   "WHERE plain UNION ALL SELECT d FROM extra_digests WHERE kind = 's')"),
+        "results": _sorted_hash(con, f"SELECT unhex(sha256({_RESULTS_TEXT})) AS d FROM fast WHERE plain "
+                                     "UNION ALL SELECT d FROM extra_digests WHERE kind = 'r'"),
+        "evidence": _sorted_hash(con, f"SELECT unhex(sha256({_EVIDENCE_TEXT})) AS d FROM fast WHERE plain AND "
+                                      f"{not_marked} UNION ALL SELECT d FROM extra_digests WHERE kind = 'e'"),
+    }
+
+
+# --------------------------------------------------------------------------- the tally
+def _tally(con: Any) -> Tally:
+    labels = dict.fromkeys(LABELS, 0)
+    labels.update({label: int(n) for label, n in con.execute(
+        "SELECT label, count(*) FROM ev_in GROUP BY label").fetchall()})
+    unlabeled = [(int(line), rid, dim, reason, detail) for line, rid, dim, reason, detail in con.execute(
+        "SELECT line, id, dimension, reason, detail FROM ev_in WHERE label = 'unlabeled' ORDER BY line").fetchall()]
+    controls = sorted(
+        ({"id": rid, "dimension": dim, "case_id": case, "passed": status == "FAIL", "status": str(status),
+          "reason": reason}
+         for rid, dim, case, status, reason in con.execute(
+            "SELECT id, dimension, case_id, status, reason FROM ev_in WHERE control").fetchall()),
+        key=lambda c: (str(c["id"]), str(c["dimension"])),
+    )
+    con.execute("CREATE OR REPLACE TEMP VIEW agent_rows AS SELECT * FROM ev_in WHERE included AND NOT control")
+    cases = _case_counts(con)
+    return Tally(labels=labels, unlabeled=unlabeled, controls=controls,
+                 dimensions=[str(d) for d in cases.groups.index], cases=cases, runs=_run_totals(con, cases),
+                 findings=_finding_groups(con))
+
+
+_STATUS_COUNTS = ", ".join(f"count(*) FILTER (status = '{s}')" for s in STATUSES)
+
+
+def _case_counts(con: Any) -> CaseCounts:
+    """Status counts per (dimension, case) of the agent rows, sorted as :func:`count_cases` sorts."""
+    frame = _arrow_table(con, f"SELECT dimension, case_id, {_STATUS_COUNTS} FROM agent_rows "
+                              "GROUP BY dimension, case_id ORDER BY dimension, case_id")
+    dims = frame.column(0).to_pandas()
+    counts = np.column_stack([frame.column(i).to_numpy() for i in range(2, 6)]).astype(np.int64) if len(dims) \
+        else np.zeros((0, 4), dtype=np.int64)
+    codes, groups = pd.factorize(dims, sort=False)  # already sorted: codes are non-decreasing
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, dtype=np.int64)
+    group_counts = np.add.reduceat(counts, starts, axis=0) if len(starts) else counts[:0]
+    index = pd.Index(pd.array(groups, dtype="str"), name="dimension")
+    return CaseCounts(groups=GroupCounts(index=index, counts=group_counts), case_group=codes.astype(np.int64),
+                      case_ids=np.asarray(frame.column(1).to_pylist(), dtype=object), counts=counts)
+
+
+def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
+    """:class:`RunTotals` of the agent rows (the rules of :func:`scorekit._counts.run_totals`), in SQL."""
+    groups = cases.groups.index
+    ngroups = len(groups)
+    if not ngroups:
+        return RunTotals.without_runs(groups)
+    use_run = con.execute("SELECT bool_or(run IS NOT NULL) FROM agent_rows").fetchall()[0][0]
+    column = "run" if use_run else "trial"
+    code = {name: i for i, name in enumerate(groups)}
+    unbalanced = np.zeros(ngroups, dtype=bool)
+    if not use_run:
+        for (dim,) in con.execute("SELECT DISTINCT dimension FROM agent_rows WHERE trial IS NULL").fetchall():
+            unbalanced[code[dim]] = True
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE run_case AS SELECT dimension AS g, {column} AS r, case_id AS c, "
+        "bool_or(status IN ('PASS', 'FAIL')) AS m, count(*) FILTER (status = 'PASS') AS p, "
+        f"count(*) FILTER (status IN ('PASS', 'FAIL')) AS n FROM agent_rows WHERE {column} IS NOT NULL "
+        "GROUP BY ALL"
+    )
+    if not con.execute("SELECT count(*) FROM run_case").fetchall()[0][0]:
+        return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value",
+                                      unbalanced=unbalanced)
+    universe = np.zeros(ngroups, dtype=np.int64)
+    for dim, pairs, trials, n_cases, measured in con.execute(
+            "SELECT g, count(*), count(DISTINCT r), count(DISTINCT c), count(DISTINCT c) FILTER (m) "
+            "FROM run_case GROUP BY g").fetchall():
+        universe[code[dim]] = measured
+        if not use_run and pairs != trials * n_cases:
+            unbalanced[code[dim]] = True
+    labels = [r for (r,) in con.execute("SELECT DISTINCT r FROM run_case ORDER BY r").fetchall()]
+    run_labels = pd.Index(pd.array(labels, dtype="str" if use_run else "Int64"), name=column)
+    at = {label: i for i, label in enumerate(labels)}
+    per_run = con.execute("SELECT g, r, count(*) FILTER (m), sum(p), sum(n) FROM run_case GROUP BY g, r "
+                          "ORDER BY g, r").fetchall()
+    con.execute("DROP TABLE run_case")
+    return RunTotals(
+        groups=groups, column=column, note=None, unbalanced=unbalanced, universe=universe, run_labels=run_labels,
+        run_group=np.array([code[g] for g, *_ in per_run], dtype=np.int64),
+        run_code=np.array([at[r] for _, r, *_ in per_run], dtype=np.int64),
+        run_cases=np.array([row[2] for row in per_run], dtype=np.int64),
+        run_pass=np.array([row[3] for row in per_run], dtype=np.int64),
+        run_n=np.array([row[4] for row in per_run], dtype=np.int64),
+    )
+
+
+def _finding_groups(con: Any) -> FindingGroups:
+    """:func:`scorekit._findings.finding_groups` of the rows, in SQL."""
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW non_pass AS SELECT coalesce(dimension, '(unknown)') AS d, "
+        "coalesce(reason, 'unspecified') AS r, status AS s, coalesce(case_id, '(unknown)') AS c, detail "
+        "FROM ev_in WHERE status <> 'PASS' AND NOT control"
+    )
+    groups: FindingGroups = {}
+    for d, r, rows, fail, error, abstain in con.execute(
+            "SELECT d, r, count(*), bool_or(s = 'FAIL'), bool_or(s = 'ERROR'), bool_or(s = 'ABSTAIN') "
+            "FROM non_pass GROUP BY d, r ORDER BY d, r").fetchall():
+        status = "FAIL" if fail else "ERROR" if error else "ABSTAIN" if abstain else "PASS"
+        groups[(d, r)] = {"status": status, "case_ids": [], "rows": int(rows), "details": []}
+    for batch in _batches(con, "SELECT DISTINCT d, r, c FROM non_pass ORDER BY d, r, c"):
+        for d, r, c in zip(*(batch.column(i).to_pylist() for i in range(3)), strict=True):
+            groups[(d, r)]["case_ids"].append(c)
+    for d, r, c, detail in con.execute(
+            "SELECT DISTINCT d, r, c, detail FROM (SELECT *, dense_rank() OVER (PARTITION BY d, r ORDER BY c) AS k "
+            f"FROM non_pass) WHERE k <= {DETAIL_CASES} AND detail IS NOT NULL AND detail <> '' "
+            "ORDER BY d, r, c, detail").fetchall():
+        groups[(d, r)]["details"].append({"case_id": c, "detail": detail})
+    return groups
+
+
+# --------------------------------------------------------------------------- the evidence
+def _evidence_schema() -> Any:
+    """The Arrow schema of the pandas engine's evidence table (pandas metadata included)."""
+    import pyarrow as pa
+
+    from .._evaluate import _evidence, _identity
+
+    empty = Partial()
+    frame = _evidence(empty, _identity(empty.columns))
+    frame.insert(9, "included", np.zeros(0, dtype=bool))
+    return pa.Schema.from_pandas(frame, preserve_index=False)
+
+
+def _arrow(batch: Any, schema: Any) -> Any:
+    """A record batch of ``ev_in`` in the evidence schema (status and label as the fixed categories)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = []
+    for field in schema:
+        column = batch.column(field.name)
+        if pa.types.is_dictionary(field.type):
+            categories = STATUSES if field.name == "status" else LABELS
+            dictionary = pa.array(categories, field.type.value_type)
+            indices = pc.index_in(column, value_set=pa.array(categories, column.type))
+            column = pa.DictionaryArray.from_arrays(indices.cast(pa.int8()), dictionary)
+        else:
+            column = column.cast(field.type)
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def _write_dataset(con: Any, target: Path, rows: int, files: list[str], offsets: list[int], columns: _Columns,
+                   limit: int | None, keep: str, strict: bool, evidence_hash: str) -> None:
+    """Stream the rows, file by file in line order, into the new ``evidence/`` directory ``target``: parts
+    of :data:`~scorekit.reports.parquet.PART_ROWS` rows in the pandas engine's schema, each with the
+    dataset's metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .._scorecard import SCHEMA_VERSION
+    from .._version import __version__
+    from ..reports.parquet import PART_ROWS, _metadata, part_name
+
+    schema = _evidence_schema()
+    parts = max(1, -(-rows // PART_ROWS))
+    data = {"schema_version": SCHEMA_VERSION, "scorekit_version": __version__}
+
+    def stamped(index: int) -> Any:
+        return _metadata(pa.Table.from_batches([], schema=schema), rows, [], data, evidence_hash,
+                         part=index, parts=parts).schema
+
+    target.mkdir()
+    written, writer, in_part = 0, None, 0
+    where = f" WHERE line <= {int(limit)}" if limit is not None else ""
+    for path, offset in zip(files, offsets, strict=True):
+        one = f"read_parquet({_quoted(path)}, file_row_number = true)"
+        in_file = {name for name, *_ in con.execute(f"DESCRIBE SELECT * FROM {one}").fetchall()}
+        fast = columns.fast(one, f"file_row_number + {offset + 1}", in_file & set(columns.present), where)
+        last = offset + int(con.execute(f"SELECT count(*) FROM {one}").fetchall()[0][0])
+        base = f"({_base(f'(SELECT * FROM ({fast}){keep})', f' WHERE line > {offset} AND line <= {last}')})"
+        for batch in _batches(con, f"{_evidence_rows(base, strict)} ORDER BY b.line"):
+            batch = _arrow(batch, schema)
+            start = 0
+            while start < batch.num_rows:
+                if writer is None:
+                    writer = pq.ParquetWriter(target / part_name(written), stamped(written))
+                    in_part = 0
+                take = min(PART_ROWS - in_part, batch.num_rows - start)
+                writer.write_batch(batch.slice(start, take))
+                in_part += take
+                start += take
+                if in_part == PART_ROWS:
+                    writer.close()
+                    writer, written = None, written + 1
+    if writer is not None:
+        writer.close()
+        written += 1
+    if not written:
+        pq.write_table(pa.Table.from_batches([], schema=stamped(0)), target / part_name(0))
+
+
+def _arrow_table(con: Any, query: str) -> Any:
+    """``query``'s whole result as an Arrow table."""
+    result = con.sql(query).arrow()
+    return result.read_all() if hasattr(result, "read_all") else result
