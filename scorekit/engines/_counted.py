@@ -194,15 +194,16 @@ def _evidence_rows(base: str, strict: bool) -> str:
     )
 
 
-def count_parquet(con: Any, files: list[str], present: dict[str, str], screen: str, slow: Partial, *, source: str,
-                  agent: str | None, strict: bool, limit: int | None, threshold: int) -> Counted:
-    """The :class:`Counted` of pre-scored Parquet ``files``: ``present`` are the columns and their (union)
-    types, ``screen`` the SQL a row passes when the pandas checks certainly accept it, ``slow`` the
-    rows that did not pass, scored by the pandas code."""
+def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[str, str], screen: str,
+                  slow: Partial, *, source: str, agent: str | None, strict: bool, limit: int | None,
+                  threshold: int) -> Counted:
+    """The :class:`Counted` of pre-scored Parquet ``files`` (``offsets``: each file's first line less one):
+    ``present`` are the columns and their (union) types, ``screen`` the SQL a row passes when the pandas
+    checks certainly accept it, ``slow`` the rows that did not pass, scored by the pandas code."""
+    from .duckdb import line_sql
+
     columns = _Columns(present, screen)
-    offsets = _offsets(con, files)
-    line = ("CASE filename " + " ".join(f"WHEN {_quoted(f)} THEN {o}" for f, o in zip(files, offsets, strict=True))
-            + " END + file_row_number + 1") if len(files) > 1 else "file_row_number + 1"
+    line = line_sql(files, offsets)
     listed = ", ".join(_quoted(f) for f in files)
     everything = f"read_parquet([{listed}], filename = true, file_row_number = true, union_by_name = true)"
     where = f" WHERE line <= {int(limit)}" if limit is not None else ""
@@ -228,16 +229,6 @@ def count_parquet(con: Any, files: list[str], present: dict[str, str], screen: s
         rows=int(rows), evaluators=sorted(str(e) for e in evaluators or []), threshold=threshold)
     return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=slow.problems + problems,
                    agents=agents, judges_seen=set(slow.judges_seen), mock_judges=set(slow.mock_judges))
-
-
-def _offsets(con: Any, files: list[str]) -> list[int]:
-    """Each file's first line less one: the rows of the files before it (from the Parquet footers)."""
-    offsets, total = [], 0
-    for path in files:
-        offsets.append(total)
-        total += int(con.execute("SELECT sum(row_group_num_rows) FROM (SELECT DISTINCT row_group_id, "
-                                 "row_group_num_rows FROM parquet_metadata(?))", [path]).fetchall()[0][0] or 0)
-    return offsets
 
 
 def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem], list[bytes]]:
@@ -311,8 +302,9 @@ def _hashes(con: Any, slow: Partial, new_digests: list[bytes], marked: set[int])
                                             "d": pa.array([d for v in extra.values() for d in v], pa.binary())}))
     not_marked = "line NOT IN (SELECT line FROM marked)"
     return {
-        "suite": _sorted_hash(con, f"SELECT DISTINCT d FROM (SELECT unhex(sha256({_SUITE_TEXT})) AS d FROM fast "
-                                   "WHERE plain UNION ALL SELECT d FROM extra_digests WHERE kind = 's')"),
+        "suite": _sorted_hash(con, f"SELECT DISTINCT d FROM (SELECT unhex(sha256({_SUITE_TEXT})) AS d FROM "
+                                   "(SELECT DISTINCT case_id, dimension FROM fast WHERE plain) "
+                                   "UNION ALL SELECT d FROM extra_digests WHERE kind = 's')"),
         "results": _sorted_hash(con, f"SELECT unhex(sha256({_RESULTS_TEXT})) AS d FROM fast WHERE plain "
                                      "UNION ALL SELECT d FROM extra_digests WHERE kind = 'r'"),
         "evidence": _sorted_hash(con, f"SELECT unhex(sha256({_EVIDENCE_TEXT})) AS d FROM fast WHERE plain AND "
@@ -372,28 +364,33 @@ def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
     if not use_run:
         for (dim,) in con.execute("SELECT DISTINCT dimension FROM agent_rows WHERE trial IS NULL").fetchall():
             unbalanced[code[dim]] = True
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE run_case AS SELECT dimension AS g, {column} AS r, case_id AS c, "
-        "bool_or(status IN ('PASS', 'FAIL')) AS m, count(*) FILTER (status = 'PASS') AS p, "
-        f"count(*) FILTER (status IN ('PASS', 'FAIL')) AS n FROM agent_rows WHERE {column} IS NOT NULL "
-        "GROUP BY ALL"
-    )
-    if not con.execute("SELECT count(*) FROM run_case").fetchall()[0][0]:
+    # Per (dimension, run, case): measured at all, PASS rows, PASS + FAIL rows (not materialised: each
+    # query below streams this aggregate, which DuckDB spills to disk when it is larger than memory).
+    run_case = (f"WITH rc AS (SELECT dimension AS g, {column} AS r, case_id AS c, "
+                "bool_or(status IN ('PASS', 'FAIL')) AS m, count(*) FILTER (status = 'PASS') AS p, "
+                f"count(*) FILTER (status IN ('PASS', 'FAIL')) AS n FROM agent_rows WHERE {column} IS NOT NULL "
+                "GROUP BY ALL) ")
+    per_run = con.execute(f"{run_case}SELECT g, r, count(*) FILTER (m), sum(p), sum(n) FROM rc GROUP BY g, r "
+                          "ORDER BY g, r").fetchall()
+    if not per_run:
         return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value",
                                       unbalanced=unbalanced)
     universe = np.zeros(ngroups, dtype=np.int64)
-    for dim, pairs, trials, n_cases, measured in con.execute(
-            "SELECT g, count(*), count(DISTINCT r), count(DISTINCT c), count(DISTINCT c) FILTER (m) "
-            "FROM run_case GROUP BY g").fetchall():
-        universe[code[dim]] = measured
-        if not use_run and pairs != trials * n_cases:
-            unbalanced[code[dim]] = True
-    labels = [r for (r,) in con.execute("SELECT DISTINCT r FROM run_case ORDER BY r").fetchall()]
+    n_cases = np.zeros(ngroups, dtype=np.int64)
+    for dim, present, measured in con.execute(
+            f"{run_case}, gc AS (SELECT g, c, bool_or(m) AS m FROM rc GROUP BY g, c) "
+            "SELECT g, count(*), count(*) FILTER (m) FROM gc GROUP BY g").fetchall():
+        universe[code[dim]], n_cases[code[dim]] = measured, present
+    if not use_run:
+        # Every case of the group has the same set of trial numbers: the (trial, case) pairs
+        # present are all combinations of the group's trials and cases.
+        for dim, pairs, trials in con.execute(
+                f"{run_case}SELECT g, count(*), count(DISTINCT r) FROM rc GROUP BY g").fetchall():
+            if pairs != trials * n_cases[code[dim]]:
+                unbalanced[code[dim]] = True
+    labels = sorted({r for _, r, *_ in per_run})
     run_labels = pd.Index(pd.array(labels, dtype="str" if use_run else "Int64"), name=column)
     at = {label: i for i, label in enumerate(labels)}
-    per_run = con.execute("SELECT g, r, count(*) FILTER (m), sum(p), sum(n) FROM run_case GROUP BY g, r "
-                          "ORDER BY g, r").fetchall()
-    con.execute("DROP TABLE run_case")
     return RunTotals(
         groups=groups, column=column, note=None, unbalanced=unbalanced, universe=universe, run_labels=run_labels,
         run_group=np.array([code[g] for g, *_ in per_run], dtype=np.int64),

@@ -69,10 +69,33 @@ def connect(memory_limit: str = "2GB") -> Any:
     return con
 
 
-def _source(con: Any, files: list[str], name: str) -> dict[str, str]:
-    """Create view ``rows`` (every column plus ``line``) and return the column types."""
+def file_offsets(con: Any, files: list[str]) -> list[int]:
+    """Each file's first line less one: the rows of the files before it, from the Parquet footers."""
+    offsets, total = [], 0
+    for path in files:
+        offsets.append(total)
+        total += int(con.execute("SELECT coalesce(sum(row_group_num_rows), 0) FROM (SELECT DISTINCT row_group_id, "
+                                 "row_group_num_rows FROM parquet_metadata(?))", [path]).fetchall()[0][0])
+    return offsets
+
+
+def line_sql(files: list[str], offsets: list[int]) -> str:
+    """SQL of a row's line number over ``read_parquet(files, filename = true, file_row_number = true)``:
+    the files counted as one, in name order, with no window over the rows."""
+    if len(files) == 1:
+        return "file_row_number + 1"
+    cases = " ".join(f"WHEN {_quoted(f)} THEN {o}" for f, o in zip(files, offsets, strict=True))
+    return f"CASE filename {cases} END + file_row_number + 1"
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"  # a view takes no parameters
+
+
+def _source(con: Any, files: list[str], name: str) -> tuple[dict[str, str], list[int]]:
+    """Create view ``rows`` (every column plus ``line``) and return the column types and the files' line offsets."""
     try:
-        listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)  # a view takes no parameters
+        listed = ", ".join(_quoted(f) for f in files)
         con.execute(f"CREATE OR REPLACE TEMP VIEW raw AS SELECT * FROM read_parquet([{listed}], filename = true, "
                     "file_row_number = true, union_by_name = true)")
         types = {column: str(kind) for column, kind, *_ in con.execute("DESCRIBE raw").fetchall()}
@@ -90,10 +113,9 @@ def _source(con: Any, files: list[str], name: str) -> dict[str, str]:
     # In the file's column order: an unscreened row is a dict in the order the pandas reader gives,
     # so its problems are listed in the same order.
     selected = ", ".join([*(f'"{c}"' for c in present), *(f"NULL AS \"{c}\"" for c in COLUMNS if c not in present)])
-    order = "filename, file_row_number" if len(files) > 1 else "file_row_number"
-    con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT row_number() OVER (ORDER BY {order}) AS line, "
-                f"{selected} FROM raw")
-    return present
+    offsets = file_offsets(con, files)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT {line_sql(files, offsets)} AS line, {selected} FROM raw")
+    return present, offsets
 
 
 def _screen(types: dict[str, str]) -> str:
@@ -139,7 +161,7 @@ def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | Non
     name = str(rows)
     con = connect()
     try:
-        types = _source(con, files, name)
+        types, offsets = _source(con, files, name)
         screen = _screen(types)
         where = f" WHERE line <= {int(limit)}" if limit is not None else ""
         con.execute(f"CREATE OR REPLACE TEMP VIEW screened AS SELECT *, ({screen}) IS TRUE AS ok FROM rows{where}")
@@ -147,7 +169,7 @@ def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | Non
             raise InputError(f"{name}: empty file, no rows")
         slow = score_items(_unscreened_items(con), name, Context(**ctx_args), strict)
         threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
-        return count_parquet(con, files, types, screen, slow, source=name, agent=ctx_args.get("agent"),
+        return count_parquet(con, files, offsets, types, screen, slow, source=name, agent=ctx_args.get("agent"),
                              strict=strict, limit=limit, threshold=threshold)
     finally:
         con.close()

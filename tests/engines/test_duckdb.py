@@ -186,3 +186,24 @@ def test_a_dataset_of_many_parts_holds_the_rows_in_order(prescored, monkeypatch)
     pd.testing.assert_frame_equal(got.evidence_dataset().to_table().to_pandas(), want.evidence)
     meta = sk.reports.read_evidence_metadata(got.evidence_dataset().files[-1])
     assert meta["hashes"]["evidence"] == want.hashes["evidence"] and meta["rows"] == len(want.evidence)
+
+
+@pytest.mark.parametrize("layout", ["balanced", "unbalanced", "runs", "a trial missing"])
+def test_run_to_run_variance_counted_inside_duckdb(tmp_path, layout):
+    """Trials stand in for runs only when every case has the same trial numbers (SPEC §6)."""
+    rows = []
+    for case in range(6):
+        trials = range(3) if layout != "unbalanced" or case else range(2)
+        for trial in trials:
+            row = {"id": f"{case}-{trial}", "case_id": f"c{case}", "dimension": "task", "trial": trial,
+                   "status": "PASS" if (case + trial) % 3 else "FAIL", "evaluator": "harness"}
+            if layout == "runs":
+                row["run"] = f"run{trial}"
+            if layout == "a trial missing" and case == 2 and trial == 1:
+                row.pop("trial")
+            rows.append(row)
+    path = _write_typed(rows, tmp_path / "rows.parquet", numeric_run=False)
+    want, got = sk.evaluate(path), sk.evaluate(path, engine="duckdb", evidence_rows_in_memory=0)
+    variance = got.to_dict()["dimensions"][0]["variance"]
+    assert variance == want.to_dict()["dimensions"][0]["variance"]
+    assert (variance is None) == (layout in ("unbalanced", "a trial missing"))  # no run structure: no variance
