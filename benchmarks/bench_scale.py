@@ -43,12 +43,19 @@ TRIALS = 10
 
 def _timed(cmd: list[str]) -> tuple[float, int, str]:
     proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        print(proc.stderr[-3000:], file=sys.stderr)
     wall, rss = _parse_time(proc)
     return wall, rss, proc.stdout
 
 
-def generate_prescored(rows: int, folder: Path, files: int) -> None:
-    """``rows`` pre-scored rows as ``files`` Parquet files, written by DuckDB."""
+def generate_prescored(rows: int, folder: Path, files: int, trials: int = TRIALS) -> None:
+    """``rows`` pre-scored rows as ``files`` Parquet files, written by DuckDB.
+
+    Row i is trial ``i % trials`` of case ``i // (trials * 10)`` on dimension ``(i // trials) % 10``.
+    Cases differ as real ones do: by the case's hash, 80% always pass, 10% always fail and 10%
+    are flaky (each trial passes or fails by the row's hash); 1 row in 1,000 is an ERROR.
+    """
     import duckdb
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -62,10 +69,12 @@ def generate_prescored(rows: int, folder: Path, files: int) -> None:
             break
         con.execute(f"""
             COPY (
-              SELECT 'r' || i AS id, 'dim' || ((i // {TRIALS}) % {DIMENSIONS}) AS dimension,
-                     'c' || (i // ({TRIALS} * {DIMENSIONS})) AS case_id, (i % {TRIALS})::BIGINT AS trial,
-                     CASE WHEN hash(i) % 100 < 88 THEN 'PASS' WHEN hash(i) % 100 < 98 THEN 'FAIL' ELSE 'ERROR' END
-                       AS status,
+              SELECT 'r' || i AS id, 'dim' || ((i // {trials}) % {DIMENSIONS}) AS dimension,
+                     'c' || (i // ({trials} * {DIMENSIONS})) AS case_id, (i % {trials})::BIGINT AS trial,
+                     CASE WHEN hash(i) % 1000 = 0 THEN 'ERROR'
+                          WHEN hash(i // {trials}) % 100 < 80 THEN 'PASS'
+                          WHEN hash(i // {trials}) % 100 < 90 THEN 'FAIL'
+                          WHEN hash(i) % 2 = 0 THEN 'PASS' ELSE 'FAIL' END AS status,
                      'harness-x' AS evaluator
               FROM range({start}, {stop}) t(i)
             ) TO '{folder}/part-{f:05d}.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)
@@ -83,9 +92,10 @@ n = con.execute("SELECT count(*) FROM (SELECT dimension, case_id, count(*) FILTE
 g = time.perf_counter() - t
 import scorekit as sk
 t = time.perf_counter()
-card = sk.evaluate(sys.argv[1], engine="duckdb")
+card = sk.evaluate(sys.argv[1], engine="duckdb", evidence_rows_in_memory=int(sys.argv[2]))
 e = time.perf_counter() - t
-print(f"groups {n}; bare GROUP BY {g:.2f} s; duckdb engine {e:.2f} s; ratio {e / g:.1f}; decision {card.decision}")
+print(f"groups {n}; bare GROUP BY {g:.2f} s; duckdb engine {e:.2f} s; ratio {e / g:.1f}; decision {card.decision}; "
+      f"evidence {card.to_dict()['evidence']}")
 """
 
 
@@ -93,10 +103,10 @@ def bench_prescored(args: argparse.Namespace) -> None:
     folder = args.dir or Path(tempfile.mkdtemp(prefix="sk-scale-"))
     if not any(folder.glob("*.parquet")):
         t = time.perf_counter()
-        generate_prescored(args.rows, folder, max(1, args.rows // 10_000_000))
+        generate_prescored(args.rows, folder, max(1, args.rows // 10_000_000), args.trials)
         size = sum(p.stat().st_size for p in folder.glob("*.parquet"))
         print(f"generated {args.rows:,} pre-scored rows in {time.perf_counter() - t:.1f} s: {size / 2**20:.1f} MiB")
-    wall, rss, out = _timed([sys.executable, "-c", _GROUP_BY, str(folder)])
+    wall, rss, out = _timed([sys.executable, "-c", _GROUP_BY, str(folder), str(args.evidence_rows_in_memory)])
     print(out.strip())
     print(f"(a) duckdb engine, {args.rows:,} pre-scored rows: whole process {wall:.1f} s wall, "
           f"peak RSS {rss / 2**20:.2f} GiB")
@@ -156,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     a = sub.add_parser("prescored")
     a.add_argument("--rows", type=int, default=1_000_000_000)
     a.add_argument("--dir", type=Path)
+    a.add_argument("--trials", type=int, default=TRIALS, help="trials per case (default %(default)s)")
+    a.add_argument("--evidence-rows-in-memory", type=int, default=10_000_000,
+                   help="evaluate's threshold (0: always the evidence/ dataset)")
     b = sub.add_parser("dask")
     b.add_argument("--rows", type=int, default=10_000_000)
     b.add_argument("--dir", type=Path)

@@ -24,7 +24,6 @@ screened row ever becomes a Python object:
 
 from __future__ import annotations
 
-import binascii
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -119,16 +118,22 @@ def _batches(con: Any, query: str, params: list[Any] | None = None) -> Iterator[
 
 # --------------------------------------------------------------------------- hashes
 class _ListHash:
-    """SHA-256 of the canonical list of hex digests (``_hashing.list_hash``), fed sorted raw digests."""
+    """SHA-256 of the canonical list of hex digests (``_hashing.list_hash``), fed sorted hex digests."""
+
+    _SEPARATOR = np.frombuffer(b'","', dtype=np.uint8)
 
     def __init__(self) -> None:
         self._sha = hashlib.sha256(b"[")
         self._any = False
 
-    def update(self, packed: bytes | memoryview) -> None:
-        if not packed:
+    def update(self, hex_digits: np.ndarray) -> None:
+        """Add digests given as an (n, 64) array of lowercase hex characters, already in order."""
+        if not len(hex_digits):
             return
-        body = binascii.hexlify(packed, b",", 32).replace(b",", b'","')
+        separated = np.empty((len(hex_digits), 67), dtype=np.uint8)
+        separated[:, :64] = hex_digits
+        separated[:, 64:] = self._SEPARATOR
+        body = separated.tobytes()[:-3]  # '"' + digest + '","' + ... + digest
         self._sha.update((b',"' if self._any else b'"') + body + b'"')
         self._any = True
 
@@ -138,16 +143,18 @@ class _ListHash:
 
 
 def _sorted_hash(con: Any, query: str) -> str:
-    """The list hash of the BLOB digests ``d`` that ``query`` selects, sorted (and spilled) by DuckDB."""
+    """The list hash of the hex digests ``d`` that ``query`` selects, sorted (and spilled) by DuckDB."""
     digest = _ListHash()
     for batch in _batches(con, f"SELECT d FROM ({query}) ORDER BY d"):
         column = batch.column(0)
+        if column.type != "string":  # pragma: no cover - duckdb gives VARCHAR as string
+            column = column.cast("string")
         _validity, offsets, data = column.buffers()
         bounds = np.frombuffer(offsets, dtype=np.int32)[[column.offset, column.offset + len(column)]]
         first, last = int(bounds[0]), int(bounds[1])
-        if column.null_count or last - first != 32 * len(column):  # pragma: no cover - 32 bytes every row
-            raise AssertionError("a row without a 32-byte digest")
-        digest.update(memoryview(data)[first:last])
+        if column.null_count or last - first != 64 * len(column):  # pragma: no cover - 64 hex digits every row
+            raise AssertionError("a row without a SHA-256 digest")
+        digest.update(np.frombuffer(data, dtype=np.uint8)[first:last].reshape(-1, 64))
     return digest.hexdigest()
 
 
@@ -299,15 +306,15 @@ def _hashes(con: Any, slow: Partial, new_digests: list[bytes], marked: set[int])
     extra["s"].extend(bytes.fromhex(d) for d in slow.suite_digests)
     kinds = [k for k, values in extra.items() for _ in values]
     con.register("extra_digests", pa.table({"kind": pa.array(kinds, pa.string()),
-                                            "d": pa.array([d for v in extra.values() for d in v], pa.binary())}))
+                                            "d": pa.array([d.hex() for v in extra.values() for d in v], pa.string())}))
     not_marked = "line NOT IN (SELECT line FROM marked)"
     return {
-        "suite": _sorted_hash(con, f"SELECT DISTINCT d FROM (SELECT unhex(sha256({_SUITE_TEXT})) AS d FROM "
+        "suite": _sorted_hash(con, f"SELECT DISTINCT d FROM (SELECT sha256({_SUITE_TEXT}) AS d FROM "
                                    "(SELECT DISTINCT case_id, dimension FROM fast WHERE plain) "
                                    "UNION ALL SELECT d FROM extra_digests WHERE kind = 's')"),
-        "results": _sorted_hash(con, f"SELECT unhex(sha256({_RESULTS_TEXT})) AS d FROM fast WHERE plain "
+        "results": _sorted_hash(con, f"SELECT sha256({_RESULTS_TEXT}) AS d FROM fast WHERE plain "
                                      "UNION ALL SELECT d FROM extra_digests WHERE kind = 'r'"),
-        "evidence": _sorted_hash(con, f"SELECT unhex(sha256({_EVIDENCE_TEXT})) AS d FROM fast WHERE plain AND "
+        "evidence": _sorted_hash(con, f"SELECT sha256({_EVIDENCE_TEXT}) AS d FROM fast WHERE plain AND "
                                       f"{not_marked} UNION ALL SELECT d FROM extra_digests WHERE kind = 'e'"),
     }
 

@@ -207,3 +207,25 @@ def test_run_to_run_variance_counted_inside_duckdb(tmp_path, layout):
     variance = got.to_dict()["dimensions"][0]["variance"]
     assert variance == want.to_dict()["dimensions"][0]["variance"]
     assert (variance is None) == (layout in ("unbalanced", "a trial missing"))  # no run structure: no variance
+
+
+@settings(max_examples=20, deadline=None)
+@given(values=st.lists(st.text(max_size=5), max_size=30), batch=st.integers(1, 4))
+def test_a_list_hash_streamed_from_duckdb_in_batches_is_list_hash(values, batch):
+    """The sorted digests arrive batch by batch; the separators between batches are the list's own."""
+    from scorekit._hashing import list_hash, sha256_hex
+    from scorekit.engines import _counted
+    from scorekit.engines.duckdb import connect
+
+    con = connect()
+    try:
+        con.register("v", pa.table({"t": pa.array(values, pa.string())}))
+        original = _counted.BATCH_ROWS
+        _counted.BATCH_ROWS = batch
+        try:
+            got = _counted._sorted_hash(con, "SELECT sha256(t) AS d FROM v")
+        finally:
+            _counted.BATCH_ROWS = original
+    finally:
+        con.close()
+    assert got == list_hash([sha256_hex(v.encode()) for v in values], sort=True)
