@@ -62,7 +62,10 @@ def write(path: Path, lines: list[str]) -> Path:
 
 
 def comparable(card: Any) -> str:
-    """scorecard.json without ``generated_at``, as text."""
+    """The text of ``card``'s scorecard.json as ``scorekit run`` writes it (keys
+    in their order), without ``generated_at``."""
+    from scorekit.reports.json import render_json
+
     data = card.to_dict()
     data.pop("generated_at", None)
-    return json.dumps(data, sort_keys=True, allow_nan=True, default=str)
+    return render_json(data, validate=False)
