@@ -35,7 +35,8 @@ def _client(scheduler: str | None) -> tuple[Any, Any]:
 
     if scheduler is not None:
         return Client(scheduler), None
-    cluster = LocalCluster(n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True, dashboard_address=None)
+    # Any free port: with None the scheduler's HTTP server still takes 8787 and warns when a running cluster has it.
+    cluster = LocalCluster(n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
 

@@ -1,0 +1,379 @@
+"""The engines' acceptance (issue 15, SPEC §16) on one mixed raw-row corpus.
+
+The pandas engine in one process is the reference. On the same rows, cut into
+any partitions, the pandas engine with two local processes, the dask engine on
+a LocalCluster of two worker processes and the duckdb engine (on the corpus's
+pre-scored rows) give byte-identical scorecard.json (but ``generated_at``),
+equal evidence and equal hashes.
+
+Not repeated here: killed, hanging and refused local workers (test_local.py),
+the CLI flags and the dask extra missing (test_dask.py, test_duckdb.py), the
+duckdb screen against the pandas engine on the same Parquet file
+(test_duckdb.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import tempfile
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from _corpus import comparable, raw_rows, write
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+import scorekit as sk
+from scorekit.engines import local
+
+pytest.importorskip("distributed")
+pytest.importorskip("duckdb")
+
+# 1200 lines: enough for three byte ranges by default (local.line_ranges), small enough to score in a blink.
+N_CASES = 400
+# Where to cut rows into partitions: per-mille positions, up to eight parts.
+CUTS = st.lists(st.integers(1, 999), max_size=7, unique=True)
+# The same, with empty partitions (a cut at 0 or 1000, two equal cuts).
+CUTS_WITH_EMPTY = st.lists(st.integers(0, 1000), max_size=7)
+FEW = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PRESCORED = ("id", "case_id", "dimension", "trial", "run", "status", "evaluator", "reason")
+CONTRACTS = Path(__file__).resolve().parents[1] / "data" / "imports" / "tools" / "openai-chat-tools.json"
+# The default policy, and one that sets every option a partition is scored with (its context).
+POLICIES: dict[str, dict[str, Any] | None] = {
+    "default": None,
+    "every scoring option": {"judges": {"panel": ["judge-a", "judge-b", "judge-c"], "pass_score": 3},
+                             "budgets": {"cost_usd": 0.05, "latency_ms": 3000}, "partial": {"min": 0.5},
+                             "tool_contracts": str(CONTRACTS)},
+}
+
+
+@dataclass(frozen=True, repr=False)
+class Result:
+    text: str  # scorecard.json but generated_at
+    evidence: pd.DataFrame
+    hashes: dict[str, str]
+
+    def __repr__(self) -> str:  # hypothesis shows the fixtures of a failing example
+        return f"<scorecard of {len(self.evidence)} rows>"
+
+
+def _result(card: Any) -> Result:
+    return Result(comparable(card), card.evidence, dict(card.hashes))
+
+
+def _assert_same(card: Any, want: Result) -> None:
+    got = _result(card)
+    assert got.text == want.text
+    pd.testing.assert_frame_equal(got.evidence, want.evidence)
+    assert got.hashes == want.hashes
+
+
+def _bounds(n: int, cuts: list[int]) -> list[tuple[int, int]]:
+    """[start, stop) of the parts of ``n`` rows cut at the per-mille positions ``cuts``."""
+    edges = [0, *sorted(n * c // 1000 for c in cuts), n]
+    return list(zip(edges, edges[1:], strict=False))
+
+
+def _nonempty(n: int, cuts: list[int]) -> list[tuple[int, int]]:
+    return [(a, b) for a, b in _bounds(n, cuts) if a < b]
+
+
+def _rows(lines: list[str]) -> list[dict[str, Any]]:
+    """The corpus's lines that are JSON objects (the others cannot be a row of a frame or a Parquet file)."""
+    rows = []
+    for line in lines:
+        with contextlib.suppress(ValueError):
+            rows.append(json.loads(line))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write(tmp_path_factory.mktemp("acceptance") / "rows.jsonl", raw_rows(N_CASES))
+
+
+@pytest.fixture(scope="module")
+def references(corpus: Path) -> dict[str, Result]:
+    """The pandas engine in this one process, under each policy."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SCOREKIT_WORKERS", "1")
+        return {name: _result(sk.evaluate(corpus, policy=policy)) for name, policy in POLICIES.items()}
+
+
+@pytest.fixture(scope="module")
+def reference(references: dict[str, Result]) -> Result:
+    return references["default"]
+
+
+@contextlib.contextmanager
+def _two_local_processes(bounds: list[tuple[int, int]] | None = None) -> Iterator[list[int]]:
+    """The pandas engine on two processes, this one and a worker, whatever the
+    file's size, its lines cut into ``bounds`` (else the engine's own ranges).
+
+    Yields the first lines of the ranges the worker delivered. With two ranges
+    or more, this process scores its first range only once the worker has
+    delivered one (or failed), so both processes score rows.
+    """
+    delivered: list[int] = []
+    answered = threading.Event()
+    n_ranges = [0]
+    real_ranges, real_lines, real_file = local.line_ranges, local.score_lines, local.score_file
+
+    def line_ranges(n_rows: int, n_workers: int) -> list[tuple[int, int]]:
+        ranges = real_ranges(n_rows, n_workers) if bounds is None else bounds
+        n_ranges[0] = len(ranges)
+        return ranges
+
+    def score_lines(*args: Any, **kwargs: Any) -> Any:
+        if n_ranges[0] >= 2:
+            answered.wait(120)
+        return real_lines(*args, **kwargs)
+
+    def pool(n: int) -> Executor:
+        executor = local._pool(n)
+        submit = executor.submit
+
+        def watched(fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            future = submit(fn, *args, **kwargs)
+
+            def done(f: Future[Any]) -> None:
+                if not f.cancelled() and f.exception() is None:
+                    delivered.append(args[4])  # checked_range's first line
+                answered.set()
+
+            future.add_done_callback(done)
+            return future
+
+        executor.submit = watched  # type: ignore[method-assign]
+        return executor
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SCOREKIT_WORKERS", "2")
+        mp.setattr(local, "MIN_ROWS", 1)  # workers for a file of any size
+        mp.setattr(local, "line_ranges", line_ranges)
+        mp.setattr(local, "score_lines", score_lines)
+        mp.setattr(local, "score_file", lambda *a, **k: real_file(*a, **{**k, "executor": pool}))
+        yield delivered
+    assert n_ranges[0] >= 1  # the worker path was taken
+
+
+# 1. Each engine with its own partitioning gives the reference.
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_two_local_processes_give_the_one_process_scorecard(corpus, references, policy):
+    with _two_local_processes() as delivered:
+        card = sk.evaluate(corpus, policy=POLICIES[policy])
+    assert delivered  # the worker scored rows
+    _assert_same(card, references[policy])
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_dask_on_a_two_process_cluster_gives_the_one_process_scorecard(corpus, references, cluster, policy):
+    _assert_same(sk.evaluate(corpus, policy=POLICIES[policy], engine="dask", scheduler=cluster), references[policy])
+
+
+# 2. Any partitioning gives the same.
+
+@FEW
+@given(cuts=CUTS)
+@example(cuts=list(range(125, 1000, 125)))  # eight ranges
+def test_any_byte_ranges_on_two_local_processes(corpus, reference, cuts):
+    bounds = _nonempty(len(corpus.read_text().splitlines()), cuts)
+    with _two_local_processes(bounds) as delivered:
+        card = sk.evaluate(corpus)
+    assert delivered or len(bounds) == 1
+    _assert_same(card, reference)
+
+
+@FEW
+@given(cuts=CUTS)
+def test_any_byte_ranges_on_dask(corpus, reference, cluster, cuts):
+    bounds = _nonempty(len(corpus.read_text().splitlines()), cuts)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(local, "line_ranges", lambda n_rows, n_workers: bounds)
+        card = sk.evaluate(corpus, engine="dask", scheduler=cluster)
+    _assert_same(card, reference)
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return pd.DataFrame(_rows(raw_rows(N_CASES)))
+
+
+@pytest.fixture(scope="module")
+def frame_reference(frame: pd.DataFrame) -> Result:
+    return _result(sk.evaluate(frame))
+
+
+@FEW
+@given(cuts=CUTS_WITH_EMPTY)
+def test_any_partitions_of_a_dask_dataframe(frame, frame_reference, cluster, cuts):
+    import dask
+    import dask.dataframe as dd
+
+    # dask would turn the lists and dicts of object columns into their str().
+    with dask.config.set({"dataframe.convert-string": False}):
+        parts = [dd.from_pandas(frame.iloc[a:b], npartitions=1) for a, b in _bounds(len(frame), cuts)]
+        rows = dd.concat(parts) if len(parts) > 1 else parts[0]
+        assert rows.npartitions == len(parts)
+        card = sk.evaluate(rows, engine="dask", scheduler=cluster)
+    _assert_same(card, frame_reference)
+
+
+@dataclass(frozen=True, repr=False)
+class Written:
+    """Rows as a table, and the pandas engine's result on them written at ``path``."""
+
+    table: pa.Table
+    path: Path
+    want: Result
+
+    def __repr__(self) -> str:
+        return f"<{self.table.num_rows} rows at {self.path}>"
+
+
+@pytest.fixture(scope="module")
+def parquet(tmp_path_factory: pytest.TempPathFactory, frame: pd.DataFrame) -> Written:
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    path = tmp_path_factory.mktemp("parquet") / "rows.parquet"
+    pq.write_table(table, path)
+    return Written(table, path, _result(sk.evaluate(path)))
+
+
+@FEW
+@given(cuts=CUTS_WITH_EMPTY)
+def test_any_parquet_row_groups_on_dask(parquet, cluster, cuts):
+    bounds = _bounds(parquet.table.num_rows, cuts)
+    with pq.ParquetWriter(parquet.path, parquet.table.schema) as writer:
+        for a, b in bounds:
+            writer.write_table(parquet.table.slice(a, b - a))  # one row group each, empty ones too
+    assert pq.ParquetFile(parquet.path).metadata.num_row_groups == len(bounds)
+    _assert_same(sk.evaluate(parquet.path, engine="dask", scheduler=cluster), parquet.want)
+
+
+# 3. The duckdb engine on the pre-scored rows (Parquet) gives the pandas engine on the same rows (JSON Lines).
+
+@pytest.fixture(scope="module")
+def prescored(tmp_path_factory: pytest.TempPathFactory) -> Written:
+    """The corpus's rows with a status, and the pandas engine on them as JSON
+    Lines file ``subset``. The duckdb engine reads a directory also named
+    ``subset`` (in another folder), so problems name the same source."""
+    lines = [line for line in raw_rows(N_CASES) if '"status"' in line]
+    rows = _rows(lines)
+    assert len(rows) == len(lines) and all("status" in r for r in rows)
+    schema = pa.schema([(n, pa.int64() if n == "trial" else pa.string()) for n in PRESCORED])
+    table = pa.table({n: [r.get(n) for r in rows] for n in PRESCORED}, schema=schema)
+    path = write(tmp_path_factory.mktemp("prescored") / "subset", lines)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(path.parent)
+        return Written(table, path, _result(sk.evaluate(path.name)))
+
+
+def _duckdb_on_files(data: Written, bounds: list[tuple[int, int]], order: random.Random) -> Any:
+    """The duckdb engine on a directory named ``subset`` holding one Parquet
+    file per part, named in row order, written in any order."""
+    folder = Path(tempfile.mkdtemp(dir=data.path.parent)) / data.path.name
+    folder.mkdir()
+    parts = list(enumerate(bounds))
+    order.shuffle(parts)
+    for i, (a, b) in parts:
+        pq.write_table(data.table.slice(a, b - a), folder / f"part-{i:03d}.parquet")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(folder.parent)
+        return sk.evaluate(folder.name, engine="duckdb")
+
+
+def test_duckdb_on_the_prescored_parquet_gives_the_pandas_engine_on_its_json_lines(prescored):
+    from scorekit.engines import duckdb
+
+    counts: dict[str, int] = {}
+    real_screened, real_items = duckdb._screened_part, duckdb.score_items
+
+    def screened(*args: Any) -> Any:
+        part = real_screened(*args)
+        counts["sql"] = len(part)
+        return part
+
+    def items(rows: Any, *args: Any) -> Any:
+        part = real_items(rows, *args)
+        counts["pandas"] = len(part)
+        return part
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(duckdb, "_screened_part", screened)
+        mp.setattr(duckdb, "score_items", items)
+        card = _duckdb_on_files(prescored, [(0, prescored.table.num_rows)], random.Random(0))
+    # Both ways were taken: rows scored in SQL, irregular rows by the pandas engine's code.
+    assert counts["sql"] > 0 and counts["pandas"] > 0
+    assert counts["sql"] + counts["pandas"] == prescored.table.num_rows
+    _assert_same(card, prescored.want)
+
+
+@FEW
+@given(cuts=CUTS_WITH_EMPTY, order=st.randoms(use_true_random=False))
+def test_any_parquet_files_on_duckdb(prescored, cuts, order):
+    card = _duckdb_on_files(prescored, _bounds(prescored.table.num_rows, cuts), order)
+    _assert_same(card, prescored.want)
+
+
+# 4. The duckdb extra missing (the dask one: test_dask.py).
+
+def test_a_missing_duckdb_extra_is_one_line_naming_the_pip_command(monkeypatch, prescored, capsys):
+    import importlib.util
+
+    from scorekit import cli
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "duckdb" else real(name, *a))
+    code = cli.main(["run", "--results", str(prescored.path), "--engine", "duckdb", "--out-dir", "unused"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and "pip install scorekit[duckdb]" in err
+
+
+# 5. Found on the way (fixed).
+
+def test_the_dask_engine_s_own_cluster_does_not_warn_of_a_busy_dashboard_port(corpus, reference):
+    """With no scheduler, a LocalCluster of its own: no warning when port 8787
+    (dask's dashboard default, often taken by a running cluster) is busy."""
+    import socket
+    import warnings
+
+    with socket.socket() as held:
+        with contextlib.suppress(OSError):  # already taken by another process: as good
+            held.bind(("", 8787))
+            held.listen()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            card = sk.evaluate(corpus, engine="dask")
+    assert not [w for w in caught if "8787" in str(w.message)]
+    _assert_same(card, reference)
+
+
+# 6. Found on the way, left to the owners of the code (xfail until they fix it).
+
+@pytest.mark.xfail(strict=True, reason=(
+    "scorekit._partial.combine puts columns back in line order (_in_line_order) but keeps problems in the "
+    "order of the partials it extends: combining partials that interleave gives problems out of line order. "
+    "No scorecard shows it (_evaluate sorts problems by line), but combine is documented as associative."))
+def test_combined_partials_keep_their_problems_in_line_order():
+    from scorekit._partial import combine, score_lines
+    from scorekit._rows._formats import FileLines
+
+    ctx = {"budgets": {}, "judge_panel": (), "pass_score": 4, "partial": "fail", "agent": None}
+    lines = FileLines(b"{1\n{2\n{3\n{4\n")  # four invalid rows: one problem each
+    parts = [score_lines(lines[i:i + 1], i + 1, "rows.jsonl", ctx, True) for i in range(4)]
+    combined = combine([combine([parts[0], parts[2]]), combine([parts[1], parts[3]])])
+    assert combined.columns["line"] == [1, 2, 3, 4]
+    assert [p.line for p in combined.problems] == [1, 2, 3, 4]
+
