@@ -294,24 +294,27 @@ def _duckdb_on_files(data: Written, bounds: list[tuple[int, int]], order: random
 
 
 def test_duckdb_on_the_prescored_parquet_gives_the_pandas_engine_on_its_json_lines(prescored):
-    from scorekit.engines import duckdb
+    from scorekit.engines import _counted
 
     counts: dict[str, int] = {}
-    real_screened, real_items = duckdb._screened_part, duckdb.score_items
+    real_rows = _counted._evidence_rows
 
-    def screened(*args: Any) -> Any:
-        part = real_screened(*args)
-        counts["sql"] = len(part)
-        return part
+    def evidence_rows(base: str, strict: bool) -> str:
+        if base == "base":  # the first time: the rows SQL scored and the rows the pandas code scored
+            counts["sql"] = _con[0].execute("SELECT count(*) FROM fast").fetchall()[0][0]
+            counts["pandas"] = _con[0].execute("SELECT count(*) FROM slow_rows").fetchall()[0][0]
+        return real_rows(base, strict)
 
-    def items(rows: Any, *args: Any) -> Any:
-        part = real_items(rows, *args)
-        counts["pandas"] = len(part)
-        return part
+    _con: list[Any] = []
+    real_duplicates = _counted._duplicates
+
+    def duplicates(con: Any, *args: Any) -> Any:
+        _con.append(con)
+        return real_duplicates(con, *args)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(duckdb, "_screened_part", screened)
-        mp.setattr(duckdb, "score_items", items)
+        mp.setattr(_counted, "_evidence_rows", evidence_rows)
+        mp.setattr(_counted, "_duplicates", duplicates)
         card = _duckdb_on_files(prescored, [(0, prescored.table.num_rows)], random.Random(0))
     # Both ways were taken: rows scored in SQL, irregular rows by the pandas engine's code.
     assert counts["sql"] > 0 and counts["pandas"] > 0
