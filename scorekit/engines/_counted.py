@@ -25,6 +25,8 @@ screened row ever becomes a Python object:
 from __future__ import annotations
 
 import hashlib
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -214,26 +216,36 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
     listed = ", ".join(_quoted(f) for f in files)
     everything = f"read_parquet([{listed}], filename = true, file_row_number = true, union_by_name = true)"
     where = f" WHERE line <= {int(limit)}" if limit is not None else ""
-    con.execute(f"CREATE OR REPLACE TEMP VIEW fast_all AS {columns.fast(everything, line, set(present), where)}")
-    agents = {value: int(n) for value, n in con.execute(
-        "SELECT agent, count(*) FROM fast_all GROUP BY agent").fetchall()}
-    for value, n in slow.agents.items():
-        agents[value] = agents.get(value, 0) + n
-    keep = " WHERE agent = " + _quoted(agent) if agent is not None else ""
-    con.execute(f"CREATE OR REPLACE TEMP VIEW fast AS SELECT * FROM fast_all{keep}")
-    con.register("slow_rows", _slow_table(slow))
-    con.execute(f"CREATE OR REPLACE TEMP VIEW base AS {_base('fast', '')}")
-    marked, problems, new_digests = _duplicates(con, source, strict)
-    con.register("marked", marked)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW ev_in AS {_evidence_rows('base', strict)}")
-    hashes = _hashes(con, slow, new_digests, set(marked.column("line").to_pylist()))
-    tally = _tally(con)
-    rows, evaluators = con.execute(
-        "SELECT count(*), list(DISTINCT evaluator) FILTER (evaluator IS NOT NULL) FROM ev_in").fetchall()[0]
-    store = EvidenceStore.written(
-        lambda target: _write_dataset(con, target, int(rows), files, offsets, columns, limit, keep, strict,
-                                      hashes["evidence"]),
-        rows=int(rows), evaluators=sorted(str(e) for e in evaluators or []), threshold=threshold)
+    # The screened rows are read from the files once, into a table of a database on disk (DuckDB keeps
+    # in memory only what its memory limit allows); every pass below reads that table.
+    work = Path(tempfile.mkdtemp(prefix="scorekit-duckdb-"))
+    con.execute(f"ATTACH {_quoted(str(work / 'rows.duckdb'))} AS work")
+    try:
+        con.execute(f"CREATE TABLE work.fast_all AS {columns.fast(everything, line, set(present), where)}")
+        agents = {value: int(n) for value, n in con.execute(
+            "SELECT agent, count(*) FROM work.fast_all GROUP BY agent").fetchall()}
+        for value, n in slow.agents.items():
+            agents[value] = agents.get(value, 0) + n
+        keep = " WHERE agent = " + _quoted(agent) if agent is not None else ""
+        con.execute(f"CREATE OR REPLACE TEMP VIEW fast AS SELECT * FROM work.fast_all{keep}")
+        con.register("slow_rows", _slow_table(slow))
+        con.execute(f"CREATE OR REPLACE TEMP VIEW base AS {_base('fast', '')}")
+        marked, problems, new_digests = _duplicates(con, source, strict)
+        con.register("marked", marked)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW ev_in AS {_evidence_rows('base', strict)}")
+        hashes = _hashes(con, slow, new_digests, set(marked.column("line").to_pylist()))
+        tally = _tally(con)
+        rows, last, evaluators = con.execute(
+            "SELECT count(*), max(line), list(DISTINCT evaluator) FILTER (evaluator IS NOT NULL) FROM ev_in"
+        ).fetchall()[0]
+        store = EvidenceStore.written(
+            lambda target: _write_dataset(con, target, int(rows), int(last or 0), strict, hashes["evidence"]),
+            rows=int(rows), evaluators=sorted(str(e) for e in evaluators or []), threshold=threshold)
+    finally:
+        for view in ("ev_in", "base", "fast"):
+            con.execute(f"DROP VIEW IF EXISTS {view}")
+        con.execute("DETACH work")
+        shutil.rmtree(work, ignore_errors=True)
     return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=slow.problems + problems,
                    agents=agents, judges_seen=set(slow.judges_seen), mock_judges=set(slow.mock_judges))
 
@@ -464,11 +476,14 @@ def _arrow(batch: Any, schema: Any) -> Any:
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def _write_dataset(con: Any, target: Path, rows: int, files: list[str], offsets: list[int], columns: _Columns,
-                   limit: int | None, keep: str, strict: bool, evidence_hash: str) -> None:
-    """Stream the rows, file by file in line order, into the new ``evidence/`` directory ``target``: parts
-    of :data:`~scorekit.reports.parquet.PART_ROWS` rows in the pandas engine's schema, each with the
-    dataset's metadata."""
+#: Lines sorted at once while the evidence is written (DuckDB spills a sort larger than memory).
+WRITE_LINES = 4_000_000
+
+
+def _write_dataset(con: Any, target: Path, rows: int, last: int, strict: bool, evidence_hash: str) -> None:
+    """Stream the rows of ``ev_in`` in line order, a range of :data:`WRITE_LINES` lines at a time, into the
+    new ``evidence/`` directory ``target``: parts of :data:`~scorekit.reports.parquet.PART_ROWS` rows in
+    the pandas engine's schema, each with the dataset's metadata."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -486,14 +501,9 @@ def _write_dataset(con: Any, target: Path, rows: int, files: list[str], offsets:
 
     target.mkdir()
     written, writer, in_part = 0, None, 0
-    where = f" WHERE line <= {int(limit)}" if limit is not None else ""
-    for path, offset in zip(files, offsets, strict=True):
-        one = f"read_parquet({_quoted(path)}, file_row_number = true)"
-        in_file = {name for name, *_ in con.execute(f"DESCRIBE SELECT * FROM {one}").fetchall()}
-        fast = columns.fast(one, f"file_row_number + {offset + 1}", in_file & set(columns.present), where)
-        last = offset + int(con.execute(f"SELECT count(*) FROM {one}").fetchall()[0][0])
-        base = f"({_base(f'(SELECT * FROM ({fast}){keep})', f' WHERE line > {offset} AND line <= {last}')})"
-        for batch in _batches(con, f"{_evidence_rows(base, strict)} ORDER BY b.line"):
+    for low in range(0, last, WRITE_LINES):
+        query = f"SELECT * FROM ev_in WHERE line > {low} AND line <= {low + WRITE_LINES} ORDER BY line"
+        for batch in _batches(con, query):
             batch = _arrow(batch, schema)
             start = 0
             while start < batch.num_rows:
