@@ -165,7 +165,7 @@ def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | Non
         screen = _screen(types)
         where = f" WHERE line <= {int(limit)}" if limit is not None else ""
         con.execute(f"CREATE OR REPLACE TEMP VIEW screened AS SELECT *, ({screen}) IS TRUE AS ok FROM rows{where}")
-        if not con.execute("SELECT count(*) FROM screened").fetchall()[0][0]:
+        if not con.execute("SELECT count(*) FROM (SELECT 1 FROM screened LIMIT 1)").fetchall()[0][0]:
             raise InputError(f"{name}: empty file, no rows")
         slow = score_items(_unscreened_items(con), name, Context(**ctx_args), strict)
         threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
