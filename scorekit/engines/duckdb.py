@@ -37,6 +37,9 @@ _STRINGS = ("id", "dimension", "case_id", "status", "evaluator", "reason", "agen
 _MAX_SAFE = 2**53 - 1
 # A value with a visible ASCII character is certainly not empty or white space.
 _VISIBLE = "regexp_matches({0}, '[!-~]')"
+# An evaluator is certainly no mock when it is ASCII without "mock" in any case
+# (non-ASCII text could lower-case to "mock": the pandas code decides).
+_NO_MOCK = "(NOT contains(lower({0}), 'mock') AND regexp_full_match({0}, '[\\x01-\\x7f]*'))"
 BATCH_ROWS = 1 << 17
 
 
@@ -92,11 +95,15 @@ def _source(con: Any, files: list[str], name: str) -> dict[str, str]:
     return present
 
 
-def _screen(types: dict[str, str]) -> str:
-    """SQL true for a row the pandas engine's checks certainly accept as a valid pre-scored row."""
+def _screen(types: dict[str, str], ctx_args: dict[str, Any]) -> str:
+    """SQL true for a row the pandas engine's checks certainly accept as a valid pre-scored row, and
+    that the pandas engine gives nothing but its status (the policy's tool contracts join a tool_call row)."""
     clauses = ["status IN ('PASS', 'FAIL', 'ERROR', 'ABSTAIN')", "evaluator IS NOT NULL",
                _VISIBLE.format("id"), _VISIBLE.format("dimension"), _VISIBLE.format("evaluator"),
-               "NOT contains(lower(evaluator), 'mock')", "(case_id IS NULL OR " + _VISIBLE.format("case_id") + ")"]
+               _NO_MOCK.format("evaluator"), "(case_id IS NULL OR " + _VISIBLE.format("case_id") + ")",
+               "(agent IS NULL OR " + _VISIBLE.format("agent") + ")"]
+    if ctx_args.get("tool_contracts"):
+        clauses.append("dimension <> 'tool_call'")
     for column in _STRINGS:
         if column in types and types[column] != "VARCHAR":
             return "false"  # not text: every row takes the full check
@@ -131,7 +138,7 @@ def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | Non
     con = connect()
     try:
         types = _source(con, files, name)
-        screen = _screen(types)
+        screen = _screen(types, ctx_args)
         where = f" WHERE line <= {int(limit)}" if limit is not None else ""
         con.execute(f"CREATE OR REPLACE TEMP VIEW screened AS SELECT *, ({screen}) IS TRUE AS ok FROM rows{where}")
         if not con.execute("SELECT count(*) FROM screened").fetchall()[0][0]:

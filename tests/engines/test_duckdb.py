@@ -114,3 +114,31 @@ def test_duckdb_engine_evaluates_one_agent_of_several_like_the_pandas_engine(tmp
         sk.evaluate(path, engine="duckdb")
     assert comparable(sk.evaluate(path, engine="duckdb", agent="agent-b")) == comparable(
         sk.evaluate(path, agent="agent-b"))
+
+
+def test_a_white_space_agent_is_checked_by_the_pandas_code(tmp_path):
+    """Parquet too: an agent of white space is an invalid row, never scored by SQL."""
+    rows = [dict(r, agent="agent-a") for r in _prescored_subset()]
+    rows[0]["agent"] = "  "
+    names = [*PRESCORED, "reason", "agent"]
+    path = tmp_path / "agents.parquet"
+    pq.write_table(pa.table({n: [r.get(n) for r in rows] for n in names},
+                            schema=pa.schema([(n, pa.int64() if n == "trial" else pa.string()) for n in names])), path)
+    want = sk.evaluate(path)
+    assert want.to_dict()["validation"]["invalid"] >= 1
+    assert comparable(sk.evaluate(path, engine="duckdb")) == comparable(want)
+
+
+@pytest.mark.parametrize("kind", ["parquet"])
+def test_tool_contracts_join_pre_scored_tool_call_rows_as_in_the_pandas_engine(tmp_path, kind):
+    """The policy's tool contracts are answer keys of every tool_call row (the suite hash)."""
+    (tmp_path / "tools.json").write_text(json.dumps([{"type": "function", "name": "get_weather", "parameters": {
+        "type": "object", "properties": {"location": {"type": "string"}}}}]))
+    (tmp_path / "policy.yml").write_text("tool_contracts: tools.json\n")
+    rows = [{"id": f"r{i}", "case_id": "c", "dimension": "tool_call" if i % 2 else "graded", "trial": i,
+             "status": "PASS", "evaluator": "h"} for i in range(4)]
+    path = tmp_path / f"rows.{kind}"
+    pd.DataFrame(rows).to_parquet(path)
+    policy = tmp_path / "policy.yml"
+    assert comparable(sk.evaluate(path, policy=policy, engine="duckdb")) == comparable(
+        sk.evaluate(path, policy=policy))
