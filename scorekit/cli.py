@@ -271,8 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compare with and record into this SQLite history (default DB: reports/history.sqlite)")
     run.add_argument("--engine", choices=("pandas", "dask", "duckdb"), default="pandas",
                      help="where rows are scored: pandas (in process and local workers; default), dask (a cluster; "
-                          "pip install scorekit[dask]) or duckdb (pre-scored rows in Parquet; "
-                          "pip install scorekit[duckdb])")
+                          "pip install scorekit[dask]) or duckdb (pre-scored rows in Parquet, CSV or "
+                          "JSON Lines; pip install scorekit[duckdb])")
     run.add_argument("--scheduler", metavar="ADDRESS",
                      help="dask scheduler address for --engine dask (default: a local cluster)")
     run.add_argument("--evidence-rows-in-memory", type=_count, default=EVIDENCE_ROWS_IN_MEMORY, metavar="N",

@@ -92,9 +92,11 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
             return src, score_here(src, ctx_args, limit=limit, strict=strict)
         return src, dask.score(rows, src, ctx_args, strict, scheduler=scheduler)
     if engine == "duckdb":
+        from .._partial import Partial
         from . import duckdb
 
-        return duckdb.score(rows, ctx_args, strict, limit=limit, evidence_rows_in_memory=evidence_rows_in_memory)
+        scored = duckdb.score(rows, ctx_args, strict, limit=limit, evidence_rows_in_memory=evidence_rows_in_memory)
+        return (None, scored) if isinstance(scored, Partial) else scored
     from .._ingest import ingest as score_here
 
     if isinstance(rows, (str, os.PathLike)) and limit is None:

@@ -1,37 +1,54 @@
 """The ``duckdb`` engine (SPEC §16): pre-scored rows read and screened inside DuckDB.
 
-Rows that an external harness scored (``status`` + ``evaluator``) in Parquet
-files (one file, or a directory of them read in file-name order) are read by
-DuckDB, which screens every row in SQL: a row passes only when the pandas
-engine's checks certainly accept it (non-empty ids, dimension, case and
-evaluator with a visible character, a known status, a trial and run within
-range, no evaluator that could be a mock). For those rows the outcome is
-computed in SQL as :func:`scorekit.scorers.external.prescored` computes it.
-Every row the screen does not pass is checked and scored by the pandas
-engine's own code (:func:`scorekit._partial.score_items`), so a row DuckDB
-did not check is never PASS on DuckDB's word: it fails closed exactly as it
-would in the pandas engine. The rows are then counted, hashed and written out
-inside DuckDB (:mod:`._counted`): no screened row becomes a Python object, so
-the files may be larger than memory. Columns other than the pre-scored ones (answer keys,
-outputs, judge votes, tags) are refused in one line naming them: such rows need
-a scorer (``--engine pandas`` or ``dask``).
+Rows that an external harness scored (``status`` + ``evaluator``) in Parquet,
+CSV or JSON Lines files (one file, or a directory of files of one kind read in
+file-name order) are read by DuckDB, which screens every row in SQL: a row
+passes only when the pandas engine's reader and checks certainly accept it
+(non-empty ids, dimension, case and evaluator with a visible character, a known
+status, a trial and run within range, no evaluator that could be a mock; for
+CSV and JSON Lines also text the pandas reader certainly reads to those values).
+For those rows the outcome is computed in SQL as
+:func:`scorekit.scorers.external.prescored` computes it. Every row the screen
+does not pass is read by the pandas engine's own reader for its line and
+checked and scored by the pandas engine's own code
+(:func:`scorekit._partial.score_items`), so a row DuckDB did not check is never
+PASS on DuckDB's word: it fails closed exactly as it would in the pandas
+engine. A CSV or JSON Lines file whose overall form is not plain (a byte-order
+mark, not UTF-8, a ``\\r``, a CSV with quotes or blank lines, a JSON array, an
+empty file...) is read whole by the pandas engine's reader
+(:func:`scorekit._rows.open_source`), with its messages. Columns or fields other
+than the pre-scored ones (answer keys, outputs, judge votes, tags) are refused
+in one line naming them: such rows need a scorer (``--engine pandas`` or
+``dask``).
+
+In a directory, a row's line is counted as if the files were one file, in
+file-name order (CSV: one header, the header lines of the later files not
+counted), as the rows of a directory of Parquet files are.
+
+Parquet rows are then counted, hashed and written out inside DuckDB
+(:mod:`._counted`): no screened row becomes a Python object, so the files may
+be larger than memory. CSV and JSON Lines rows are still gathered into a
+partial for the pandas engine's counting.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .._errors import InputError
 from .._hashing import evidence_digest, results_digest, row_digest
-from .._partial import Partial, score_items
+from .._partial import Partial, combine, score_items
+from .._rows import open_source
+from .._rows._formats import _csv_records, jsonl_records
 from .._validate import definition_key
 from ..scorers import Context
 
-__all__ = ["COLUMNS", "score"]
+__all__ = ["COLUMNS", "KINDS", "score"]
 
 # The columns of a pre-scored row this engine reads (SPEC §2).
 COLUMNS = ("id", "dimension", "case_id", "trial", "status", "evaluator", "reason", "run", "agent")
@@ -39,23 +56,39 @@ _STRINGS = ("id", "dimension", "case_id", "status", "evaluator", "reason", "agen
 _MAX_SAFE = 2**53 - 1
 # A value with a visible ASCII character is certainly not empty or white space.
 _VISIBLE = "regexp_matches({0}, '[!-~]')"
+# An evaluator is certainly no mock when it is ASCII without "mock" in any case
+# (non-ASCII text could lower-case to "mock": the pandas code decides).
+_NO_MOCK = "(NOT contains(lower({0}), 'mock') AND regexp_full_match({0}, '[\\x01-\\x7f]*'))"
 BATCH_ROWS = 1 << 17
+# File kinds by suffix: the pandas reader's suffixes (scorekit/_rows/_formats.py).
+KINDS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl",
+         ".ndjson": "jsonl", ".json": "jsonl"}
+_NAMES = {"parquet": "Parquet", "csv": "CSV", "jsonl": "JSON Lines"}
 
 
-def _files(rows: Any) -> list[str]:
+def _files(rows: Any) -> tuple[str, list[str]]:
+    """(kind, files in name order) of ``rows``: a file, or a directory of files of one kind."""
     if not isinstance(rows, (str, os.PathLike)):
-        raise InputError("the duckdb engine reads pre-scored rows from Parquet files (a file or a directory)")
+        raise InputError("the duckdb engine reads pre-scored rows from Parquet, CSV or JSON Lines files "
+                         "(a file or a directory)")
     path = Path(rows)
     if path.is_dir():
-        files = sorted(str(p) for p in path.rglob("*.parquet") if p.is_file())
-        if not files:
-            raise InputError(f"{rows}: no Parquet files in the directory")
-        return files
+        found = sorted((str(p), KINDS[p.suffix.lower()]) for p in path.rglob("*")
+                       if p.suffix.lower() in KINDS and p.is_file())
+        if not found:
+            raise InputError(f"{rows}: no Parquet, CSV or JSON Lines files in the directory")
+        kinds = sorted({kind for _, kind in found})
+        if len(kinds) > 1:
+            raise InputError(f"{rows}: the directory holds {' and '.join(_NAMES[k] for k in kinds)} files; the "
+                             "duckdb engine reads a directory of one kind")
+        return kinds[0], [f for f, _ in found]
     if not path.is_file():
         raise InputError(f"{rows}: no such file")
-    if path.suffix.lower() != ".parquet":
-        raise InputError(f"{rows}: the duckdb engine reads Parquet files; use --engine pandas for this file")
-    return [str(path)]
+    kind = KINDS.get(path.suffix.lower())
+    if kind is None:
+        raise InputError(f"{rows}: the duckdb engine reads Parquet, CSV or JSON Lines files "
+                         f"({', '.join(KINDS)}); use --engine pandas for this file")
+    return kind, [os.fspath(rows)]  # as given: messages name the file as the pandas engine does
 
 
 def connect(memory_limit: str = "2GB") -> Any:
@@ -69,8 +102,19 @@ def connect(memory_limit: str = "2GB") -> Any:
     return con
 
 
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"  # a view takes no parameters
+
+
+def _other_columns(name: str, other: Iterable[str]) -> InputError:
+    shown = ", ".join(repr(c) if not c.isidentifier() else c for c in sorted(other))
+    return InputError(f"{name}: the duckdb engine reads pre-scored rows ({', '.join(COLUMNS)}); columns "
+                      f"{shown} need a scorer: use --engine pandas or --engine dask")
+
+
+# --------------------------------------------------------------------------- Parquet
 def file_offsets(con: Any, files: list[str]) -> list[int]:
-    """Each file's first line less one: the rows of the files before it, from the Parquet footers."""
+    """Each Parquet file's first line less one: the rows of the files before it, from the footers."""
     offsets, total = [], 0
     for path in files:
         offsets.append(total)
@@ -88,12 +132,10 @@ def line_sql(files: list[str], offsets: list[int]) -> str:
     return f"CASE filename {cases} END + file_row_number + 1"
 
 
-def _quoted(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"  # a view takes no parameters
-
-
-def _source(con: Any, files: list[str], name: str) -> tuple[dict[str, str], list[int]]:
-    """Create view ``rows`` (every column plus ``line``) and return the column types and the files' line offsets."""
+def _parquet_source(con: Any, files: list[str], name: str, ctx_args: dict[str, Any],
+                    limit: int | None) -> tuple[dict[str, str], list[int], str]:
+    """Create views ``screened`` (every pre-scored column, ``line`` and ``ok``) and ``fields`` (what
+    the screened rows are scored from); return the columns' types, the files' line offsets and the screen."""
     try:
         listed = ", ".join(_quoted(f) for f in files)
         con.execute(f"CREATE OR REPLACE TEMP VIEW raw AS SELECT * FROM read_parquet([{listed}], filename = true, "
@@ -102,10 +144,9 @@ def _source(con: Any, files: list[str], name: str) -> tuple[dict[str, str], list
     except Exception as exc:  # noqa: BLE001 - duckdb raises several types for unreadable files
         raise InputError(f"{name}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
     columns = [c for c in types if c not in ("filename", "file_row_number")]
-    other = sorted(set(columns) - set(COLUMNS))
+    other = set(columns) - set(COLUMNS)
     if other:
-        raise InputError(f"{name}: the duckdb engine reads pre-scored rows ({', '.join(COLUMNS)}); columns "
-                         f"{', '.join(other)} need a scorer: use --engine pandas or --engine dask")
+        raise _other_columns(name, other)
     for column in ("id", "dimension", "status"):
         if column not in types:
             raise InputError(f"{name}: the duckdb engine needs column {column!r} (pre-scored rows)")
@@ -115,14 +156,29 @@ def _source(con: Any, files: list[str], name: str) -> tuple[dict[str, str], list
     selected = ", ".join([*(f'"{c}"' for c in present), *(f"NULL AS \"{c}\"" for c in COLUMNS if c not in present)])
     offsets = file_offsets(con, files)
     con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT {line_sql(files, offsets)} AS line, {selected} FROM raw")
-    return present, offsets
+    where = f" WHERE line <= {int(limit)}" if limit is not None else ""
+    screen = _parquet_screen(present, ctx_args)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW screened AS SELECT *, ({screen}) IS TRUE AS ok FROM rows{where}")
+    run = present.get("run")
+    run_text, run_int = ("run", "NULL::BIGINT") if run in (None, "VARCHAR") else ("NULL::VARCHAR", "run")
+    con.execute("CREATE OR REPLACE TEMP VIEW fields AS SELECT line, id, dimension, case_id, trial, status, evaluator, "
+                f"reason, {run_text} AS run, {run_int} AS run_int, agent, ok FROM screened")
+    return present, offsets, screen
 
 
-def _screen(types: dict[str, str]) -> str:
+def _common_screen(ctx_args: dict[str, Any]) -> list[str]:
+    """The checks of every format: the pandas engine's checks of a valid pre-scored row, and no row the
+    pandas engine would give more than its status (the policy's tool contracts join a tool_call row)."""
+    return [*(["dimension <> 'tool_call'"] if ctx_args.get("tool_contracts") else []),
+            "status IN ('PASS', 'FAIL', 'ERROR', 'ABSTAIN')", "evaluator IS NOT NULL", _VISIBLE.format("id"),
+            _VISIBLE.format("dimension"), _VISIBLE.format("evaluator"), _NO_MOCK.format("evaluator"),
+            "(case_id IS NULL OR " + _VISIBLE.format("case_id") + ")",
+            "(agent IS NULL OR " + _VISIBLE.format("agent") + ")"]
+
+
+def _parquet_screen(types: dict[str, str], ctx_args: dict[str, Any]) -> str:
     """SQL true for a row the pandas engine's checks certainly accept as a valid pre-scored row."""
-    clauses = ["status IN ('PASS', 'FAIL', 'ERROR', 'ABSTAIN')", "evaluator IS NOT NULL",
-               _VISIBLE.format("id"), _VISIBLE.format("dimension"), _VISIBLE.format("evaluator"),
-               "NOT contains(lower(evaluator), 'mock')", "(case_id IS NULL OR " + _VISIBLE.format("case_id") + ")"]
+    clauses = _common_screen(ctx_args)
     for column in _STRINGS:
         if column in types and types[column] != "VARCHAR":
             return "false"  # not text: every row takes the full check
@@ -141,6 +197,202 @@ def _screen(types: dict[str, str]) -> str:
     return " AND ".join(clauses)
 
 
+def _parquet_items(con: Any) -> Iterator[tuple[int, Any, Any, bool, None]]:
+    """Rows the screen did not pass, as the pandas engine's Parquet reader gives them."""
+    for batch in _batches(con, "SELECT * EXCLUDE (ok) FROM screened WHERE NOT ok ORDER BY line"):
+        lines = batch.pop("line")
+        names = list(batch)
+        for i, line in enumerate(lines):
+            row = {n: batch[n][i] for n in names if batch[n][i] is not None}
+            yield int(line), row, None, True, None
+
+
+# --------------------------------------------------------------------------- CSV and JSON Lines
+def _line_count(path: str) -> tuple[int, bool]:
+    """(lines, ends with a line break) of a file: a line ends at b"\\n"."""
+    count, last = 0, b""
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 24):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (1 if last not in (b"", b"\n") else 0), last == b"\n"
+
+
+def _first_line(path: str) -> bytes:
+    """The first line of ``path``."""
+    with open(path, "rb") as fh:
+        return fh.readline().removesuffix(b"\n")
+
+
+def _read_lines(con: Any, path: str, kind: str) -> int | None:
+    """Create view ``lines`` (``n``, ``text``: every line of ``path``, NULL for an empty one) and return
+    the number of lines when DuckDB read the file exactly and its form is plain; None when the pandas
+    reader must read it whole (a byte-order mark, not UTF-8, a ``\\r``, a CSV with quotes, blank lines
+    or no row, a JSON Lines file whose first line is not one object, lines DuckDB did not give back
+    byte for byte)."""
+    first = _first_line(path)
+    if first.startswith(b"\xef\xbb\xbf") or b"\r" in first:
+        return None
+    if kind == "jsonl":  # the pandas reader takes a file whose first line is one object for JSON Lines
+        try:
+            if type(json.loads(first.decode("utf-8"))) is not dict:
+                return None
+        except (ValueError, RecursionError):
+            return None
+    elif not first or b'"' in first:
+        return None
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW lines AS SELECT row_number() OVER () AS n, text FROM read_csv("
+        f"{_quoted(path)}, columns = {{'text': 'VARCHAR'}}, header = false, auto_detect = false, "
+        "delim = '\x01', quote = '', escape = '', new_line = '\\n', max_line_size = 1073741824, strict_mode = true)"
+    )
+    try:
+        count, size, blank, quote = con.execute(
+            "SELECT count(*), coalesce(sum(strlen(coalesce(text, ''))), 0), count(*) - count(text), "
+            "coalesce(bool_or(contains(text, '\"')), false) FROM lines"
+        ).fetchall()[0]
+    except Exception:  # noqa: BLE001 - not UTF-8, a "\r", a "\x01", an overlong line: the pandas reader says
+        return None
+    lines, ends = _line_count(path)
+    # Every byte given back: the lines and their breaks are the file (nothing skipped, trimmed or split).
+    if count != lines or size + count - (0 if ends else 1) != os.path.getsize(path):
+        return None
+    if kind == "csv" and (blank or quote or count < 2):
+        return None  # a blank line shifts the csv module's line numbers; quotes can span lines
+    return int(count)
+
+
+def _csv_fields(header: list[str]) -> str:
+    """SQL selecting the pre-scored columns of a plain CSV line, and ``form``: true when the pandas
+    CSV reader certainly reads its cells as the text they are (trial: the integer; run: the integer
+    or the text)."""
+    cell = {name: f"nullif(parts[{i + 1}], '')" for i, name in enumerate(header)}
+    text = {c: cell.get(c, "NULL::VARCHAR") for c in COLUMNS}
+    trial, run = text["trial"], text["run"]
+    run_int = f"regexp_full_match({run}, '0|[1-9][0-9]{{0,14}}')"
+    # A run cell is JSON when it reads as JSON: a word that cannot start JSON stays text.
+    run_word = (f"(regexp_full_match({run}, '[A-Za-z_][!-~]*') AND {run} NOT IN ('true', 'false', 'null'))")
+    form = " AND ".join([
+        f"len(parts) <= {len(header)}",
+        f"({trial} IS NULL OR regexp_full_match({trial}, '[0-9]{{1,15}}'))",
+        f"({run} IS NULL OR {run_int} OR {run_word})",
+    ])
+    strings = ", ".join(f"{text[c]} AS {c}" for c in ("id", "dimension", "case_id", "status", "evaluator", "reason",
+                                                      "agent"))
+    return (f"SELECT line, text, {strings}, "
+            f"CASE WHEN regexp_full_match({trial}, '[0-9]{{1,15}}') THEN TRY_CAST({trial} AS BIGINT) END AS trial, "
+            f"CASE WHEN {run_int} THEN NULL ELSE {run} END AS run, "
+            f"CASE WHEN {run_int} THEN TRY_CAST({run} AS BIGINT) END AS run_int, "
+            f"({form}) IS TRUE AS form FROM (SELECT *, string_split(text, ',') AS parts FROM body)")
+
+
+_KEY = "(?:" + "|".join(COLUMNS) + ")"
+_STRING = '"[^"\\\\\\x00-\\x1f]*"'  # no escape, no control character: the text is the value
+_VALUE = f"(?:{_STRING}|0|[1-9][0-9]{{0,14}}|null)"
+_PAIR = f'"{_KEY}"[ \\t]*:[ \\t]*{_VALUE}'
+_OBJECT = f"[ \\t]*\\{{[ \\t]*{_PAIR}(?:[ \\t]*,[ \\t]*{_PAIR})*[ \\t]*\\}}[ \\t]*"
+
+
+def _jsonl_fields() -> str:
+    """SQL selecting the pre-scored fields of a JSON Lines line, and ``form``: true when the line is
+    certainly one flat object of distinct pre-scored keys whose values the pandas reader reads as
+    they are written (strings with no escape and no control character, integers below 10^15, null).
+    Only such text (strict JSON: the regular expression) is given to DuckDB's JSON functions."""
+    paths = "[" + ", ".join(f"'$.{c}'" for c in COLUMNS) + "]"
+    at = {c: i + 1 for i, c in enumerate(COLUMNS)}
+    string = {c: f"CASE WHEN types[{at[c]}] = 'VARCHAR' THEN vals[{at[c]}] END" for c in COLUMNS}
+    integer = {c: f"CASE WHEN types[{at[c]}] = 'UBIGINT' THEN TRY_CAST(vals[{at[c]}] AS BIGINT) END"
+               for c in COLUMNS}
+    form = " AND ".join([
+        "plain", "len(keys) = len(list_distinct(keys))",
+        # A field is absent, null or of its type: a value of another type leaves the row to the pandas code.
+        *(f"coalesce(types[{at[c]}], 'NULL') IN ('NULL', 'VARCHAR')" for c in _STRINGS),
+        f"coalesce(types[{at['trial']}], 'NULL') IN ('NULL', 'UBIGINT')",
+        f"(coalesce(types[{at['run']}], 'NULL') IN ('NULL', 'UBIGINT') OR {_VISIBLE.format(string['run'])})",
+    ])
+    strings = ", ".join(f"{string[c]} AS {c}" for c in ("id", "dimension", "case_id", "status", "evaluator",
+                                                         "reason", "agent"))
+    return (f"SELECT line, text, {strings}, {integer['trial']} AS trial, {string['run']} AS run, "
+            f"{integer['run']} AS run_int, ({form}) IS TRUE AS form FROM ("
+            f"SELECT line, text, plain, json_extract_string(json, {paths}) AS vals, json_type(json, {paths}) AS types, "
+            "json_keys(json) AS keys FROM (SELECT *, CASE WHEN plain THEN text END AS json FROM ("
+            f"SELECT line, text, regexp_full_match(text, '{_OBJECT}') AS plain FROM body)))")
+
+
+def _text_source(con: Any, path: str, kind: str, name: str, ctx_args: dict[str, Any], offset: int,
+                 limit: int | None) -> int | None:
+    """Create view ``fields`` over the rows of ``path`` (lines numbered from ``offset``) and return the
+    file's number of lines; None when the file is not plain (the pandas reader reads it whole)."""
+    count = _read_lines(con, path, kind)
+    if count is None:
+        return None
+    if kind == "csv":
+        header = _first_line(path).decode("utf-8").split(",")  # DuckDB read the file: UTF-8
+        if "" in header or len(set(header)) != len(header):
+            return None  # an empty or repeated column name: the pandas reader's own handling
+        other = set(header) - set(COLUMNS)
+        if other:
+            raise _other_columns(name, other)
+        body = "n > 1"
+    else:
+        other = {k for (k,) in con.execute(
+            "SELECT DISTINCT unnest(json_keys(CASE WHEN json_valid(text) THEN text END)) FROM lines"
+        ).fetchall()} - set(COLUMNS)
+        if other:
+            raise _other_columns(name, other)
+        body = "text IS NOT NULL AND NOT regexp_full_match(text, '[ \\t\\v\\f]*')"  # blank lines are skipped
+    where = f" WHERE seq <= {int(limit)}" if limit is not None else ""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW body AS SELECT * FROM (SELECT n + {int(offset)} AS line, text, "
+                f"row_number() OVER () AS seq FROM lines WHERE {body}){where}")
+    fields = _csv_fields(header) if kind == "csv" else _jsonl_fields()
+    screen = " AND ".join(["form", *_common_screen(ctx_args)])
+    con.execute(f"CREATE OR REPLACE TEMP VIEW fields AS SELECT *, ({screen}) IS TRUE AS ok FROM ({fields})")
+    return count
+
+
+def _text_items(con: Any, path: str, kind: str, name: str) -> Iterator[tuple[int, Any, Any, bool, None]]:
+    """The lines the screen did not pass, each read by the pandas engine's reader for its format."""
+    header = _first_line(path).decode("utf-8") if kind == "csv" else ""
+    for batch in _batches(con, "SELECT line, text FROM fields WHERE NOT ok ORDER BY line"):
+        lines, texts = batch["line"], batch["text"]
+        if kind == "csv":  # one record per line (no quotes, no blank line): record k starts on line k + 2
+            records: Iterable[tuple[int, Any, Any, bool, Any]] = _csv_records("\n".join([header, *texts]), name)
+            first = 2
+        else:
+            records = jsonl_records([text.encode("utf-8") for text in texts], 1)
+            first = 1
+        seen = 0
+        for number, value, error, deep, _raw in records:
+            seen += 1
+            # No raw text: every row's definition key is computed from its value, as for the screened rows.
+            yield int(lines[number - first]), value, error, deep, None
+        if seen != len(texts):  # pragma: no cover - a bug, never the user's data
+            raise AssertionError(f"{name}: {len(texts)} lines read as {seen} rows")
+
+
+def _whole_file_items(path: str, offset: int, limit: int | None, seen: list[int]
+                      ) -> Iterator[tuple[int, Any, Any, bool, None]]:
+    """Every row of ``path`` as the pandas engine reads it (a file whose form is not plain); ``seen[0]``
+    counts them."""
+    for line, value, error, deep, _raw in open_source(path).items():
+        if limit is not None and seen[0] >= limit:
+            return
+        seen[0] += 1
+        yield line + offset, value, error, deep, None
+
+
+def _pre_scored_only(items: Iterable[tuple[int, Any, Any, bool, Any]], name: str
+                     ) -> Iterator[tuple[int, Any, Any, bool, Any]]:
+    """``items``, refusing (one line) a row with fields other than the pre-scored ones."""
+    allowed = frozenset(COLUMNS)
+    for item in items:
+        value = item[1]
+        if isinstance(value, dict) and not allowed.issuperset(value):
+            raise _other_columns(name, set(value) - allowed)
+        yield item
+
+
+# --------------------------------------------------------------------------- scoring
 def _batches(con: Any, query: str) -> Iterator[dict[str, list[Any]]]:
     relation = con.sql(query)
     # duckdb ≥ 2 streams a relation with to_arrow_reader; older releases call it record_batch.
@@ -152,37 +404,56 @@ def _batches(con: Any, query: str) -> Iterator[dict[str, list[Any]]]:
 
 def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | None = None,
           evidence_rows_in_memory: int | None = None) -> Any:
-    """Screen, score and count the pre-scored rows of ``rows`` (Parquet) with DuckDB: a
-    :class:`~scorekit._tally.Counted` (the rows never leave DuckDB as Python objects)."""
+    """Screen and score the pre-scored rows of ``rows`` (Parquet, CSV or JSON Lines) with DuckDB.
+
+    Parquet rows are counted inside DuckDB: a :class:`~scorekit._tally.Counted` (no screened row
+    becomes a Python object). CSV and JSON Lines rows: a partial for the pandas engine's counting.
+    """
     from .._evidence import EVIDENCE_ROWS_IN_MEMORY
     from ._counted import count_parquet
 
-    files = _files(rows)
+    kind, files = _files(rows)
     name = str(rows)
     con = connect()
     try:
-        types, offsets = _source(con, files, name)
-        screen = _screen(types)
-        where = f" WHERE line <= {int(limit)}" if limit is not None else ""
-        con.execute(f"CREATE OR REPLACE TEMP VIEW screened AS SELECT *, ({screen}) IS TRUE AS ok FROM rows{where}")
+        if kind != "parquet":
+            return combine(_score_text_files(con, files, kind, name, ctx_args, strict, limit))
+        present, offsets, screen = _parquet_source(con, files, name, ctx_args, limit)
         if not con.execute("SELECT count(*) FROM (SELECT 1 FROM screened LIMIT 1)").fetchall()[0][0]:
             raise InputError(f"{name}: empty file, no rows")
-        slow = score_items(_unscreened_items(con), name, Context(**ctx_args), strict)
+        slow = score_items(_parquet_items(con), name, Context(**ctx_args), strict)
         threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
-        return count_parquet(con, files, offsets, types, screen, slow, source=name, agent=ctx_args.get("agent"),
+        return count_parquet(con, files, offsets, present, screen, slow, source=name, agent=ctx_args.get("agent"),
                              strict=strict, limit=limit, threshold=threshold)
     finally:
         con.close()
 
 
-def _unscreened_items(con: Any) -> Iterator[tuple[int, Any, Any, bool, None]]:
-    """Rows the screen did not pass, as the pandas engine's Parquet reader gives them."""
-    for batch in _batches(con, "SELECT * EXCLUDE (ok) FROM screened WHERE NOT ok ORDER BY line"):
-        lines = batch.pop("line")
-        names = list(batch)
-        for i, line in enumerate(lines):
-            row = {n: batch[n][i] for n in names if batch[n][i] is not None}
-            yield int(line), row, None, True, None
+def _score_text_files(con: Any, files: list[str], kind: str, name: str, ctx_args: dict[str, Any], strict: bool,
+                      limit: int | None) -> list[Partial]:
+    """Each file in turn; in a directory, lines are counted on from the files before (CSV: one header)."""
+    parts: list[Partial] = []
+    offset, left = 0, limit
+    for path in files:
+        file_name = path if len(files) > 1 else name  # a file-level message names the file
+        count = _text_source(con, path, kind, file_name, ctx_args, offset, left)
+        seen = [0]
+        items: Iterable[Any]
+        if count is not None:
+            parts.append(_screened_part(con, name, ctx_args, strict))
+            items = _text_items(con, path, kind, file_name)
+            if left is not None:
+                seen[0] = con.execute("SELECT count(*) FROM fields").fetchall()[0][0]
+        else:
+            items = _whole_file_items(path, offset, left, seen)
+            count = _line_count(path)[0]
+        parts.append(score_items(_pre_scored_only(items, file_name), name, Context(**ctx_args), strict))
+        offset += count - (1 if kind == "csv" else 0)
+        if left is not None:
+            left -= seen[0]
+            if left <= 0:
+                break
+    return parts
 
 
 def _screened_part(con: Any, source: str, ctx_args: dict[str, Any], strict: bool) -> Partial:
@@ -193,10 +464,10 @@ def _screened_part(con: Any, source: str, ctx_args: dict[str, Any], strict: bool
     key = definition_key({}, ())  # pre-scored rows carry no inputs or answer keys
 
     query = (
-        "SELECT line, id, dimension, coalesce(case_id, id) AS case_id, trial, status, evaluator, run, agent, "
-        "CASE WHEN status = 'PASS' THEN NULL ELSE coalesce(nullif(reason, ''), 'prescored_' || lower(status)) END "
-        "AS reason, CASE WHEN status = 'PASS' THEN NULL ELSE 'pre-scored ' || status || ' by ' || evaluator END "
-        "AS detail FROM screened WHERE ok ORDER BY line"
+        "SELECT line, id, dimension, coalesce(case_id, id) AS case_id, trial, status, evaluator, run, run_int, "
+        "agent, CASE WHEN status = 'PASS' THEN NULL ELSE coalesce(nullif(reason, ''), 'prescored_' || "
+        "lower(status)) END AS reason, CASE WHEN status = 'PASS' THEN NULL ELSE 'pre-scored ' || status || ' by ' "
+        "|| evaluator END AS detail FROM fields WHERE ok ORDER BY line"
     )
     suite_pairs: set[tuple[str, str]] = set()
     plain = ("line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "evaluator")
@@ -210,7 +481,8 @@ def _screened_part(con: Any, source: str, ctx_args: dict[str, Any], strict: bool
         n = len(batch["line"])
         for column in plain:  # whole columns at once: no per-row appends
             cols[column].extend(batch[column])
-        runs = batch["run"]
+        runs = [text if number is None else number for text, number in zip(batch["run"], batch["run_int"],
+                                                                            strict=True)]
         cols["run"].extend(run if run is None or type(run) is str else str(run) for run in runs)
         cols["label"].extend(["labeled"] * n)
         cols["control"].extend([False] * n)

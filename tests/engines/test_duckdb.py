@@ -229,3 +229,289 @@ def test_a_list_hash_streamed_from_duckdb_in_batches_is_list_hash(values, batch)
     finally:
         con.close()
     assert got == list_hash([sha256_hex(v.encode()) for v in values], sort=True)
+
+
+# --------------------------------------------------------------------------- CSV and JSON Lines (SPEC §16)
+_TEXT_COLUMNS = (*PRESCORED, "reason", "agent")
+
+
+def _irregular_rows() -> list[dict]:
+    """Pre-scored rows, valid and not, for every check of the screen (text formats)."""
+    rows = _prescored_subset()
+    rows += [
+        {"id": "", "case_id": "y", "dimension": "graded", "trial": 0, "status": "PASS", "evaluator": "h"},
+        {"id": "s1", "case_id": "s", "dimension": "graded", "trial": "3", "status": "PASS", "evaluator": "h"},
+        {"id": "s2", "case_id": "s", "dimension": "graded", "trial": 1, "status": "PASS", "evaluator": "h",
+         "run": 7},
+        {"id": "s3", "case_id": "s", "dimension": "graded", "trial": 2, "status": "FAIL", "evaluator": "h",
+         "run": "nightly-3", "reason": "off by one"},
+        {"id": "s4", "case_id": "s", "dimension": "graded", "trial": 3, "status": "pass", "evaluator": "h"},
+        {"id": "s5", "case_id": "s", "dimension": "graded", "trial": 4, "status": "PASS", "evaluator": "MOCKllm/x"},
+        {"id": "s6", "case_id": "s", "dimension": "graded", "trial": 5, "status": "PASS", "evaluator": "h",
+         "agent": " "},
+        {"id": "s7", "dimension": "graded", "status": "ABSTAIN", "evaluator": "h", "reason": ""},
+        {"id": "s8", "case_id": "s", "dimension": "graded", "trial": 5, "status": "PASS", "evaluator": "h"},
+        {"case_id": "s", "dimension": "graded", "trial": 9, "status": "PASS", "evaluator": "h"},
+        {"id": "s9", "case_id": "s", "trial": 10, "status": "PASS", "evaluator": "h"},
+    ]
+    return rows
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+def _write_csv(rows: list[dict], path: Path, extra_lines: tuple[str, ...] = ()) -> Path:
+    lines = [",".join(_TEXT_COLUMNS)]
+    lines += [",".join(_cell(r.get(n)) for n in _TEXT_COLUMNS) for r in rows]
+    path.write_text("\n".join([*lines, *extra_lines]) + "\n", encoding="utf-8")
+    return path
+
+
+def _write_jsonl(rows: list[dict], path: Path, extra_lines: tuple[str, ...] = ()) -> Path:
+    lines = [json.dumps(r, ensure_ascii=False) for r in rows]
+    path.write_text("\n".join([*lines, *extra_lines]) + "\n", encoding="utf-8")
+    return path
+
+
+_CSV_ODD = (  # columns: id, case_id, dimension, trial, status, evaluator, run, reason, agent
+    "x1,x,graded,+2,PASS,h,,,",  # a signed trial: the csv reader's integer
+    "x2,x,graded,2,PASS,h,01,,",  # a run that is not valid JSON
+    "x3,x,graded,3,PASS,h,true,,",  # a run that is JSON true
+    "x4,x,graded,4,PASS,h, 7 ,,",  # a run that is JSON 7
+    "x5,x,graded,5,PASS,h,,,,extra",  # more cells than header columns
+    "x6,x,graded,6,PASS,h",  # fewer cells: the rest are absent
+    "   ",  # a row of one white-space cell
+    "x7,x,graded,-1,PASS,h,,,",
+    "x8,x,graded,7,PASS,h,null,,",  # a run that is JSON null: absent
+    "x9,x,graded,8,PASS,h,r-9,,",  # a run that is a word
+    "x10,x,graded,9,FAIL,h,12,late,",  # a run that is an integer
+)
+_JSONL_ODD = (
+    "",
+    "{not json",
+    "   ",
+    '{"id": "z1", "dimension": "graded", "status": "PASS", "evaluator": "h", "trial": 1e3}',
+    '{"id": "z2", "dimension": "graded", "status": "PASS", "evaluator": "h", "status": "FAIL"}',
+    '{"id": "z3", "dimension": "graded", "status": "PASS", "evaluator": "h", "trial": NaN}',
+    '{"id": "z4", "dimension": "graded", "status": "PASS", "evaluator": "h\\u0041", "trial": 99999999999999999999}',
+    '{"id": "z5", "dimension": "graded", "status": "PASS", "evaluator": "h", "trial": 9007199254740993}',
+    '{"id": "z6", "dimension": "graded", "status": "PASS", "evaluator": "h", "case_id": null, "run": null}',
+    '["id", "z7"]',
+    '{"id": "z8", "dimension": "graded", "status": "FAIL", "evaluator": "h", "reason": "\\ud800"}',
+    '  {"id":"z9","dimension":"graded","status":"PASS","evaluator":"h","trial":0}\t',
+    '{"id": 10, "dimension": "graded", "status": "PASS", "evaluator": "h"}',
+    '{"id": "z11", "dimension": "graded", "status": "PASS", "evaluator": "h", "run": 1.5}',
+)
+
+
+def _text_file(tmp_path: Path, kind: str, rows: list[dict] | None = None, name: str = "rows") -> Path:
+    rows = _irregular_rows() if rows is None else rows
+    if kind == "csv":
+        return _write_csv(rows, tmp_path / f"{name}.csv", _CSV_ODD)
+    return _write_jsonl(rows, tmp_path / f"{name}.jsonl", _JSONL_ODD)
+
+
+def _problems(card: sk.Scorecard) -> list[tuple]:
+    return [(p["line"], p["field"], p["message"], p.get("id")) for p in card.to_dict()["validation"]["problems"]]
+
+
+def _assert_same(got: sk.Scorecard, want: sk.Scorecard) -> None:
+    assert comparable(got) == comparable(want)
+    assert got.evidence.equals(want.evidence)
+    assert got.hashes == want.hashes
+    assert _problems(got) == _problems(want)
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_csv_and_json_lines_give_the_pandas_engine_scorecard_evidence_and_problems(tmp_path, kind):
+    path = _text_file(tmp_path, kind)
+    want = sk.evaluate(path)
+    got = sk.evaluate(path, engine="duckdb")
+    _assert_same(got, want)
+    fields = {p[1] for p in _problems(got)}
+    assert {"status", "evaluator", "id", "dimension"} <= fields  # the irregular rows were checked, fail closed
+    assert got.decision == "SELF_TEST"  # the mock evaluators were seen although SQL did not score their rows
+    assert sk.evaluate(path, engine="duckdb", limit=9).hashes == sk.evaluate(path, limit=9).hashes
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_the_sql_screen_passes_plain_pre_scored_lines_and_nothing_else(tmp_path, kind):
+    """The screen is used (plain rows are scored in SQL), and every row it passes is one the pandas
+    reader and row check accept, with the same status and an evaluator that is no mock."""
+    from scorekit._rows import open_source
+    from scorekit._rows._normalise import check_row
+    from scorekit.engines import duckdb as engine
+    from scorekit.scorers.judges import is_mock
+
+    path = _text_file(tmp_path, kind)
+    con = engine.connect()
+    try:
+        assert engine._text_source(con, str(path), kind, str(path), {}, 0, None) is not None
+        passed = con.execute("SELECT line, status, evaluator FROM fields WHERE ok").fetchall()
+    finally:
+        con.close()
+    checked = {line: check_row(value, deep)[0] if error is None else None
+               for line, value, error, deep, _raw in open_source(path).items()}
+    assert len(passed) >= 10 and len(passed) < len(checked)
+    for line, status, evaluator in passed:
+        row = checked[line]
+        assert row is not None and (row["status"], row["evaluator"]) == (status, evaluator)
+        assert not is_mock(evaluator)
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_text_files_of_several_agents_like_the_pandas_engine(tmp_path, kind):
+    rows = [dict(r, agent="agent-a" if i % 3 else "agent-b") for i, r in enumerate(_irregular_rows())]
+    path = _text_file(tmp_path, kind, rows)
+    with pytest.raises(sk.InputError, match="agent"):
+        sk.evaluate(path, engine="duckdb")
+    _assert_same(sk.evaluate(path, engine="duckdb", agent="agent-b"), sk.evaluate(path, agent="agent-b"))
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_a_directory_of_text_files_reads_as_their_concatenation(tmp_path, kind):
+    """Files in name order, lines counted on (CSV: one header), one not plain (read by the pandas
+    reader): the same scorecard, evidence and problems as the one file they make."""
+    rows = _irregular_rows()
+    whole = _text_file(tmp_path, kind, rows)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    text = whole.read_text(encoding="utf-8").splitlines(keepends=True)
+    head, body = (text[:1], text[1:]) if kind == "csv" else ([], text)
+    cuts = [0, 5, 6, 17, len(body)]
+    for i, (start, stop) in enumerate(zip(cuts, cuts[1:], strict=False)):
+        part = "".join(head + body[start:stop])
+        if i == 1:  # a byte-order mark: this file is read whole by the pandas reader
+            part = "\ufeff" + part
+        (folder / f"part-{i:02d}.{kind}").write_text(part, encoding="utf-8")
+    got, want = sk.evaluate(folder, engine="duckdb"), sk.evaluate(whole)
+    assert got.evidence.equals(want.evidence)
+    assert got.hashes == want.hashes and _problems(got) == _problems(want)
+    data, expected = json.loads(comparable(got)), json.loads(comparable(want))
+    assert data["dimensions"] == expected["dimensions"] and data["decision"] == expected["decision"]
+
+
+_AWKWARD = st.one_of(
+    st.sampled_from(["", " ", "\t", "3", "07", "-1", "1e3", "true", "null", "PASS", "FAIL", "mock", "Mock-x",
+                     "a,b", 'say "hi"', "back\\slash", "ünïcödé", "\u3000", "x\u2028y", "[1]", "{}", "NaN"]),
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00\x01"), max_size=6),
+)
+_ROW = st.fixed_dictionaries(
+    {"id": _AWKWARD, "dimension": st.sampled_from(["graded", "helpfulness", " ", ""])},
+    optional={"case_id": _AWKWARD, "trial": st.one_of(st.integers(-2, 2**54), _AWKWARD),
+              "status": st.sampled_from(["PASS", "FAIL", "ERROR", "ABSTAIN", "pass", " PASS", ""]),
+              "evaluator": st.sampled_from(["harness-x", "h", "mock", "", " ", "ｍock", "caf\u00e9"]),
+              "reason": _AWKWARD, "run": st.one_of(st.integers(-1, 2**54), _AWKWARD), "agent": _AWKWARD},
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(_ROW, min_size=1, max_size=12), kind=st.sampled_from(["csv", "jsonl"]),
+       ascii_only=st.booleans())
+def test_generated_pre_scored_rows_duckdb_equals_pandas(tmp_path_factory, rows, kind, ascii_only):
+    import csv
+
+    path = tmp_path_factory.mktemp("gen") / f"rows.{kind}"
+    if kind == "csv":
+        with path.open("w", encoding="utf-8", newline="") as fh:  # quotes only where a cell needs them
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(_TEXT_COLUMNS)
+            writer.writerows([_cell(r.get(n)) for n in _TEXT_COLUMNS] for r in rows)
+    else:
+        path.write_text("".join(json.dumps(r, ensure_ascii=ascii_only) + "\n" for r in rows), encoding="utf-8")
+    try:
+        want = sk.evaluate(path)
+    except sk.InputError as exc:
+        with pytest.raises(sk.InputError) as got:
+            sk.evaluate(path, engine="duckdb")
+        assert str(got.value) == str(exc)
+        return
+    _assert_same(sk.evaluate(path, engine="duckdb"), want)
+
+
+@pytest.mark.parametrize(("name", "content", "expected"), [
+    ("rows.txt", '{"id": "a"}\n', "rows.txt: the duckdb engine reads Parquet, CSV or JSON Lines"),
+    ("rows.csv", "id,dimension,status,evaluator,agent_output\na,graded,PASS,h,x\n", "agent_output need a scorer"),
+    ("rows.jsonl", '{"id": "a", "dimension": "graded", "status": "PASS", "evaluator": "h", "score": 1}\n',
+     "score need a scorer"),
+    ("rows.jsonl", '{"id": "a", "dimension": "graded", "status": "PASS", "evaluator": "h", "tags": NaN}\n',
+     "tags need a scorer"),
+    ("rows.csv", '"id","dimension","status","evaluator","tags"\na,graded,PASS,h,x\n', "tags need a scorer"),
+    ("rows.csv", "", "rows.csv: empty file, no rows"),
+    ("rows.csv", "id,dimension,status,evaluator\n", "rows.csv: CSV file has a header but no rows"),
+    ("rows.jsonl", "\n\n", "rows.jsonl: empty file, no rows"),
+    ("rows.jsonl", b'{"id": "caf\xe9"}\n', "rows.jsonl: not UTF-8"),
+    ("rows.json", '{\n  "eval": {},\n  "samples": []\n}\n', "rows.json: an Inspect AI eval log"),
+    ("rows.json", "[]", "rows.json: an empty JSON array, no rows"),
+])
+def test_odd_files_stop_in_one_line_naming_the_file(tmp_path, capsys, name, content, expected):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    with pytest.raises(sk.InputError) as caught:
+        sk.evaluate(path, engine="duckdb")
+    message = str(caught.value)
+    assert expected in message and str(path) in message and "\n" not in message
+    if name != "rows.txt":  # a file the pandas engine reads stops there with the same message, or is scored
+        try:
+            sk.evaluate(path)
+        except sk.InputError as exc:
+            assert str(exc) == message
+    code = cli.main(["run", "--results", str(path), "--engine", "duckdb", "--out-dir", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and str(path) in err
+
+
+def test_a_directory_of_two_kinds_is_refused_in_one_line(tmp_path):
+    _write_csv(_irregular_rows()[:3], tmp_path / "a.csv")
+    _write_jsonl(_irregular_rows()[:3], tmp_path / "b.jsonl")
+    with pytest.raises(sk.InputError, match="CSV and JSON Lines files; the duckdb engine reads a directory of one"):
+        sk.evaluate(tmp_path, engine="duckdb")
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_plain_forms_the_pandas_reader_reads_its_own_way(tmp_path, kind):
+    """A byte-order mark, \\r\\n line ends, quoted cells, a JSON array: read whole by the pandas
+    reader, so the result is the pandas engine's."""
+    rows = _irregular_rows()
+    base = _text_file(tmp_path, kind, rows).read_text(encoding="utf-8")
+    variants = ["\ufeff" + base, base.replace("\n", "\r\n"), "\n" + base if kind == "jsonl" else base + "\n\n"]
+    if kind == "csv":
+        variants.append(base.replace(",graded,", ',"graded",', 3))
+    else:
+        variants.append("[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n")
+    for i, text in enumerate(variants):
+        path = tmp_path / f"v{i}.{kind}"
+        path.write_bytes(text.encode("utf-8"))
+        _assert_same(sk.evaluate(path, engine="duckdb"), sk.evaluate(path))
+
+
+def test_a_white_space_agent_is_checked_by_the_pandas_code(tmp_path):
+    """Parquet too: an agent of white space is an invalid row, never scored by SQL."""
+    rows = [dict(r, agent="agent-a") for r in _prescored_subset()]
+    rows[0]["agent"] = "  "
+    names = [*PRESCORED, "reason", "agent"]
+    path = tmp_path / "agents.parquet"
+    pq.write_table(pa.table({n: [r.get(n) for r in rows] for n in names},
+                            schema=pa.schema([(n, pa.int64() if n == "trial" else pa.string()) for n in names])), path)
+    want = sk.evaluate(path)
+    assert want.to_dict()["validation"]["invalid"] >= 1
+    assert comparable(sk.evaluate(path, engine="duckdb")) == comparable(want)
+
+
+@pytest.mark.parametrize("kind", ["parquet", "jsonl"])
+def test_tool_contracts_join_pre_scored_tool_call_rows_as_in_the_pandas_engine(tmp_path, kind):
+    """The policy's tool contracts are answer keys of every tool_call row (the suite hash)."""
+    (tmp_path / "tools.json").write_text(json.dumps([{"type": "function", "name": "get_weather", "parameters": {
+        "type": "object", "properties": {"location": {"type": "string"}}}}]))
+    (tmp_path / "policy.yml").write_text("tool_contracts: tools.json\n")
+    rows = [{"id": f"r{i}", "case_id": "c", "dimension": "tool_call" if i % 2 else "graded", "trial": i,
+             "status": "PASS", "evaluator": "h"} for i in range(4)]
+    path = tmp_path / f"rows.{kind}"
+    if kind == "parquet":
+        pd.DataFrame(rows).to_parquet(path)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    policy = tmp_path / "policy.yml"
+    assert comparable(sk.evaluate(path, policy=policy, engine="duckdb")) == comparable(
+        sk.evaluate(path, policy=policy))
