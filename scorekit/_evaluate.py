@@ -177,8 +177,9 @@ def evaluate(
         Where rows are scored (SPEC §16): in process and local worker
         processes; on a dask.distributed cluster (``scorekit[dask]``; JSON
         Lines or Parquet files or a dask DataFrame); or pre-scored rows in
-        Parquet read and screened by DuckDB (``scorekit[duckdb]``). The
-        Scorecard is the same.
+        Parquet, CSV or JSON Lines files read and screened by DuckDB
+        (``scorekit[duckdb]``; Parquet rows are also counted there, so the
+        files may be larger than memory). The Scorecard is the same.
     scheduler : str, optional
         Address of a dask scheduler (engine ``dask``); default: a LocalCluster.
     evidence_rows_in_memory : int, default 10,000,000
