@@ -339,8 +339,9 @@ def score_items(
 
 
 def score_lines(lines: FileLines, first: int, source: str, ctx_args: dict[str, Any], strict: bool) -> Partial:
-    """Score JSON Lines ``lines`` whose first is line number ``first``."""
-    return score_items(jsonl_records(lines, first), source, Context(**ctx_args), strict)
+    """Score JSON Lines ``lines`` whose first is line number ``first`` (read back
+    from the file first when they are not held)."""
+    return score_items(jsonl_records(lines.load(), first), source, Context(**ctx_args), strict)
 
 
 def score_range(
