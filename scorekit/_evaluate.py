@@ -22,7 +22,7 @@ from ._errors import InputError, Problem
 from ._findings import build_findings, low_confidence
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
 from ._ingest import Ingested
-from ._partial import LABELS
+from ._partial import LABELS, release_arrow_memory
 from ._policy import Policy, load_policy
 from ._scorecard import Scorecard
 from ._validate import Validation, case_definition_conflicts, duplicate_identities
@@ -264,10 +264,12 @@ def evaluate(
     del table
     keyed = definitions.is_valid().to_numpy(zero_copy_only=False)  # rows taking part in the definition check
     duplicates, duplicate_problems = _duplicates(evidence, data.source)
+    release_arrow_memory()
     _mark_invalid(evidence, keyed, duplicates, "invalid_row", duplicate_problems)
     conflict, conflict_problems = _conflicts(evidence, definitions, keyed, data.source, row_json,
                                              src.lines if src is not None else None)
     del src, definitions, row_json  # the file's lines and the definition keys are no longer needed
+    release_arrow_memory()
     _mark_invalid(evidence, keyed, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)
     _rehash(data, evidence, [*duplicates, *np.flatnonzero(conflict)], strict)
     if len(data.evidence_digests) != 32 * len(evidence):  # pragma: no cover - a bug, never the user's data

@@ -35,8 +35,8 @@ from .scorers import Context, Outcome, scorer_for
 from .scorers.external import from_score, prescored
 from .scorers.judges import is_mock
 
-__all__ = ["BATCH_ROWS", "COLUMNS", "LABELS", "Partial", "combine", "schema", "score_items", "score_lines",
-           "score_range"]
+__all__ = ["BATCH_ROWS", "COLUMNS", "LABELS", "Partial", "combine", "release_arrow_memory", "schema", "score_items",
+           "score_lines", "score_range"]
 
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "evaluator",
@@ -78,6 +78,15 @@ def schema() -> Any:
         "cost_usd": pa.float64(), "latency_ms": pa.float64(), "definition": pa.binary(),
     }
     return pa.schema([(name, types.get(name, text)) for name in COLUMNS])
+
+
+def release_arrow_memory() -> None:
+    """Give the memory Arrow's allocator keeps after a large transient step
+    (builders, hash tables) back to the system, so the next step's peak does
+    not stack on it."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def _codes(values: list[str], codes: dict[str, int]) -> Any:
@@ -375,6 +384,7 @@ def combine(parts: Iterable[Partial]) -> Partial:
         part.result_digests = bytearray()
         part.evidence_digests = bytearray()
     _in_line_order(out)
+    release_arrow_memory()
     return out
 
 
