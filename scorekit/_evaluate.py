@@ -23,6 +23,7 @@ from ._evidence import EVIDENCE_ROWS_IN_MEMORY, EvidenceStore, check_threshold
 from ._findings import build_findings, low_confidence
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
 from ._ingest import Ingested
+from ._partial import LABELS, release_arrow_memory
 from ._policy import Policy, load_policy
 from ._scorecard import Scorecard
 from ._tally import Counted, tally_frame
@@ -36,93 +37,130 @@ _LIMIT = Optional(Integral(min=1))
 _AGENT = Optional(Text())
 
 
-_LABELS = pd.CategoricalDtype(["labeled", "unlabeled", "invalid"])
+_LABELS = pd.CategoricalDtype(list(LABELS))
+# The evidence table's columns, in order, as the compact columns name them.
+_EVIDENCE = ("id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "line",
+             "evaluator", "agent_output", "cost_usd", "latency_ms", "run")
 
 
-def _str_array(values: list[Any]) -> Any:
-    """A ``str`` array from a list of str/None, built by Arrow (about twice as fast
-    as letting pandas infer from Python objects)."""
-    import pyarrow as pa  # lazy; pandas has imported it already for its str dtype
+def _evidence(table: Any) -> pd.DataFrame:
+    """The evidence table from the compact columns (a ``pyarrow.Table`` of
+    :func:`scorekit._partial.schema`), typed like ``read_rows``: text columns
+    take the Arrow buffers as they are."""
+    import pyarrow.compute as pc
 
-    return pd.array(pa.array(values, type=pa.string()), dtype="str")
+    def column(name: str) -> Any:
+        values = table.column(name)
+        if name == "status":
+            return pd.Categorical.from_codes(values.to_numpy(), dtype=STATUS_DTYPE)
+        if name == "label":
+            return pd.Categorical.from_codes(values.to_numpy(), dtype=_LABELS)
+        if name == "trial":
+            return pd.array(values, dtype="Int64")
+        if name in ("cost_usd", "latency_ms"):
+            return pc.fill_null(values, np.nan).to_numpy()
+        if name in ("control", "line"):
+            return values.to_numpy()
+        return pd.array(values, dtype="str")
 
-
-def _categorical(values: list[str], dtype: pd.CategoricalDtype) -> pd.Categorical:
-    """Categorical from values known to be categories, through their codes."""
-    codes = {category: code for code, category in enumerate(dtype.categories)}
-    try:
-        return pd.Categorical.from_codes(
-            np.fromiter(map(codes.__getitem__, values), dtype=np.int8, count=len(values)), dtype=dtype
-        )
-    except KeyError:  # pragma: no cover - every status/label is one of the categories
-        return pd.Categorical(values, dtype=dtype)
-
-
-def _identity(cols: dict[str, list[Any]]) -> dict[str, Any]:
-    """The identity columns as arrays (id, dimension, case_id, trial): built once,
-    for the duplicate check and the evidence table (later steps never change them)."""
-    return {
-        "id": _str_array(cols["id"]),
-        "dimension": _str_array(cols["dimension"]),
-        "case_id": _str_array(cols["case_id"]),
-        "trial": pd.array(cols["trial"], dtype="Int64"),
-    }
+    return pd.DataFrame({name: column(name) for name in _EVIDENCE})
 
 
-def _evidence(data: Ingested, identity: dict[str, Any]) -> pd.DataFrame:
-    """The evidence table from the compact columns, typed like ``read_rows``."""
-    cols = data.columns
-    return pd.DataFrame(
-        {
-            **identity,
-            "status": _categorical(cols["status"], STATUS_DTYPE),
-            "reason": _str_array(cols["reason"]),
-            "detail": _str_array(cols["detail"]),
-            "label": _categorical(cols["label"], _LABELS),
-            "control": np.asarray(cols["control"], dtype=bool),
-            "line": np.asarray(cols["line"], dtype=np.int64),
-            "evaluator": _str_array(cols["evaluator"]),
-            "agent_output": _str_array(cols["agent_output"]),
-            "cost_usd": np.array([np.nan if v is None else v for v in cols["cost_usd"]], dtype=np.float64),
-            "latency_ms": np.array([np.nan if v is None else v for v in cols["latency_ms"]], dtype=np.float64),
-            "run": _str_array(cols["run"]),
-        }
+def _python(column: pd.Series) -> list[Any]:
+    """``column``'s values as Python objects, None where missing."""
+    import pyarrow as pa
+
+    if isinstance(column.dtype, pd.CategoricalDtype) or column.dtype == bool:
+        plain: list[Any] = column.tolist()
+        return plain
+    values: list[Any] = pa.array(column).to_pylist()
+    return values
+
+
+def _duplicates(evidence: pd.DataFrame, source: str) -> tuple[list[int], list[Problem]]:
+    """:func:`duplicate_identities` of the evidence rows, its Python-object walk
+    taken only when an identity occurs twice (checked on the columns)."""
+    import pyarrow.compute as pc
+
+    valid = (evidence["label"] != "invalid").to_numpy()
+    ids = evidence["id"].array.__arrow_array__()  # the Arrow strings, no copy
+    # Counted by Arrow: pandas' duplicated() on Arrow strings takes ~190 bytes a row.
+    twice = pc.count_distinct(ids).as_py() != pc.count(ids).as_py()
+    if not twice:
+        keys = evidence[["case_id", "dimension", "trial"]]
+        keep = valid & keys["trial"].notna().to_numpy()
+        twice = bool((keys if keep.all() else keys[keep]).duplicated().any())
+    if not twice:
+        return [], []
+    return duplicate_identities(
+        _python(evidence["id"]), _python(evidence["case_id"]), _python(evidence["dimension"]),
+        _python(evidence["trial"]), valid.tolist(), evidence["line"].tolist(), source,
     )
 
 
-def _rehash(data: Ingested, positions: Any, strict: bool) -> None:
+def _conflicts(evidence: pd.DataFrame, definitions: Any, keyed: np.ndarray, source: str, row_json: Any,
+               lines: Sequence[bytes] | None) -> tuple[np.ndarray, list[Problem]]:
+    """:func:`case_definition_conflicts` of the rows with a definition key
+    (``keyed``), its Python-object walk taken only when some (case_id,
+    dimension) carries two keys (checked on the columns)."""
+    import pyarrow.compute as pc
+
+    codes = pc.dictionary_encode(definitions).combine_chunks().indices.to_numpy(zero_copy_only=False)
+    pairs = pd.DataFrame({"case_id": evidence["case_id"], "dimension": evidence["dimension"], "key": codes})[keyed]
+    if not pairs.drop_duplicates().duplicated(["case_id", "dimension"]).any():
+        return np.zeros(len(evidence), dtype=bool), []
+    keys = [key if ok else None for key, ok in zip(definitions.to_pylist(), keyed.tolist(), strict=True)]
+    line_numbers = evidence["line"].tolist()
+    return case_definition_conflicts(
+        _python(evidence["case_id"]), _python(evidence["dimension"]), keys, line_numbers, _python(evidence["id"]),
+        source, _row_of(row_json.to_pylist(), line_numbers, lines),
+    )
+
+
+def _rehash(data: Ingested, evidence: pd.DataFrame, positions: Any, strict: bool) -> None:
     """Recompute the evidence digest of rows whose status changed after ingest."""
-    cols = data.columns
-    for pos in positions:
-        dimension = cols["dimension"][pos]
+    positions = sorted(set(positions))
+    if not positions:
+        return
+    rows = evidence.iloc[positions]
+    names = ("id", "dimension", "case_id", "trial", "status", "reason", "label", "control")
+    for pos, (rid, dimension, case, trial, status, reason, label, control) in zip(
+        positions, zip(*(_python(rows[name]) for name in names), strict=True), strict=True
+    ):
         data.evidence_digests[32 * pos : 32 * pos + 32] = evidence_digest(
-            cols["id"][pos], dimension, cols["case_id"][pos], cols["trial"][pos], cols["status"][pos],
-            cols["reason"][pos], cols["label"][pos], cols["control"][pos], strict and dimension is not None,
+            rid, dimension, case, trial, status, reason, label, control, strict and dimension is not None,
         )
 
 
-def _mark_invalid(cols: dict[str, list[Any]], positions: Any, reason: str, problems: Sequence[Problem]) -> None:
-    """Rows at ``positions`` become invalid with ``reason``; their detail is their
-    problem (the first one of ``problems`` on the row's line)."""
+def _mark_invalid(evidence: pd.DataFrame, keyed: np.ndarray, positions: Any, reason: str,
+                  problems: Sequence[Problem]) -> None:
+    """Rows at ``positions`` become invalid with ``reason`` (and lose their
+    definition key); their detail is their problem (the first one of
+    ``problems`` on the row's line)."""
+    positions = np.asarray(positions, dtype=np.intp)
+    if not len(positions):
+        return
     message = {p.line: f"{p.field}: {p.message}" for p in reversed(problems)}
-    for pos in positions:
-        if cols["label"][pos] != "invalid":
-            cols["detail"][pos] = message.get(cols["line"][pos])
-        cols["status"][pos] = "ERROR"
-        cols["reason"][pos] = reason
-        cols["label"][pos] = "invalid"
-        cols["definition"][pos] = None
+    fresh = positions[(evidence["label"].iloc[positions] != "invalid").to_numpy()]
+    if len(fresh):
+        evidence.iloc[fresh, evidence.columns.get_loc("detail")] = [
+            message.get(line) for line in evidence["line"].to_numpy()[fresh].tolist()
+        ]
+    evidence.iloc[positions, evidence.columns.get_loc("status")] = "ERROR"
+    evidence.iloc[positions, evidence.columns.get_loc("reason")] = reason
+    evidence.iloc[positions, evidence.columns.get_loc("label")] = "invalid"
+    keyed[positions] = False
 
 
-def _row_of(cols: dict[str, list[Any]], lines: Sequence[bytes] | None) -> Any:
+def _row_of(row_json: list[str | None], line_numbers: list[int], lines: Sequence[bytes] | None) -> Any:
     """Read row ``pos`` again (from the file's lines, or its kept JSON text)."""
 
     def row_of(pos: int) -> dict[str, Any]:
         import json
 
-        raw = cols["row_json"][pos]
+        raw: Any = row_json[pos]
         if raw is None and lines is not None:
-            raw = lines[cols["line"][pos] - 1]
+            raw = lines[line_numbers[pos] - 1]
         row: dict[str, Any] = json.loads(raw)  # a row's text, already read once as an object
         return row
 
@@ -336,36 +374,29 @@ def evaluate(
 def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Counted:
     """Check the scored rows across partitions (duplicate identities, one definition per
     case), hash them, build the evidence table and reduce it (the pandas and dask engines)."""
-    cols = data.columns
-    identity = _identity(cols)
-    duplicates, duplicate_problems = duplicate_identities(
-        cols["id"], cols["case_id"], cols["dimension"], cols["trial"], [label != "invalid" for label in cols["label"]],
-        cols["line"], data.source, frame=identity,
-    )
-    _mark_invalid(cols, duplicates, "invalid_row", duplicate_problems)
-    conflict, conflict_problems = case_definition_conflicts(
-        cols["case_id"], cols["dimension"], cols["definition"], cols["line"], cols["id"], data.source,
-        _row_of(cols, src.lines if src is not None else None),
-    )
-    del src  # the file's lines are no longer needed
-    _mark_invalid(cols, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)
-    _rehash(data, [*duplicates, *np.flatnonzero(conflict)], strict)
-    if len(data.evidence_digests) != 32 * len(data):  # pragma: no cover - a bug, never the user's data
+    table = data.table()
+    data.batches = []  # the table holds the rows now
+    evidence = _evidence(table)
+    definitions, row_json = table.column("definition"), table.column("row_json")
+    del table
+    keyed = definitions.is_valid().to_numpy(zero_copy_only=False)  # rows taking part in the definition check
+    duplicates, duplicate_problems = _duplicates(evidence, data.source)
+    release_arrow_memory()
+    _mark_invalid(evidence, keyed, duplicates, "invalid_row", duplicate_problems)
+    conflict, conflict_problems = _conflicts(evidence, definitions, keyed, data.source, row_json,
+                                             src.lines if src is not None else None)
+    del src, definitions, row_json  # the file's lines and the definition keys are no longer needed
+    release_arrow_memory()
+    _mark_invalid(evidence, keyed, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)
+    _rehash(data, evidence, [*duplicates, *np.flatnonzero(conflict)], strict)
+    if len(data.evidence_digests) != 32 * len(evidence):  # pragma: no cover - a bug, never the user's data
         raise AssertionError("evidence digests out of step with the evidence rows")
     hashes = {
         "suite": list_hash(data.suite_digests, sort=True, unique=True),
         "results": packed_list_hash(data.result_digests),
         "evidence": packed_list_hash(data.evidence_digests),
     }
-    evidence = _evidence(data, identity)
-    data.columns = {}  # the compact lists are in the frame now
-    # Under release every agent row counts: invalid/unlabeled ones as ERROR (they
-    # lower coverage and can never pass). An exploratory scan drops them.
-    has_dimension = evidence["dimension"].notna().to_numpy()
-    if strict:
-        evidence.insert(9, "included", has_dimension)
-    else:
-        evidence.insert(9, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
+    _insert_included(evidence, strict)
     return Counted(
         source=data.source,
         tally=tally_frame(evidence),
@@ -376,6 +407,17 @@ def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Count
         judges_seen=data.judges_seen,
         mock_judges=data.mock_judges,
     )
+
+
+def _insert_included(evidence: pd.DataFrame, strict: bool) -> None:
+    """Add ``included`` (counted in the statistics) at its place in the evidence table. Under
+    release every agent row counts: invalid/unlabeled ones as ERROR (they lower coverage and
+    can never pass). An exploratory scan drops them."""
+    has_dimension = evidence["dimension"].notna().to_numpy()
+    if strict:
+        evidence.insert(9, "included", has_dimension)
+    else:
+        evidence.insert(9, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
 
 
 def _imported(rows: Any) -> Any:

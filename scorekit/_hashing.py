@@ -300,13 +300,18 @@ def evidence_digest(
     )
 
 
+# Digests hashed at a time by packed_list_hash (a few MB of hex, whatever the row count).
+HASH_BLOCK = 1 << 16
+
+
 def packed_list_hash(packed: bytes | bytearray | memoryview) -> str:
     """:func:`list_hash` (sorted) of row digests packed as 32 raw bytes each.
 
     The engine keeps digests packed (no string per row, one buffer to send
     between processes); sorting and writing the list happen here at C speed.
     Lowercase hex orders like the raw bytes, so sorting the bytes sorts the
-    hex strings.
+    hex strings. The sort order takes 16 bytes a digest; the list is written
+    and hashed :data:`HASH_BLOCK` digests at a time.
     """
     import binascii
 
@@ -321,13 +326,19 @@ def packed_list_hash(packed: bytes | bytearray | memoryview) -> str:
     rows = np.frombuffer(packed, dtype=np.uint8).reshape(count, 32)
     # Big-endian words order like the bytes; compared in native byte order
     # they sort several times faster.
-    words = np.frombuffer(packed, dtype=">u8").reshape(count, 4).astype(np.uint64)
-    order = np.argsort(words[:, 0])
-    leading = words[order, 0]
-    if count > 1 and bool((leading[1:] == leading[:-1]).any()):  # equal first 8 bytes (repeated rows): all 32
-        order = np.lexsort((words[:, 3], words[:, 2], words[:, 1], words[:, 0]))
-    body = binascii.hexlify(rows[order].tobytes(), b",", 32).replace(b",", b'","')
+    words = np.frombuffer(packed, dtype=">u8").reshape(count, 4)
+    leading = words[:, 0].astype(np.uint64)
+    order = np.argsort(leading)
+    leading = leading[order]
+    tied = count > 1 and bool((leading[1:] == leading[:-1]).any())
+    del leading
+    if tied:  # equal first 8 bytes (repeated rows): all 32
+        order = np.lexsort([words[:, i].astype(np.uint64) for i in (3, 2, 1, 0)])
     digest = hashlib.sha256(b'["')
-    digest.update(body)
+    for start in range(0, count, HASH_BLOCK):
+        if start:
+            digest.update(b'","')
+        body = binascii.hexlify(rows[order[start : start + HASH_BLOCK]].tobytes(), b",", 32)
+        digest.update(body.replace(b",", b'","'))
     digest.update(b'"]')
     return digest.hexdigest()

@@ -29,7 +29,7 @@ def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None, s
         if isinstance(lines, FileLines):
             from .engines import local  # lazy: the pool machinery only for large files
 
-            if local.wants_workers(len(lines)):
+            if local.wants_workers(len(lines)) or lines.data is None:  # lines not held: scored range by range
                 return local.score_file(src.name, lines, ctx_args, strict)
             return score_lines(lines, 1, src.name, ctx_args, strict)
     items: Iterable[Any] = src.items()

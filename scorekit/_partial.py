@@ -9,6 +9,12 @@ order and grouping into the same result: columns are put back in source order
 by each partial's key, and every hash input is a set or a multiset of row
 digests (SPEC §10: the sorted list is taken once, over the combined digests), so
 the hashes do not depend on how the rows were partitioned.
+
+A partial's rows are built as plain lists (one Python object per cell) and
+compacted every :data:`BATCH_ROWS` rows, and when the partial is finished, into
+an Arrow record batch (:data:`SCHEMA`: status and label as int8 codes, text as
+``large_string``, which pandas' ``str`` dtype takes without a copy): a few
+dozen bytes a row instead of a Python object per cell.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass, field
 from sys import intern
 from typing import Any
 
+from ._counts import STATUSES
 from ._errors import Problem
 from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._rows._formats import FileLines, jsonl_records
@@ -28,12 +35,18 @@ from .scorers import Context, Outcome, scorer_for
 from .scorers.external import from_score, prescored
 from .scorers.judges import is_mock
 
-__all__ = ["COLUMNS", "Partial", "combine", "score_items", "score_lines", "score_range"]
+__all__ = ["BATCH_ROWS", "COLUMNS", "LABELS", "Partial", "combine", "release_arrow_memory", "schema", "score_items",
+           "score_lines", "score_range"]
 
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "evaluator",
     "agent_output", "cost_usd", "latency_ms", "run", "definition", "row_json",
 )
+LABELS = ("labeled", "unlabeled", "invalid")
+# Rows a partial holds as Python lists before they are compacted into a batch.
+BATCH_ROWS = 1 << 16
+_STATUS_CODES = {status: code for code, status in enumerate(STATUSES)}
+_LABEL_CODES = {label: code for code, label in enumerate(LABELS)}
 _CONTROL_TAGS = frozenset({"known-bad", "negative-example"})
 _MEASURED = frozenset(MEASURED_FIELDS)
 _LAYOUTS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
@@ -55,16 +68,63 @@ def _layout(row: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return layout
 
 
+def schema() -> Any:
+    """The Arrow schema of a partial's compacted rows (:data:`COLUMNS`, in order)."""
+    import pyarrow as pa  # lazy: `import scorekit` stays light
+
+    text = pa.large_string()
+    types: dict[str, Any] = {
+        "line": pa.int64(), "trial": pa.int64(), "status": pa.int8(), "label": pa.int8(), "control": pa.bool_(),
+        "cost_usd": pa.float64(), "latency_ms": pa.float64(), "definition": pa.binary(),
+    }
+    return pa.schema([(name, types.get(name, text)) for name in COLUMNS])
+
+
+def release_arrow_memory() -> None:
+    """Give the memory Arrow's allocator keeps after a large transient step
+    (builders, hash tables) back to the system, so the next step's peak does
+    not stack on it."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+def _codes(values: list[str], codes: dict[str, int]) -> Any:
+    import numpy as np
+
+    return np.fromiter(map(codes.__getitem__, values), dtype=np.int8, count=len(values))
+
+
+def _batch(columns: dict[str, list[Any]]) -> Any:
+    """One record batch of ``columns`` (lists of one length, in :data:`COLUMNS`)."""
+    import pyarrow as pa
+
+    fields = schema()
+    arrays = []
+    for name in COLUMNS:
+        values = columns[name]
+        if name == "status":
+            arrays.append(pa.array(_codes(values, _STATUS_CODES), type=pa.int8()))
+        elif name == "label":
+            arrays.append(pa.array(_codes(values, _LABEL_CODES), type=pa.int8()))
+        else:
+            arrays.append(pa.array(values, type=fields.field(name).type))
+    return pa.RecordBatch.from_arrays(arrays, schema=fields)
+
+
 @dataclass
 class Partial:
-    """What scoring one partition of rows yields: compact per-row columns (plain
-    lists, in source order), the digests the hashes need, problems, judges seen
-    and agents. Partials combine (:func:`combine`) associatively and in any
-    order; ``key`` (source name, first line) puts the combined rows back in
-    source order."""
+    """What scoring one partition of rows yields: compact per-row columns (Arrow
+    record batches in source order, then rows still being added as plain lists
+    in ``columns``), the digests the hashes need, problems, judges seen and
+    agents. Partials combine (:func:`combine`) associatively and in any order;
+    ``key`` (source name, first line) puts the combined rows back in source
+    order. A producer appends rows to the lists of ``columns``; they are
+    compacted into a batch (:meth:`compact`) when the partial is combined."""
 
     source: str = "<rows>"
     columns: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
+    batches: list[Any] = field(default_factory=list)  # pyarrow.RecordBatch of schema(), in source order
     problems: list[Problem] = field(default_factory=list)
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
@@ -80,13 +140,30 @@ class Partial:
     @property
     def key(self) -> tuple[str, int]:
         """Where this partition starts: (source name, first line)."""
+        for batch in self.batches:
+            if batch.num_rows:
+                return (self.source, batch.column(0)[0].as_py())
         lines = self.columns.get("line")
         return (self.source, lines[0] if lines else 0)
 
+    def compact(self) -> None:
+        """Move the rows held as lists into a record batch (after the batches)."""
+        if self.columns["line"]:
+            self.batches.append(_batch(self.columns))
+            self.columns = {c: [] for c in COLUMNS}
+
+    def table(self) -> Any:
+        """Every row, compacted, as one ``pyarrow.Table`` of :func:`schema` (no copy of the batches)."""
+        import pyarrow as pa
+
+        self.compact()
+        return pa.Table.from_batches(self.batches, schema=schema())
+
     def extend(self, other: Partial) -> None:
         """Append ``other``, the partition that follows this one in source order."""
-        for name in COLUMNS:
-            self.columns[name].extend(other.columns[name])
+        self.compact()
+        other.compact()
+        self.batches.extend(other.batches)
         self.problems.extend(other.problems)
         self.mock_judges |= other.mock_judges
         self.judges_seen |= other.judges_seen
@@ -97,7 +174,7 @@ class Partial:
         self.evidence_digests += other.evidence_digests
 
     def __len__(self) -> int:
-        return len(self.columns["line"])
+        return sum(int(batch.num_rows) for batch in self.batches) + len(self.columns["line"])
 
 
 def _printable(text: str) -> str:
@@ -135,7 +212,9 @@ def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    """A row's JSON text, kept to read the row again: ASCII, so a string that is not valid Unicode
+    (a lone surrogate, which JSON can spell) is escaped and the Arrow column can hold it."""
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
 
 
 def score_items(
@@ -148,18 +227,17 @@ def score_items(
     evidence_digests = out.evidence_digests
     suite_seen: set[tuple[Any, Any, bytes]] = set()
     suite_digests, result_digests = out.suite_digests, out.result_digests
-    cols = out.columns
-    c_line, c_id, c_dim, c_case, c_trial = cols["line"], cols["id"], cols["dimension"], cols["case_id"], cols["trial"]
-    c_status, c_reason, c_label, c_control = cols["status"], cols["reason"], cols["label"], cols["control"]
-    c_detail = cols["detail"]
-    c_eval, c_output, c_cost, c_latency = cols["evaluator"], cols["agent_output"], cols["cost_usd"], cols["latency_ms"]
-    c_def, c_json = cols["definition"], cols["row_json"]
+    (c_line, c_id, c_dim, c_case, c_trial, c_status, c_reason, c_detail, c_label, c_control, c_eval, c_output,
+     c_cost, c_latency, c_run, c_def, c_json) = out.columns.values()  # in COLUMNS order
     scorers: dict[str, Any] = {}
     problems = out.problems
     agents = out.agents
     agent = ctx.agent
-    c_run = cols["run"]
     for line, value, error, deep, raw in items:
+        if len(c_line) >= BATCH_ROWS:
+            out.compact()
+            (c_line, c_id, c_dim, c_case, c_trial, c_status, c_reason, c_detail, c_label, c_control, c_eval, c_output,
+             c_cost, c_latency, c_run, c_def, c_json) = out.columns.values()
         row = None
         if error is None:
             row, row_problems = check_row(value, deep)
@@ -267,12 +345,14 @@ def score_items(
         c_json.append(None if raw is not None else _dumps(row))
     out.mock_judges |= ctx.mock_judges
     out.judges_seen |= ctx.judges_seen
+    out.compact()
     return out
 
 
 def score_lines(lines: FileLines, first: int, source: str, ctx_args: dict[str, Any], strict: bool) -> Partial:
-    """Score JSON Lines ``lines`` whose first is line number ``first``."""
-    return score_items(jsonl_records(lines, first), source, Context(**ctx_args), strict)
+    """Score JSON Lines ``lines`` whose first is line number ``first`` (read back
+    from the file first when they are not held)."""
+    return score_items(jsonl_records(lines.load(), first), source, Context(**ctx_args), strict)
 
 
 def score_range(
@@ -291,20 +371,22 @@ def score_range(
 
 def combine(parts: Iterable[Partial]) -> Partial:
     """One partial from ``parts`` in any order and grouping (associative and
-    commutative): rows in source (line) order, the sets united, agent counts
-    and digests added up. Each part is emptied as it is merged, so the peak
-    holds one copy of the columns."""
+    commutative): rows in source (line) order, compacted into batches, the sets
+    united, agent counts and digests added up. Each part is emptied as it is
+    merged, so the peak holds one copy of the rows."""
     ordered = sorted((p for p in parts if len(p) or p.problems or p.agents or p.judges_seen or p.mock_judges),
                      key=lambda p: p.key)
     if not ordered:
         return Partial()
     out = ordered[0]
+    out.compact()
     for part in ordered[1:]:
         out.extend(part)
-        part.columns = {c: [] for c in COLUMNS}
+        part.batches = []
         part.result_digests = bytearray()
         part.evidence_digests = bytearray()
     _in_line_order(out)
+    release_arrow_memory()
     return out
 
 
@@ -314,11 +396,11 @@ def _in_line_order(part: Partial) -> None:
     (their order never matters); evidence digests follow their rows."""
     import numpy as np  # lazy, though pandas has loaded it already
 
-    lines = np.asarray(part.columns["line"], dtype=np.int64)
+    table = part.table()
+    lines = table.column("line").to_numpy()
     if len(lines) < 2 or bool((lines[1:] >= lines[:-1]).all()):
         return
     order = np.argsort(lines, kind="stable")
-    for name, values in part.columns.items():
-        part.columns[name] = [values[i] for i in order.tolist()]
+    part.batches = table.take(order).combine_chunks().to_batches(max_chunksize=BATCH_ROWS)
     digests = np.frombuffer(bytes(part.evidence_digests), dtype=np.uint8).reshape(-1, 32)
     part.evidence_digests = bytearray(digests[order].tobytes())

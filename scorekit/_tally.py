@@ -21,10 +21,10 @@ from ._counts import CaseCounts, RunTotals, count_cases, run_totals
 from ._errors import Problem
 from ._evidence import EvidenceStore
 from ._findings import FindingGroups, finding_groups
+from ._partial import LABELS
 
 __all__ = ["LABELS", "Counted", "Tally", "tally_frame"]
 
-LABELS = ("labeled", "unlabeled", "invalid")
 
 
 @dataclass(frozen=True)

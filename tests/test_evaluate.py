@@ -407,3 +407,33 @@ def test_dataframe_accessor_evaluate_is_evaluate():
     card = frame.scorekit.evaluate(HELPFUL)
     assert card.decision == "PASS"
     assert card.dimensions.loc[DIM, ["n", "passes"]].tolist() == [2, 1]
+
+
+def test_duplicates_on_the_evidence_columns_match_the_row_walk() -> None:
+    """The evidence table's duplicate check finds what :func:`duplicate_identities`
+    finds walking the rows (ids twice; a trial twice among valid rows)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from scorekit._evaluate import _duplicates
+    from scorekit._validate import duplicate_identities
+
+    row = st.tuples(st.sampled_from(["a", "b", "c", "d", None]), st.sampled_from(["c1", "c2"]),
+                    st.sampled_from(["pii", "cost", None]), st.sampled_from([0, 1, None]),
+                    st.sampled_from(["labeled", "unlabeled", "invalid"]))
+
+    @settings(max_examples=200, deadline=None)
+    @given(rows=st.lists(row, max_size=8))
+    def check(rows: list[tuple[object, ...]]) -> None:
+        ids, cases, dims, trials, labels = (list(c) for c in zip(*rows, strict=True)) if rows else ([],) * 5
+        lines = list(range(1, len(rows) + 1))
+        evidence = pd.DataFrame({
+            "id": pd.array(ids, dtype="str"), "dimension": pd.array(dims, dtype="str"),
+            "case_id": pd.array(cases, dtype="str"), "trial": pd.array(trials, dtype="Int64"),
+            "label": pd.Categorical(labels, categories=["labeled", "unlabeled", "invalid"]),
+            "line": np.asarray(lines, dtype=np.int64),
+        })
+        want = duplicate_identities(ids, cases, dims, trials, [label != "invalid" for label in labels], lines, "s")
+        assert _duplicates(evidence, "s") == want
+
+    check()

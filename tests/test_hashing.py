@@ -98,6 +98,24 @@ def test_packed_digests_hash_like_the_sorted_hex_list(digests):
     assert packed_list_hash(bytearray(b"".join(digests))) == packed_list_hash(b"".join(reversed(digests)))
 
 
+@settings(max_examples=200)
+@given(digests=st.lists(st.binary(min_size=32, max_size=32), max_size=40), block=st.integers(1, 45),
+       repeats=st.integers(0, 5))
+def test_packed_digests_hashed_in_blocks_hash_like_one_list(digests, block, repeats):
+    """The list written and hashed a block at a time is the whole sorted list,
+    at every block boundary (repeated digests included)."""
+    import scorekit._hashing as hashing
+
+    digests += digests[:repeats]
+    saved = hashing.HASH_BLOCK
+    hashing.HASH_BLOCK = block
+    try:
+        got = packed_list_hash(b"".join(digests))
+    finally:
+        hashing.HASH_BLOCK = saved
+    assert got == list_hash([d.hex() for d in digests], sort=True)
+
+
 def test_packed_digests_sharing_their_first_bytes_sort_on_the_rest():
     digests = [b"\x00" * 8 + bytes([tail]) * 24 for tail in (9, 3, 200, 3)] + [b"\xff" * 32, b"\x01" * 32]
     assert packed_list_hash(b"".join(digests)) == list_hash([d.hex() for d in digests], sort=True)

@@ -23,7 +23,7 @@ def _score(a: int, b: int, lines: FileLines) -> Partial:
 
 
 def _same(got: Partial, want: Partial) -> None:
-    assert got.columns == want.columns
+    assert got.table().equals(want.table())
     assert got.problems == want.problems
     assert (got.mock_judges, got.judges_seen, got.suite_digests, got.agents) == (
         want.mock_judges, want.judges_seen, want.suite_digests, want.agents)
@@ -51,3 +51,52 @@ def test_partials_combine_in_any_order_and_grouping(cuts: list[int], seed: int) 
 
 def test_combining_nothing_is_empty() -> None:
     assert len(combine([])) == 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(batch_rows=st.integers(1, len(LINES) + 5))
+def test_compacting_every_few_rows_changes_nothing(batch_rows: int) -> None:
+    """Rows compacted into Arrow batches of any size are the rows scored in one batch."""
+    import scorekit._partial as partial
+
+    lines = FileLines(DATA)
+    want = _score(0, len(lines), lines)
+    saved = partial.BATCH_ROWS
+    partial.BATCH_ROWS = batch_rows
+    try:
+        got = _score(0, len(lines), lines)
+    finally:
+        partial.BATCH_ROWS = saved
+    assert all(batch.num_rows <= batch_rows for batch in got.batches) and len(got) == len(want)
+    _same(got, want)
+    assert got.evidence_digests == want.evidence_digests
+
+
+def _as_lists(part: Partial) -> dict[str, list[object]]:
+    """The columns as a producer appending plain lists would write them."""
+    from scorekit._counts import STATUSES
+    from scorekit._partial import LABELS
+
+    columns = part.table().to_pydict()
+    columns["status"] = [STATUSES[code] for code in columns["status"]]
+    columns["label"] = [LABELS[code] for code in columns["label"]]
+    return columns
+
+
+@settings(max_examples=25, deadline=None)
+@given(cut=st.integers(0, len(LINES)), compact_first=st.booleans())
+def test_rows_appended_as_lists_combine_like_scored_rows(cut: int, compact_first: bool) -> None:
+    """A partial whose rows a producer appended to the lists of ``columns``
+    (the duckdb engine) is compacted when combined: the same as scored rows."""
+    lines = FileLines(DATA)
+    want = _score(0, len(lines), lines)
+    head, tail = _score(0, cut, lines), _score(cut, len(lines), lines)
+    listed = Partial(source=tail.source, problems=tail.problems, mock_judges=tail.mock_judges,
+                     judges_seen=tail.judges_seen, suite_digests=tail.suite_digests, agents=tail.agents,
+                     result_digests=tail.result_digests, evidence_digests=tail.evidence_digests)
+    for name, values in _as_lists(tail).items():
+        listed.columns[name].extend(values)
+    assert len(listed) == len(tail)
+    if compact_first:
+        listed.compact()
+    _same(combine([listed, head]), want)

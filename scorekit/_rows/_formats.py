@@ -41,6 +41,41 @@ from ._screens import has_escaped_surrogate, may_repeat_a_key, span_is_clean, te
 __all__ = ["FileLines", "Source", "jsonl_records", "open_source"]
 
 
+@dataclass(frozen=True)
+class _FileRef:
+    """The JSON Lines file a :class:`FileLines` reads its lines back from: its
+    path, its name in messages, where its text starts (past a byte order mark),
+    and its (size, mtime, inode) when it was checked."""
+
+    path: str
+    name: str
+    base: int
+    stamp: tuple[int, int, int]
+
+    def read(self, first: int, last: int) -> bytes:
+        """Bytes [first, last) of the text; refused when the file changed since it was checked."""
+        changed = InputError(f"{self.name}: the file changed while it was being scored")
+        try:
+            with open(self.path, "rb") as fh:
+                if _stamp(os.fstat(fh.fileno())) != self.stamp:
+                    raise changed
+                fh.seek(self.base + first)
+                data = fh.read(last - first)
+        except OSError:
+            raise changed from None
+        if len(data) != last - first:  # pragma: no cover - the stamp catches a truncated file
+            raise changed
+        return data
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int]:
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+# Lines read back from the file at a time by a FileLines that is not held in memory.
+_LINES_PER_READ = 1 << 16
+
+
 class FileLines(Sequence[bytes]):
     """The lines of a JSON Lines file, held as one ``bytes`` object plus offsets.
 
@@ -49,34 +84,61 @@ class FileLines(Sequence[bytes]):
     back to the system at once (small objects would pin allocator arenas for
     the rest of the run). Slicing gives a view over the same buffer, so a forked
     worker shares it. Lines are split at b"\\n" exactly as ``bytes.split``.
+
+    A large file is not held (``data`` None, ``file`` set): only the offsets
+    are, and lines are read back from the file when needed (:meth:`load`),
+    :data:`_LINES_PER_READ` at a time when iterated.
     """
 
-    __slots__ = ("data", "starts", "ends")
+    __slots__ = ("data", "starts", "ends", "file")
 
-    def __init__(self, data: bytes, starts: np.ndarray | None = None, ends: np.ndarray | None = None) -> None:
+    def __init__(self, data: bytes | None, starts: np.ndarray | None = None, ends: np.ndarray | None = None,
+                 file: _FileRef | None = None) -> None:
         if starts is None or ends is None:
+            if data is None:
+                raise ValueError("FileLines without data needs its starts and ends")
             newlines = _newline_positions(data)
             starts = np.concatenate(([0], newlines + 1))
             ends = np.concatenate((newlines, [len(data)]))
-        self.data, self.starts, self.ends = data, starts, ends
+        self.data, self.starts, self.ends, self.file = data, starts, ends, file
 
     def __len__(self) -> int:
         return len(self.starts)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return FileLines(self.data, self.starts[index], self.ends[index])
+            return FileLines(self.data, self.starts[index], self.ends[index], self.file)
+        if self.data is None:
+            position = range(len(self))[index]
+            return self[position : position + 1].load().data
         return self.data[self.starts[index] : self.ends[index]]
 
     def __iter__(self) -> Iterator[bytes]:
+        if self.data is None:
+            for start in range(0, len(self), _LINES_PER_READ):
+                yield from self[start : start + _LINES_PER_READ].load()
+            return
         data = self.data
         for start, end in zip(self.starts.tolist(), self.ends.tolist(), strict=True):
             yield data[start:end]
+
+    def load(self) -> FileLines:
+        """These lines held in memory (read back from the file when they are not)."""
+        if self.data is not None:
+            return self
+        if not len(self):
+            return FileLines(b"", self.starts, self.ends)
+        assert self.file is not None  # set whenever data is not
+        first, last = int(self.starts[0]), int(self.ends[-1])
+        return FileLines(self.file.read(first, last), self.starts - first, self.ends - first)
 
     def is_clean(self) -> bool:
         """:func:`~scorekit._rows._screens.text_is_clean` over these lines (no full copy)."""
         if not len(self):
             return True
+        if self.data is None:  # no marker spans a line, so line blocks are checked apart
+            return all(self[start : start + _LINES_PER_READ].load().is_clean()
+                       for start in range(0, len(self), _LINES_PER_READ))
         return span_is_clean(self.data, int(self.starts[0]), int(self.ends[-1]))
 
 
@@ -234,12 +296,7 @@ def _json_document(data: bytes, name: str) -> Source | None:
     start = _NOT_SPACE.search(data)
     if start is None:
         return None
-    first_end = data.find(b"\n", start.start())
-    first_line = data[start.start(): len(data) if first_end < 0 else first_end]
-    try:
-        first = _SCAN.decode(first_line.decode("utf-8"))
-    except (ValueError, RecursionError):
-        first = _NOT_PARSED
+    first, first_line, first_end = _first_line(data, start.start())
     if first is not _NOT_PARSED:
         if type(first) is list and (first_end < 0 or _NOT_SPACE.search(data, first_end) is None):
             return _json_array(data.decode("utf-8"), name)  # a one-line array, the whole file
@@ -265,6 +322,18 @@ def _json_document(data: bytes, name: str) -> Source | None:
 
 
 _NOT_PARSED = object()
+
+
+def _first_line(data: bytes, start: int) -> tuple[Any, bytes, int]:
+    """(the first line's value or _NOT_PARSED, the line, where it ends or -1) of
+    ``data`` whose first non-blank byte is at ``start``."""
+    first_end = data.find(b"\n", start)
+    first_line = data[start: len(data) if first_end < 0 else first_end]
+    try:
+        first = _SCAN.decode(first_line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        first = _NOT_PARSED
+    return first, first_line, first_end
 
 
 def _describe_document(value: Any) -> str:
@@ -526,6 +595,10 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
         if fmt == "parquet":
             records = _parquet_records(path, name)
             return Source(name, "parquet", lambda: records)
+        if fmt in ("jsonl", "json", "auto") and os.path.getsize(path) >= STREAM_BYTES:
+            streamed = _streamed_jsonl(path, name)
+            if streamed is not None:
+                return streamed
         data = read_bounded(path, None)
     except FileProblem as problem:
         if problem.kind == "missing":
@@ -562,3 +635,53 @@ def _format_from_suffix(path: Path) -> str:
     if suffix in (".jsonl", ".ndjson", ".json"):
         return "jsonl"
     return "auto"
+
+
+# A JSON Lines file at least this large is checked block by block and not held:
+# its lines are read back from the file when they are scored.
+STREAM_BYTES = 64 << 20
+_BLOCK = 1 << 23  # read at a time; a multiple of check_utf8's 1 MiB step, so its offsets are the same
+_UTF8_STEP = 1 << 20
+
+
+def _streamed_jsonl(path: Path, name: str) -> Source | None:
+    """The rows of the JSON Lines file ``path`` read one block at a time (the
+    checks of the in-memory path, with the same messages), its lines left in
+    the file; None when the file is anything else (a JSON document, empty, not
+    UTF-8, unreadable...): then the in-memory path reads it and says what is wrong."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    newlines: list[np.ndarray] = []
+    head = b""
+    base, offset, blank = 0, 0, True
+    try:
+        with open(path, "rb") as fh:
+            stamp = _stamp(os.fstat(fh.fileno()))
+            while block := fh.read(_BLOCK):
+                for step in range(0, len(block), _UTF8_STEP):
+                    decoder.decode(block[step : step + _UTF8_STEP])
+                if not offset:
+                    base = 3 if block.startswith(b"\xef\xbb\xbf") else 0
+                    head = block[base:]
+                    block = head
+                blank = blank and not block.strip()
+                found = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+                newlines.append(found + (offset - base if offset else 0))
+                offset += len(block) + (base if not offset else 0)
+            decoder.decode(b"", final=True)
+            if _stamp(os.fstat(fh.fileno())) != stamp or offset != stamp[0]:
+                return None  # it changed while being read: the in-memory path reads what is there
+    except (OSError, UnicodeDecodeError):
+        return None
+    start = _NOT_SPACE.search(head)
+    if blank or start is None or not _looks_like_jsonl(head):
+        return None
+    first, _, first_end = _first_line(head, start.start())
+    if first is _NOT_PARSED or first_end < 0 or (type(first) is list and _NOT_SPACE.search(head, first_end) is None):
+        return None  # perhaps one JSON document
+    size = offset - base
+    found = np.concatenate(newlines)
+    lines = FileLines(None, np.concatenate(([0], found + 1)), np.concatenate((found, [size])),
+                      _FileRef(os.path.abspath(path), name, base, stamp))
+    return Source(name, "jsonl", lambda: jsonl_records(lines, 1), lines=lines)

@@ -162,21 +162,21 @@ def _sorted_hash(con: Any, query: str) -> str:
 
 # --------------------------------------------------------------------------- the slow rows
 def _slow_table(slow: Partial) -> Any:
-    """The rows the pandas code scored, as an Arrow table of the evidence columns."""
+    """The rows the pandas code scored, as an Arrow table of the evidence columns (status and label as text)."""
     import pyarrow as pa
 
-    cols = slow.columns
-    return pa.table({
-        "line": pa.array(cols["line"], pa.int64()), "id": pa.array(cols["id"], pa.string()),
-        "dimension": pa.array(cols["dimension"], pa.string()), "case_id": pa.array(cols["case_id"], pa.string()),
-        "trial": pa.array(cols["trial"], pa.int64()), "status": pa.array(cols["status"], pa.string()),
-        "reason": pa.array(cols["reason"], pa.string()), "detail": pa.array(cols["detail"], pa.string()),
-        "label": pa.array(cols["label"], pa.string()), "control": pa.array(cols["control"], pa.bool_()),
-        "evaluator": pa.array(cols["evaluator"], pa.string()), "agent_output": pa.array(cols["agent_output"],
-                                                                                         pa.string()),
-        "cost_usd": pa.array(cols["cost_usd"], pa.float64()), "latency_ms": pa.array(cols["latency_ms"], pa.float64()),
-        "run": pa.array(cols["run"], pa.string()),
-    })
+    table = slow.table()
+    names = {"status": STATUSES, "label": LABELS}
+    columns = {}
+    for name in ("line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control",
+                 "evaluator", "agent_output", "cost_usd", "latency_ms", "run"):
+        column = table.column(name)
+        if name in names:
+            column = pa.array(np.asarray(names[name], dtype=object)[column.to_numpy()], pa.string())
+        elif pa.types.is_large_string(column.type):
+            column = column.cast(pa.string())
+        columns[name] = column
+    return pa.table(columns)
 
 
 # --------------------------------------------------------------------------- counting
@@ -310,7 +310,7 @@ def _hashes(con: Any, slow: Partial, new_digests: list[bytes], marked: set[int])
         if line not in marked:
             extra["e"].append(evidence_digest(rid, dimension, case, trial, status, reason, "labeled", False, True))
     packed = bytes(slow.evidence_digests)
-    for i, line in enumerate(slow.columns["line"]):
+    for i, line in enumerate(slow.table().column("line").to_pylist()):
         if line not in marked:
             extra["e"].append(packed[32 * i: 32 * i + 32])
     results = bytes(slow.result_digests)
@@ -449,11 +449,11 @@ def _evidence_schema() -> Any:
     """The Arrow schema of the pandas engine's evidence table (pandas metadata included)."""
     import pyarrow as pa
 
-    from .._evaluate import _evidence, _identity
+    from .._evaluate import _evidence, _insert_included
+    from .._partial import schema
 
-    empty = Partial()
-    frame = _evidence(empty, _identity(empty.columns))
-    frame.insert(9, "included", np.zeros(0, dtype=bool))
+    frame = _evidence(schema().empty_table())
+    _insert_included(frame, True)
     return pa.Schema.from_pandas(frame, preserve_index=False)
 
 

@@ -114,11 +114,13 @@ def range_task(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool) ->
     absolute = os.path.abspath(path)
     with open(absolute, "rb") as fh:
         base = 3 if fh.read(3) == b"\xef\xbb\xbf" else 0  # the reader dropped a UTF-8 byte order mark
-    data = memoryview(lines.data)
+    data = memoryview(lines.data) if lines.data is not None else None
 
     def task(a: int, b: int) -> tuple[Any, ...]:
         start, stop = int(lines.starts[a]), int(lines.ends[b - 1])
-        return (absolute, base + start, base + stop, zlib.crc32(data[start:stop]), a + 1, path, ctx_args, strict)
+        # Lines not held are read back here (refused if the file changed since it was checked).
+        crc = zlib.crc32(data[start:stop] if data is not None else lines[a:b].load().data)
+        return (absolute, base + start, base + stop, crc, a + 1, path, ctx_args, strict)
 
     return task
 

@@ -34,8 +34,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .._errors import InputError, NoSamplesError
-from .._io import DEFAULT_LIMIT, decode_utf8, finite_float, read_input_bytes
+from .._errors import FileProblem, InputError, NoSamplesError
+from .._io import DEFAULT_LIMIT, decode_utf8, finite_float, loads_strict, read_bounded, read_input_bytes
 from ._openai_evals import first_object, jsonl_objects
 from ._run import ImportedRun
 
@@ -48,6 +48,8 @@ CONFIG_NAMES = (".assevra.yml", ".assevra.yaml", "assevra.yml", "assevra.yaml")
 #: Fields only Assevra's dataset schema has (SPEC §2 has none of them).
 _ASSEVRA_FIELDS = ("action_match", "sanctioned_field", "human_label")
 _TRIAL_ID = re.compile(r"-t(\d+)$")
+#: How much of a file detection reads: 200 rows fit many times over.
+_HEAD_BYTES = 4 << 20
 
 
 def _flat_contract(value: Any) -> bool:
@@ -95,9 +97,32 @@ def certain(path: Path) -> bool:
 
 
 def _head_rows(path: Path, limit: int = 200) -> list[tuple[int, dict[str, Any]]]:
-    rows = []
-    for item in jsonl_objects(path, _WHAT):
-        rows.append(item)
+    """(line number, object) of the first ``limit`` rows held whole in the first
+    :data:`_HEAD_BYTES` of ``path``: what detection looks at, never the whole file
+    (``run`` asks every importer about a results file that may be gigabytes).
+
+    Raises
+    ------
+    InputError
+        That head is unreadable, not UTF-8, or has a line that is not a strict JSON object.
+    """
+    try:
+        head = read_bounded(path, _HEAD_BYTES, head=True)
+    except FileProblem as problem:
+        raise InputError(problem.message(str(path), _WHAT)) from None
+    if len(head) == _HEAD_BYTES:  # more may follow: whole lines only
+        head = head[: head.rfind(b"\n") + 1]
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(decode_utf8(head, str(path)).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = loads_strict(line)
+        except ValueError:  # JSONDecodeError or StrictJSONError
+            raise InputError(f"{path}:{number}: not strict JSON") from None
+        if not isinstance(value, dict):
+            raise InputError(f"{path}:{number}: expected a JSON object")
+        rows.append((number, value))
         if len(rows) >= limit:
             break
     return rows

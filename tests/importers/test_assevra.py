@@ -213,6 +213,24 @@ def test_assevra_detect_by_content_not_name(tmp_path: Path) -> None:
     assert not _assevra.detect(plain)
 
 
+def test_assevra_detect_reads_only_the_head(tmp_path: Path) -> None:
+    """``run`` asks every importer about a results file: detection reads a few MiB
+    of it, never the whole (a large run's file is gigabytes)."""
+    import tracemalloc
+
+    path = tmp_path / "big.jsonl"
+    first = json.dumps({"id": "r0", "dimension": "pii", "agent_output": "x", "sanctioned_field": "email"}) + "\n"
+    plain = json.dumps({"id": "r", "dimension": "pii", "agent_output": "y" * 200}) + "\n"
+    path.write_text(first + plain * 120_000, encoding="utf-8")  # about 27 MB
+    tracemalloc.start()
+    try:
+        assert _assevra.detect(path) and _assevra.certain(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+
+
 def test_assevra_empty_dataset_is_input_error(tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_text("\n\n", encoding="utf-8")
