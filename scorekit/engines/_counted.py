@@ -213,6 +213,9 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
 
     columns = _Columns(present, screen)
     line = line_sql(files, offsets)
+    # Every query below that needs an order says ORDER BY; without keeping insertion order DuckDB's
+    # aggregates over a billion rows stay within its memory limit (spilling to disk).
+    con.execute("SET preserve_insertion_order = false")
     listed = ", ".join(_quoted(f) for f in files)
     everything = f"read_parquet([{listed}], filename = true, file_row_number = true, union_by_name = true)"
     where = f" WHERE line <= {int(limit)}" if limit is not None else ""
