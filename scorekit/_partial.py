@@ -393,8 +393,11 @@ def combine(parts: Iterable[Partial]) -> Partial:
 def _in_line_order(part: Partial) -> None:
     """Put rows back in line order where merged partials interleave (a combined
     partial need not hold one contiguous range). Result digests are a multiset
-    (their order never matters); evidence digests follow their rows."""
+    (their order never matters); evidence digests follow their rows; problems
+    are put in line order too (stably: a row's own problems keep their order)."""
     import numpy as np  # lazy, though pandas has loaded it already
+
+    part.problems.sort(key=lambda problem: problem.line)
 
     table = part.table()
     lines = table.column("line").to_numpy()

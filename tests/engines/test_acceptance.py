@@ -363,12 +363,8 @@ def test_the_dask_engine_s_own_cluster_does_not_warn_of_a_busy_dashboard_port(co
     _assert_same(card, reference)
 
 
-# 6. Found on the way, left to the owners of the code (xfail until they fix it).
+# 6. Found on the way: combine puts problems back in line order, as it does the rows.
 
-@pytest.mark.xfail(strict=True, reason=(
-    "scorekit._partial.combine puts columns back in line order (_in_line_order) but keeps problems in the "
-    "order of the partials it extends: combining partials that interleave gives problems out of line order. "
-    "No scorecard shows it (_evaluate sorts problems by line), but combine is documented as associative."))
 def test_combined_partials_keep_their_problems_in_line_order():
     from scorekit._partial import combine, score_lines
     from scorekit._rows._formats import FileLines
@@ -377,6 +373,6 @@ def test_combined_partials_keep_their_problems_in_line_order():
     lines = FileLines(b"{1\n{2\n{3\n{4\n")  # four invalid rows: one problem each
     parts = [score_lines(lines[i:i + 1], i + 1, "rows.jsonl", ctx, True) for i in range(4)]
     combined = combine([combine([parts[0], parts[2]]), combine([parts[1], parts[3]])])
-    assert combined.columns["line"] == [1, 2, 3, 4]
+    assert combined.table().column("line").to_pylist() == [1, 2, 3, 4]
     assert [p.line for p in combined.problems] == [1, 2, 3, 4]
 
