@@ -283,16 +283,22 @@ def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem]
 
 
 def _candidates(con: Any) -> list[tuple[Any, ...]]:
-    """Every row whose id, or (case, dimension, trial) among valid rows, is claimed twice, in line order."""
+    """Every row whose id, or (case, dimension, trial) among valid rows, is claimed twice, in line order.
+
+    The claimed-twice identities are found first, each by its own streaming ``GROUP BY`` (a few rows at
+    most); only then are their rows fetched, so no pass holds the rows themselves."""
+    ids = _arrow_table(con, "SELECT id FROM base WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1")
+    trials = _arrow_table(
+        con, "SELECT case_id, dimension, trial FROM base WHERE label <> 'invalid' AND trial IS NOT NULL AND "
+        "dimension IS NOT NULL GROUP BY case_id, dimension, trial HAVING count(*) > 1")
+    if not ids.num_rows and not trials.num_rows:
+        return []
+    con.register("twice_ids", ids)
+    con.register("twice_trials", trials)
     rows: list[tuple[Any, ...]] = con.execute(
-        "WITH v AS (SELECT *, label <> 'invalid' AS valid FROM base), "
-        "ids AS (SELECT id FROM v WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1), "
-        "trials AS (SELECT case_id, dimension, trial FROM v WHERE valid AND trial IS NOT NULL AND dimension IS NOT "
-        "NULL GROUP BY case_id, dimension, trial HAVING count(*) > 1) "
-        "SELECT line, id, case_id, dimension, trial, valid, status, reason, detail, label FROM v "
-        "WHERE id IN (SELECT id FROM ids) OR (valid AND trial IS NOT NULL AND dimension IS NOT NULL AND EXISTS "
-        "(SELECT 1 FROM trials t WHERE t.case_id = v.case_id AND t.dimension = v.dimension AND t.trial = v.trial)) "
-        "ORDER BY line"
+        "SELECT line, id, case_id, dimension, trial, label <> 'invalid' AS valid, status, reason, detail, label "
+        "FROM base b WHERE id IN (SELECT id FROM twice_ids) OR (label <> 'invalid' AND (case_id, dimension, trial) "
+        "IN (SELECT (case_id, dimension, trial) FROM twice_trials)) ORDER BY line"
     ).fetchall()
     return rows
 
