@@ -110,12 +110,11 @@ _SUITE_TEXT = ("'{\"case_id\":' || " + _q("case_id") + " || ',\"definition\":{},
                + _q("dimension") + " || '}'")
 
 
-def _batches(con: Any, query: str, params: list[Any] | None = None) -> Iterator[Any]:
-    """``query``'s result as Arrow record batches (DuckDB streams it)."""
-    relation = con.sql(query, params=params) if params else con.sql(query)
-    reader = relation.to_arrow_reader(BATCH_ROWS) if hasattr(relation, "to_arrow_reader") else \
-        relation.record_batch(BATCH_ROWS)
-    yield from reader
+def _batches(con: Any, query: str) -> Iterator[Any]:
+    """``query``'s result as Arrow record batches of :data:`BATCH_ROWS` rows (DuckDB streams it)."""
+    from .duckdb import arrow_batches
+
+    return arrow_batches(con, query, BATCH_ROWS)
 
 
 # --------------------------------------------------------------------------- hashes

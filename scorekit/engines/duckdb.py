@@ -48,7 +48,7 @@ from .._rows._formats import _csv_records, jsonl_records
 from .._validate import definition_key
 from ..scorers import Context
 
-__all__ = ["COLUMNS", "KINDS", "score"]
+__all__ = ["COLUMNS", "KINDS", "arrow_batches", "file_offsets", "line_sql", "score"]
 
 # The columns of a pre-scored row this engine reads (SPEC §2).
 COLUMNS = ("id", "dimension", "case_id", "trial", "status", "evaluator", "reason", "run", "agent")
@@ -393,12 +393,18 @@ def _pre_scored_only(items: Iterable[tuple[int, Any, Any, bool, Any]], name: str
 
 
 # --------------------------------------------------------------------------- scoring
-def _batches(con: Any, query: str) -> Iterator[dict[str, list[Any]]]:
+def arrow_batches(con: Any, query: str, rows: int = BATCH_ROWS) -> Iterator[Any]:
+    """``query``'s result streamed as Arrow record batches of up to ``rows`` rows."""
     relation = con.sql(query)
-    # duckdb ≥ 2 streams a relation with to_arrow_reader; older releases call it record_batch.
-    reader = relation.to_arrow_reader(BATCH_ROWS) if hasattr(relation, "to_arrow_reader") else \
-        relation.record_batch(BATCH_ROWS)
-    for batch in reader:
+    # duckdb 2 streams a relation with to_arrow_reader; 1.x with fetch_record_batch (record_batch before).
+    for name in ("to_arrow_reader", "fetch_record_batch", "record_batch"):
+        if hasattr(relation, name):
+            yield from getattr(relation, name)(rows)
+            return
+
+
+def _batches(con: Any, query: str) -> Iterator[dict[str, list[Any]]]:
+    for batch in arrow_batches(con, query):
         yield batch.to_pydict()
 
 
