@@ -46,6 +46,14 @@ def check_threshold(value: Any) -> int:
     return checked
 
 
+def _versions() -> dict[str, Any]:
+    """What the dataset's metadata says of the library that wrote it (the rest comes with the scorecard)."""
+    from ._scorecard import SCHEMA_VERSION
+    from ._version import __version__
+
+    return {"schema_version": SCHEMA_VERSION, "scorekit_version": __version__}
+
+
 def _evaluators(frame: pd.DataFrame) -> list[str]:
     if "evaluator" not in frame.columns:
         return []
@@ -83,17 +91,22 @@ class EvidenceStore:
         return store
 
     @classmethod
-    def written(cls, write: Callable[[Path], None], *, rows: int, evaluators: list[str],
-                threshold: int = EVIDENCE_ROWS_IN_MEMORY) -> EvidenceStore:
-        """The store of rows an engine writes itself: ``write(directory)`` fills a new
-        ``evidence/`` directory (the card's temporary one); up to ``threshold`` rows the
-        frame is then read back from it, so it is the frame the files hold."""
+    def written(cls, fill: Callable[[Any], None], *, schema: Any, rows: int, evaluators: list[str],
+                evidence_hash: str, threshold: int = EVIDENCE_ROWS_IN_MEMORY) -> EvidenceStore:
+        """The store of rows an engine streams itself: ``fill(writer)`` gives a
+        :class:`~scorekit.reports.parquet.PartWriter` of the ``schema`` its ``rows`` rows, in
+        order, into a new ``evidence/`` directory (the card's temporary one); up to
+        ``threshold`` rows the frame is then read back from it, so it is the frame the
+        files hold."""
+        from .reports.parquet import PartWriter
+
         store = cls(None, rows=rows, evaluators=evaluators, threshold=threshold)
-        target = store._temporary()
-        write(target)
-        store._directory = target
+        with PartWriter(store._temporary(), schema, rows=rows, data=_versions(),
+                        evidence_hash=evidence_hash) as writer:
+            fill(writer)
+        store._directory = writer.directory
         if store.in_memory:
-            store._frame = pd.read_parquet(target)
+            store._frame = pd.read_parquet(writer.directory)
         return store
 
     def _temporary(self) -> Path:
@@ -102,14 +115,11 @@ class EvidenceStore:
         return parent / DATASET_DIR
 
     def _spill(self, evidence_hash: str | None) -> Path:
-        from ._scorecard import SCHEMA_VERSION
-        from ._version import __version__
         from .reports.parquet import write_dataset
 
         assert self._frame is not None
-        target = self._temporary()
-        data = {"schema_version": SCHEMA_VERSION, "scorekit_version": __version__}
-        self._directory = write_dataset(self._frame, target, data=data, evidence_hash=evidence_hash)
+        self._directory = write_dataset(self._frame, self._temporary(), data=_versions(),
+                                        evidence_hash=evidence_hash)
         return self._directory
 
     # ------------------------------------------------------------------ reading

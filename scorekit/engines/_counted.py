@@ -240,9 +240,11 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
         rows, last, evaluators = con.execute(
             "SELECT count(*), max(line), list(DISTINCT evaluator) FILTER (evaluator IS NOT NULL) FROM ev_in"
         ).fetchall()[0]
+        schema = _evidence_schema()
         store = EvidenceStore.written(
-            lambda target: _write_dataset(con, target, int(rows), int(last or 0), strict, hashes["evidence"]),
-            rows=int(rows), evaluators=sorted(str(e) for e in evaluators or []), threshold=threshold)
+            lambda writer: _write_rows(con, writer, schema, int(last or 0)), schema=schema, rows=int(rows),
+            evaluators=sorted(str(e) for e in evaluators or []), evidence_hash=hashes["evidence"],
+            threshold=threshold)
     finally:
         for view in ("ev_in", "base", "fast"):
             con.execute(f"DROP VIEW IF EXISTS {view}")
@@ -488,48 +490,13 @@ def _arrow(batch: Any, schema: Any) -> Any:
 WRITE_LINES = 4_000_000
 
 
-def _write_dataset(con: Any, target: Path, rows: int, last: int, strict: bool, evidence_hash: str) -> None:
-    """Stream the rows of ``ev_in`` in line order, a range of :data:`WRITE_LINES` lines at a time, into the
-    new ``evidence/`` directory ``target``: parts of :data:`~scorekit.reports.parquet.PART_ROWS` rows in
-    the pandas engine's schema, each with the dataset's metadata."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from .._scorecard import SCHEMA_VERSION
-    from .._version import __version__
-    from ..reports.parquet import PART_ROWS, _metadata, part_name
-
-    schema = _evidence_schema()
-    parts = max(1, -(-rows // PART_ROWS))
-    data = {"schema_version": SCHEMA_VERSION, "scorekit_version": __version__}
-
-    def stamped(index: int) -> Any:
-        return _metadata(pa.Table.from_batches([], schema=schema), rows, [], data, evidence_hash,
-                         part=index, parts=parts).schema
-
-    target.mkdir()
-    written, writer, in_part = 0, None, 0
+def _write_rows(con: Any, writer: Any, schema: Any, last: int) -> None:
+    """Stream the rows of ``ev_in`` in line order, a range of :data:`WRITE_LINES` lines at a time,
+    in the evidence ``schema``, to the dataset's ``writer``."""
     for low in range(0, last, WRITE_LINES):
         query = f"SELECT * FROM ev_in WHERE line > {low} AND line <= {low + WRITE_LINES} ORDER BY line"
         for batch in _batches(con, query):
-            batch = _arrow(batch, schema)
-            start = 0
-            while start < batch.num_rows:
-                if writer is None:
-                    writer = pq.ParquetWriter(target / part_name(written), stamped(written))
-                    in_part = 0
-                take = min(PART_ROWS - in_part, batch.num_rows - start)
-                writer.write_batch(batch.slice(start, take))
-                in_part += take
-                start += take
-                if in_part == PART_ROWS:
-                    writer.close()
-                    writer, written = None, written + 1
-    if writer is not None:
-        writer.close()
-        written += 1
-    if not written:
-        pq.write_table(pa.Table.from_batches([], schema=stamped(0)), target / part_name(0))
+            writer.write(_arrow(batch, schema))
 
 
 def _arrow_table(con: Any, query: str) -> Any:

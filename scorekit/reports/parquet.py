@@ -23,7 +23,8 @@ import pandas as pd
 
 from .._io import atomic_write
 
-__all__ = ["METADATA_KEY", "PART_ROWS", "part_name", "read_evidence_metadata", "write_dataset", "write_parquet"]
+__all__ = ["METADATA_KEY", "PART_ROWS", "PartWriter", "part_name", "read_evidence_metadata", "write_dataset",
+           "write_parquet"]
 
 #: Key of the scorekit entry in the Parquet file's key-value metadata (JSON value).
 METADATA_KEY = b"scorekit"
@@ -110,6 +111,72 @@ def part_name(index: int) -> str:
     return f"part-{index:05d}.parquet"
 
 
+class PartWriter:
+    """Writes the parts of one ``evidence/`` dataset (SPEC §16) into the new directory
+    ``directory``, from record batches given in row order.
+
+    Rows are cut, in their order, into files of ``part_rows`` rows (default
+    :data:`PART_ROWS`) named ``part-00000.parquet``, ``part-00001.parquet``, ...:
+    reading the files in name order gives the rows back in order. Every file
+    carries the scorekit metadata of the whole dataset (``rows`` is the dataset's,
+    known in advance), plus its own ``part`` and ``parts``. A dataset of no row is
+    one empty part, so it has a schema. Use as a context manager; :meth:`write`
+    each batch.
+    """
+
+    def __init__(self, directory: str | Path, schema: Any, *, rows: int, data: dict[str, Any] | None = None,
+                 evidence_hash: str | None = None, encoded: list[str] | None = None,
+                 part_rows: int | None = None) -> None:
+        import pyarrow as pa
+
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=False, exist_ok=False)
+        self._part_rows = PART_ROWS if part_rows is None else part_rows
+        parts = max(1, -(-rows // self._part_rows))
+        empty = pa.Table.from_batches([], schema=schema)
+        self._schemas = [_metadata(empty, rows, list(encoded or []), data, evidence_hash, part=i, parts=parts).schema
+                         for i in range(parts)]
+        self._writer: Any = None
+        self._written = 0  # parts closed
+        self._in_part = 0
+
+    def write(self, batch: Any) -> None:
+        """Add ``batch`` (record batch or table of the schema), the rows that follow the ones written."""
+        import pyarrow.parquet as pq
+
+        start = 0
+        while start < batch.num_rows:
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self.directory / part_name(self._written),
+                                                self._schemas[self._written])
+                self._in_part = 0
+            take = min(self._part_rows - self._in_part, batch.num_rows - start)
+            self._writer.write(batch.slice(start, take))
+            self._in_part += take
+            start += take
+            if self._in_part == self._part_rows:
+                self._writer.close()
+                self._writer, self._written = None, self._written + 1
+
+    def close(self) -> Path:
+        """Close the last part (or write the one empty part); return the directory."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if self._writer is not None:
+            self._writer.close()
+            self._writer, self._written = None, self._written + 1
+        if not self._written:
+            pq.write_table(pa.Table.from_batches([], schema=self._schemas[0]), self.directory / part_name(0))
+        return self.directory
+
+    def __enter__(self) -> PartWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def write_dataset(
     evidence: pd.DataFrame,
     directory: str | Path,
@@ -118,27 +185,13 @@ def write_dataset(
     evidence_hash: str | None = None,
     part_rows: int | None = None,
 ) -> Path:
-    """Write ``evidence`` as an ``evidence/`` dataset (SPEC §16) into the new directory ``directory``.
-
-    Rows are cut, in their order, into files of ``part_rows`` rows (default
-    :data:`PART_ROWS`) named
-    ``part-00000.parquet``, ``part-00001.parquet``, ...: reading the files in name
-    order gives the rows back in order. Every file carries the scorekit metadata of
-    the whole dataset (its ``rows`` are the dataset's), plus its own ``part`` and
-    ``parts``. An empty table is one empty part, so the dataset has a schema.
-    """
-    import pyarrow.parquet as pq
-
-    out = Path(directory)
-    out.mkdir(parents=False, exist_ok=False)
+    """Write ``evidence`` as an ``evidence/`` dataset (SPEC §16) into the new directory
+    ``directory``: parts of ``part_rows`` rows, as :class:`PartWriter` writes them."""
     table, encoded = _to_table(evidence)
-    part_rows = PART_ROWS if part_rows is None else part_rows
-    parts = max(1, -(-len(evidence) // part_rows))
-    for index in range(parts):
-        piece = _metadata(table.slice(index * part_rows, part_rows), len(evidence), encoded, data, evidence_hash,
-                          part=index, parts=parts)
-        pq.write_table(piece, out / part_name(index))
-    return out
+    with PartWriter(directory, table.schema, rows=len(evidence), data=data, evidence_hash=evidence_hash,
+                    encoded=encoded, part_rows=part_rows) as writer:
+        writer.write(table)
+    return writer.directory
 
 
 def read_evidence_metadata(path: str | Path) -> dict[str, Any]:
