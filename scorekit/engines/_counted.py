@@ -18,8 +18,8 @@ screened row ever becomes a Python object:
   for rows whose strings need no JSON escaping (the others are hashed in
   Python), and each list hash streams DuckDB's sorted digests (sorted on disk
   when they do not fit in memory) into one SHA-256;
-* the evidence rows are streamed file by file, in line order, into the
-  ``evidence/`` dataset with the pandas engine's Arrow schema.
+* the evidence rows are streamed in line order, a range of lines at a time,
+  into the ``evidence/`` dataset with the pandas engine's Arrow schema.
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ from .._validate import duplicate_identities
 __all__ = ["count_parquet"]
 
 BATCH_ROWS = 1 << 17
-_LABEL_CODES = {label: code for code, label in enumerate(LABELS)}
 # A JSON string needs escaping (so its canonical text is not '"' + text + '"') when it holds '"', '\' or
 # a control character.
 _ESCAPE = "regexp_matches({0}, '[\\x00-\\x1f\"\\\\]')"
@@ -57,10 +56,6 @@ def _q(column: str) -> str:
     return f"('\"' || {column} || '\"')"
 
 
-def _quoted(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 # --------------------------------------------------------------------------- the rows in SQL
 class _Columns:
     """The pre-scored columns of the files and their (union) SQL types; SQL selecting the screened rows."""
@@ -68,18 +63,18 @@ class _Columns:
     def __init__(self, present: dict[str, str], screen: str) -> None:
         from .duckdb import COLUMNS
 
-        self.present = present
+        self.present = set(present)
         self.screen = screen
         self.types = {c: present.get(c, "BIGINT" if c == "trial" else "VARCHAR") for c in COLUMNS}
         text_run = present.get("run") in (None, "VARCHAR")
         self.run_text = "run" if text_run else "NULL::VARCHAR"
         self.run_int = "NULL::BIGINT" if text_run else "CAST(run AS BIGINT)"
 
-    def fast(self, source: str, line: str, in_source: set[str], where: str) -> str:
-        """SQL of the rows of ``source`` (a ``read_parquet`` holding ``in_source`` columns) the screen
-        passes, scored as pre-scored rows are: the evidence columns, the measured run (``run_text`` or
-        ``run_int``) and ``plain`` (no string needs JSON escaping)."""
-        selected = ", ".join(f"CAST({c} AS {t}) AS {c}" if c in in_source else f"CAST(NULL AS {t}) AS {c}"
+    def fast(self, source: str, line: str, where: str) -> str:
+        """SQL of the rows of ``source`` (a ``read_parquet`` of the files) the screen passes, scored as
+        pre-scored rows are: the evidence columns, the measured run (``run_text`` or ``run_int``) and
+        ``plain`` (no string needs JSON escaping)."""
+        selected = ", ".join(f"CAST({c} AS {t}) AS {c}" if c in self.present else f"CAST(NULL AS {t}) AS {c}"
                              for c, t in self.types.items())
         rows = f"SELECT {line} AS line, {selected} FROM {source}"
         scored = (
@@ -164,11 +159,12 @@ def _slow_table(slow: Partial) -> Any:
     """The rows the pandas code scored, as an Arrow table of the evidence columns (status and label as text)."""
     import pyarrow as pa
 
+    from .._evaluate import _EVIDENCE
+
     table = slow.table()
     names = {"status": STATUSES, "label": LABELS}
     columns = {}
-    for name in ("line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control",
-                 "evaluator", "agent_output", "cost_usd", "latency_ms", "run"):
+    for name in _EVIDENCE:
         column = table.column(name)
         if name in names:
             column = pa.array(np.asarray(names[name], dtype=object)[column.to_numpy()], pa.string())
@@ -179,14 +175,14 @@ def _slow_table(slow: Partial) -> Any:
 
 
 # --------------------------------------------------------------------------- counting
-def _base(fast: str, slow_where: str) -> str:
-    """SQL: the screened rows of view ``fast`` and the slow rows (``slow_where``), as evidence columns."""
+def _base(fast: str) -> str:
+    """SQL: the screened rows of view ``fast`` and the slow rows, as evidence columns."""
     return (
         "SELECT line, id, dimension, case_id, trial, status, reason, detail, 'labeled' AS label, false AS control, "
         "evaluator, NULL::VARCHAR AS agent_output, NULL::DOUBLE AS cost_usd, NULL::DOUBLE AS latency_ms, "
         f"coalesce(run_text, CAST(run_int AS VARCHAR)) AS run FROM {fast} UNION ALL "
         "SELECT line, id, dimension, case_id, trial, status, reason, detail, label, control, evaluator, agent_output, "
-        f"cost_usd, latency_ms, run FROM slow_rows{slow_where}"
+        "cost_usd, latency_ms, run FROM slow_rows"
     )
 
 
@@ -208,7 +204,7 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
     """The :class:`Counted` of pre-scored Parquet ``files`` (``offsets``: each file's first line less one):
     ``present`` are the columns and their (union) types, ``screen`` the SQL a row passes when the pandas
     checks certainly accept it, ``slow`` the rows that did not pass, scored by the pandas code."""
-    from .duckdb import line_sql
+    from .duckdb import _quoted, line_sql
 
     columns = _Columns(present, screen)
     line = line_sql(files, offsets)
@@ -223,7 +219,7 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
     work = Path(tempfile.mkdtemp(prefix="scorekit-duckdb-"))
     con.execute(f"ATTACH {_quoted(str(work / 'rows.duckdb'))} AS work")
     try:
-        con.execute(f"CREATE TABLE work.fast_all AS {columns.fast(everything, line, set(present), where)}")
+        con.execute(f"CREATE TABLE work.fast_all AS {columns.fast(everything, line, where)}")
         agents = {value: int(n) for value, n in con.execute(
             "SELECT agent, count(*) FROM work.fast_all GROUP BY agent").fetchall()}
         for value, n in slow.agents.items():
@@ -231,7 +227,7 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
         keep = " WHERE agent = " + _quoted(agent) if agent is not None else ""
         con.execute(f"CREATE OR REPLACE TEMP VIEW fast AS SELECT * FROM work.fast_all{keep}")
         con.register("slow_rows", _slow_table(slow))
-        con.execute(f"CREATE OR REPLACE TEMP VIEW base AS {_base('fast', '')}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW base AS {_base('fast')}")
         marked, problems, new_digests = _duplicates(con, source, strict)
         con.register("marked", marked)
         con.execute(f"CREATE OR REPLACE TEMP VIEW ev_in AS {_evidence_rows('base', strict)}")
@@ -269,7 +265,7 @@ def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem]
     out: dict[str, list[Any]] = {"line": [], "status": [], "reason": [], "label": [], "detail": []}
     digests = []
     for pos in positions:
-        line, rid, case, dimension, trial, valid, _status, _reason, detail, _label = candidates[pos]
+        line, rid, case, dimension, trial, valid, detail = candidates[pos]
         out["line"].append(line)
         out["status"].append("ERROR")
         out["reason"].append("invalid_row")
@@ -297,8 +293,8 @@ def _candidates(con: Any) -> list[tuple[Any, ...]]:
     con.register("twice_ids", ids)
     con.register("twice_trials", trials)
     rows: list[tuple[Any, ...]] = con.execute(
-        "SELECT line, id, case_id, dimension, trial, label <> 'invalid' AS valid, status, reason, detail, label "
-        "FROM base b WHERE id IN (SELECT id FROM twice_ids) OR (label <> 'invalid' AND (case_id, dimension, trial) "
+        "SELECT line, id, case_id, dimension, trial, label <> 'invalid' AS valid, detail FROM base "
+        "WHERE id IN (SELECT id FROM twice_ids) OR (label <> 'invalid' AND (case_id, dimension, trial) "
         "IN (SELECT (case_id, dimension, trial) FROM twice_trials)) ORDER BY line"
     ).fetchall()
     return rows
@@ -309,26 +305,27 @@ def _hashes(con: Any, slow: Partial, new_digests: list[bytes], marked: set[int])
     digests of the rest, sorted together by DuckDB."""
     import pyarrow as pa
 
-    extra: dict[str, list[bytes]] = {"s": [], "r": [], "e": list(new_digests)}
+    extra: dict[str, list[str]] = {"s": [], "r": [], "e": [d.hex() for d in new_digests]}
     for line, rid, case, dimension, trial, status, reason, run_text, run_int in con.execute(
             "SELECT line, id, case_id, dimension, trial, status, reason, run_text, run_int FROM fast "
             "WHERE NOT plain").fetchall():
         run = run_text if run_int is None else run_int
         measured = {"status": status} if run is None else {"status": status, "run": run}
-        extra["r"].append(results_digest(rid, case, dimension, trial, measured))
-        extra["s"].append(bytes.fromhex(row_digest({"case_id": case, "dimension": dimension, "definition": {}})))
+        extra["r"].append(results_digest(rid, case, dimension, trial, measured).hex())
+        extra["s"].append(row_digest({"case_id": case, "dimension": dimension, "definition": {}}))
         if line not in marked:
-            extra["e"].append(evidence_digest(rid, dimension, case, trial, status, reason, "labeled", False, True))
-    packed = bytes(slow.evidence_digests)
+            digest = evidence_digest(rid, dimension, case, trial, status, reason, "labeled", False, True)
+            extra["e"].append(digest.hex())
+    packed = slow.evidence_digests.hex()
     for i, line in enumerate(slow.table().column("line").to_pylist()):
         if line not in marked:
-            extra["e"].append(packed[32 * i: 32 * i + 32])
-    results = bytes(slow.result_digests)
-    extra["r"].extend(results[i: i + 32] for i in range(0, len(results), 32))
-    extra["s"].extend(bytes.fromhex(d) for d in slow.suite_digests)
+            extra["e"].append(packed[64 * i: 64 * i + 64])
+    results = slow.result_digests.hex()
+    extra["r"].extend(results[i: i + 64] for i in range(0, len(results), 64))
+    extra["s"].extend(slow.suite_digests)
     kinds = [k for k, values in extra.items() for _ in values]
     con.register("extra_digests", pa.table({"kind": pa.array(kinds, pa.string()),
-                                            "d": pa.array([d.hex() for v in extra.values() for d in v], pa.string())}))
+                                            "d": pa.array([d for v in extra.values() for d in v], pa.string())}))
     not_marked = "line NOT IN (SELECT line FROM marked)"
     return {
         "suite": _sorted_hash(con, f"SELECT DISTINCT d FROM (SELECT sha256({_SUITE_TEXT}) AS d FROM "
