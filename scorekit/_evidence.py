@@ -68,11 +68,12 @@ class EvidenceStore:
     """
 
     def __init__(self, frame: pd.DataFrame | None, *, rows: int, evaluators: list[str], threshold: int,
-                 directory: Path | None = None) -> None:
+                 evidence_hash: str | None = None, directory: Path | None = None) -> None:
         self._frame = frame
         self.rows = int(rows)
         self.evaluators = list(evaluators)
         self.threshold = int(threshold)
+        self.evidence_hash = evidence_hash  # hashes.evidence, stamped into every file written
         self._directory = directory
         self._owned: Any = None  # the finalizer of a temporary directory this store made
 
@@ -83,10 +84,11 @@ class EvidenceStore:
         """The store of ``frame``: the frame itself up to ``threshold`` rows, else
         an ``evidence/`` dataset written now into a temporary directory (the frame
         is then not kept)."""
-        store = cls(frame, rows=len(frame), evaluators=_evaluators(frame), threshold=threshold)
+        store = cls(frame, rows=len(frame), evaluators=_evaluators(frame), threshold=threshold,
+                    evidence_hash=evidence_hash)
         if store.in_memory:
             return store
-        store._spill(evidence_hash)
+        store._spill()
         store._frame = None
         return store
 
@@ -100,7 +102,7 @@ class EvidenceStore:
         files hold."""
         from .reports.parquet import PartWriter
 
-        store = cls(None, rows=rows, evaluators=evaluators, threshold=threshold)
+        store = cls(None, rows=rows, evaluators=evaluators, threshold=threshold, evidence_hash=evidence_hash)
         with PartWriter(store._temporary(), schema, rows=rows, data=_versions(),
                         evidence_hash=evidence_hash) as writer:
             fill(writer)
@@ -114,12 +116,12 @@ class EvidenceStore:
         self._owned = weakref.finalize(self, shutil.rmtree, str(parent), True)
         return parent / DATASET_DIR
 
-    def _spill(self, evidence_hash: str | None) -> Path:
+    def _spill(self) -> Path:
         from .reports.parquet import write_dataset
 
         assert self._frame is not None
         self._directory = write_dataset(self._frame, self._temporary(), data=_versions(),
-                                        evidence_hash=evidence_hash)
+                                        evidence_hash=self.evidence_hash)
         return self._directory
 
     # ------------------------------------------------------------------ reading
@@ -148,7 +150,7 @@ class EvidenceStore:
         import pyarrow.dataset as ds
 
         if self._directory is None:
-            self._spill(None)
+            self._spill()
         assert self._directory is not None
         return ds.dataset(str(self._directory), format="parquet")
 
@@ -176,7 +178,7 @@ class EvidenceStore:
             _remove(out / DATASET_DIR)
             return path
         if self._directory is None:
-            self._spill(data.get("hashes", {}).get("evidence"))
+            self._spill()
         source = self._directory
         assert source is not None
 

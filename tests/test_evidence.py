@@ -88,7 +88,9 @@ def test_the_dataset_holds_the_rows_in_order(in_memory, on_disk):
 
 
 def test_below_the_threshold_the_dataset_is_written_on_first_use(in_memory):
-    pd.testing.assert_frame_equal(in_memory.evidence_dataset().to_table().to_pandas(), in_memory.evidence)
+    dataset = in_memory.evidence_dataset()
+    pd.testing.assert_frame_equal(dataset.to_table().to_pandas(), in_memory.evidence)
+    assert read_evidence_metadata(dataset.files[0])["hashes"]["evidence"] == in_memory.hashes["evidence"]
 
 
 @settings(max_examples=15, deadline=None)
