@@ -79,15 +79,18 @@ def tally_frame(evidence: pd.DataFrame) -> Tally:
         ),
         key=lambda c: (str(c["id"]), str(c["dimension"])),
     )
-    agent_rows = evidence[evidence["included"] & ~evidence["control"]]
+    # The columns counting reads (no copy under copy-on-write); count_cases and run_totals keep the
+    # agent rows themselves (_counts.agent_rows), copying only when a row leaves.
+    counted = evidence[["id", "dimension", "case_id", "trial", "run", "status", "control", "included"]]
+    cases = count_cases(counted)
     return Tally(
         labels={label: int(label_counts.get(label, 0)) for label in LABELS},
         unlabeled=[(int(line), rid, dim, reason, detail)
                    for line, rid, dim, reason, detail in unlabeled.itertuples(index=False, name=None)],
         controls=controls,
-        dimensions=sorted(agent_rows["dimension"].dropna().unique().tolist()),
-        cases=count_cases(agent_rows),
-        runs=run_totals(agent_rows),
+        dimensions=[str(name) for name in cases.groups.index],  # the agent rows' dimensions, sorted
+        cases=cases,
+        runs=run_totals(counted),
         findings=finding_groups(evidence),
     )
 
