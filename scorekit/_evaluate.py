@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,9 +23,10 @@ from ._evidence import EVIDENCE_ROWS_IN_MEMORY, EvidenceStore, check_threshold
 from ._findings import build_findings, low_confidence
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
 from ._ingest import Ingested
-from ._partial import LABELS, release_arrow_memory
+from ._partial import ENCODED, LABELS, SPOOLED, release_arrow_memory, shrink
 from ._policy import Policy, load_policy
 from ._scorecard import Scorecard
+from ._spool import Spool
 from ._tally import Counted, tally_frame
 from ._validate import Validation, case_definition_conflicts, duplicate_identities
 from .scorers.judges import is_mock
@@ -43,27 +44,89 @@ _EVIDENCE = ("id", "dimension", "case_id", "trial", "status", "reason", "detail"
              "evaluator", "agent_output", "cost_usd", "latency_ms", "run")
 
 
-def _evidence(table: Any) -> pd.DataFrame:
-    """The evidence table from the compact columns (a ``pyarrow.Table`` of
-    :func:`scorekit._partial.schema`), typed like ``read_rows``: text columns
-    take the Arrow buffers as they are."""
+def _column(name: str, values: Any) -> Any:
+    """Evidence column ``name`` from its Arrow ``values`` (of :func:`scorekit._partial.schema`),
+    typed like ``read_rows``: text columns take the Arrow buffers as they are."""
     import pyarrow.compute as pc
 
-    def column(name: str) -> Any:
-        values = table.column(name)
-        if name == "status":
-            return pd.Categorical.from_codes(values.to_numpy(), dtype=STATUS_DTYPE)
-        if name == "label":
-            return pd.Categorical.from_codes(values.to_numpy(), dtype=_LABELS)
-        if name == "trial":
-            return pd.array(values, dtype="Int64")
-        if name in ("cost_usd", "latency_ms"):
-            return pc.fill_null(values, np.nan).to_numpy()
-        if name in ("control", "line"):
-            return values.to_numpy()
-        return pd.array(values, dtype="str")
+    if name == "status":
+        return pd.Categorical.from_codes(values.to_numpy(), dtype=STATUS_DTYPE)
+    if name == "label":
+        return pd.Categorical.from_codes(values.to_numpy(), dtype=_LABELS)
+    if name == "trial":
+        return pd.array(values, dtype="Int64")
+    if name in ("cost_usd", "latency_ms"):
+        return pc.fill_null(values, np.nan).to_numpy()
+    if name in ("control", "line"):
+        return values.to_numpy()
+    return pd.array(values, dtype="str")
 
-    return pd.DataFrame({name: column(name) for name in _EVIDENCE})
+
+def _evidence(table: Any) -> pd.DataFrame:
+    """The evidence table from the compact columns (a ``pyarrow.Table`` of
+    :func:`scorekit._partial.schema`)."""
+    return pd.DataFrame({name: _column(name, table.column(name)) for name in _EVIDENCE})
+
+
+def _codes(values: Any) -> tuple[np.ndarray, Any]:
+    """Integer codes (-1 where missing) and the dictionary of a dictionary-encoded Arrow column."""
+    import pyarrow as pa
+
+    column: Any = pa.table({"v": values}).unify_dictionaries().column("v")
+    if not column.num_chunks:
+        return np.zeros(0, dtype=np.int32), pa.array([], column.type.value_type)
+    indices: Any = pa.chunked_array([chunk.indices for chunk in column.chunks], type=column.type.index_type)
+    return indices.fill_null(-1).to_numpy(), column.chunk(0).dictionary
+
+
+def _counting(table: Any) -> pd.DataFrame:
+    """What the cross-row checks and counting read of a shrunk partial's rows (SPEC §16):
+    the evidence columns but the spooled ones, the dictionary-encoded ones as categoricals."""
+    frame: dict[str, Any] = {}
+    for name in _EVIDENCE:
+        if name in SPOOLED:
+            continue
+        values = table.column(name)
+        if name in ENCODED:
+            codes, dictionary = _codes(values)
+            categories = pd.Index(pd.array(dictionary, dtype="str"))
+            frame[name] = pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories))
+        else:
+            frame[name] = _column(name, values)
+    return pd.DataFrame(frame)
+
+
+def _segments(counting: pd.DataFrame, spool: Spool, strict: bool) -> Iterator[pd.DataFrame]:
+    """The evidence table, segment by segment: the (checked) counting columns of each spool
+    segment's rows with its spooled columns, in the evidence columns' order."""
+    import pyarrow as pa
+
+    from ._partial import schema
+
+    if not spool.segments():  # no row: the empty table, typed
+        evidence = _evidence(schema().empty_table())
+        _insert_included(evidence, strict)
+        yield evidence
+    start = 0
+    for key, rows in spool.segments():
+        batch = spool.batch(key)
+        part = counting.iloc[start: start + rows]
+        if not np.array_equal(part["line"].to_numpy(), batch.column("line").to_numpy()):  # pragma: no cover - a bug
+            raise AssertionError(f"spooled rows of {key} out of step with the counted rows")
+        frame: dict[str, Any] = {}
+        for name in _EVIDENCE:
+            if name in SPOOLED:
+                frame[name] = _column(name, batch.column(name))
+            elif name in ENCODED:
+                frame[name] = _column(name, pa.array(part[name]).cast(pa.large_string()))
+            else:
+                frame[name] = part[name].to_numpy() if name in ("control", "line") else part[name].array
+        evidence = pd.DataFrame(frame)
+        _insert_included(evidence, strict)
+        yield evidence
+        start += rows
+    if start != len(counting):  # pragma: no cover - a bug, never the user's data
+        raise AssertionError("spooled rows out of step with the counted rows")
 
 
 def _python(column: pd.Series) -> list[Any]:
@@ -72,6 +135,8 @@ def _python(column: pd.Series) -> list[Any]:
 
     if isinstance(column.dtype, pd.CategoricalDtype) or column.dtype == bool:
         plain: list[Any] = column.tolist()
+        if column.hasnans:  # a missing category reads NaN: None, as for the other columns
+            return [None if isinstance(value, float) else value for value in plain]
         return plain
     values: list[Any] = pa.array(column).to_pylist()
     return values
@@ -98,22 +163,19 @@ def _duplicates(evidence: pd.DataFrame, source: str) -> tuple[list[int], list[Pr
     )
 
 
-def _conflicts(evidence: pd.DataFrame, definitions: Any, keyed: np.ndarray, source: str, row_json: Any,
-               lines: Sequence[bytes] | None) -> tuple[np.ndarray, list[Problem]]:
+def _conflicts(evidence: pd.DataFrame, definitions: Any, keyed: np.ndarray, source: str,
+               row_of: Callable[[int], dict[str, Any]]) -> tuple[np.ndarray, list[Problem]]:
     """:func:`case_definition_conflicts` of the rows with a definition key
-    (``keyed``), its Python-object walk taken only when some (case_id,
-    dimension) carries two keys (checked on the columns)."""
-    import pyarrow.compute as pc
-
-    codes = pc.dictionary_encode(definitions).combine_chunks().indices.to_numpy(zero_copy_only=False)
+    (``keyed``; ``definitions`` dictionary-encoded), its Python-object walk taken only
+    when some (case_id, dimension) carries two keys (checked on the columns)."""
+    codes, _ = _codes(definitions)
     pairs = pd.DataFrame({"case_id": evidence["case_id"], "dimension": evidence["dimension"], "key": codes})[keyed]
     if not pairs.drop_duplicates().duplicated(["case_id", "dimension"]).any():
         return np.zeros(len(evidence), dtype=bool), []
     keys = [key if ok else None for key, ok in zip(definitions.to_pylist(), keyed.tolist(), strict=True)]
-    line_numbers = evidence["line"].tolist()
     return case_definition_conflicts(
-        _python(evidence["case_id"]), _python(evidence["dimension"]), keys, line_numbers, _python(evidence["id"]),
-        source, _row_of(row_json.to_pylist(), line_numbers, lines),
+        _python(evidence["case_id"]), _python(evidence["dimension"]), keys, evidence["line"].tolist(),
+        _python(evidence["id"]), source, row_of,
     )
 
 
@@ -141,6 +203,9 @@ def _mark_invalid(evidence: pd.DataFrame, keyed: np.ndarray, positions: Any, rea
     if not len(positions):
         return
     message = {p.line: f"{p.field}: {p.message}" for p in reversed(problems)}
+    reasons = evidence["reason"]
+    if isinstance(reasons.dtype, pd.CategoricalDtype) and reason not in reasons.cat.categories:
+        evidence["reason"] = reasons.cat.add_categories([reason])
     fresh = positions[(evidence["label"].iloc[positions] != "invalid").to_numpy()]
     if len(fresh):
         evidence.iloc[fresh, evidence.columns.get_loc("detail")] = [
@@ -152,15 +217,15 @@ def _mark_invalid(evidence: pd.DataFrame, keyed: np.ndarray, positions: Any, rea
     keyed[positions] = False
 
 
-def _row_of(row_json: list[str | None], line_numbers: list[int], lines: Sequence[bytes] | None) -> Any:
-    """Read row ``pos`` again (from the file's lines, or its kept JSON text)."""
+def _row_of(spool: Spool, lines: Sequence[bytes] | None) -> Callable[[int], dict[str, Any]]:
+    """Read row ``pos`` again (its kept JSON text, or its line of the file)."""
 
     def row_of(pos: int) -> dict[str, Any]:
         import json
 
-        raw: Any = row_json[pos]
+        raw: Any = spool.value("row_json", pos)
         if raw is None and lines is not None:
-            raw = lines[line_numbers[pos] - 1]
+            raw = lines[int(spool.value("line", pos)) - 1]
         row: dict[str, Any] = json.loads(raw)  # a row's text, already read once as an object
         return row
 
@@ -373,19 +438,24 @@ def evaluate(
 
 def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Counted:
     """Check the scored rows across partitions (duplicate identities, one definition per
-    case), hash them, build the evidence table and reduce it (the pandas and dask engines)."""
+    case), hash them, reduce them to a Tally and keep the evidence (the pandas and dask
+    engines). Only the compact columns are read here; the evidence table is put together
+    from them and the spooled columns when it is written or asked for."""
+    if data.spool is None:  # a partial no engine shrank as it arrived
+        shrink(data, Spool())
+    spool: Spool = data.spool
     table = data.table()
     data.batches = []  # the table holds the rows now
-    evidence = _evidence(table)
-    definitions, row_json = table.column("definition"), table.column("row_json")
+    evidence = _counting(table)
+    definitions = table.column("definition")
     del table
     keyed = definitions.is_valid().to_numpy(zero_copy_only=False)  # rows taking part in the definition check
     duplicates, duplicate_problems = _duplicates(evidence, data.source)
     release_arrow_memory()
     _mark_invalid(evidence, keyed, duplicates, "invalid_row", duplicate_problems)
-    conflict, conflict_problems = _conflicts(evidence, definitions, keyed, data.source, row_json,
-                                             src.lines if src is not None else None)
-    del src, definitions, row_json  # the file's lines and the definition keys are no longer needed
+    conflict, conflict_problems = _conflicts(evidence, definitions, keyed, data.source,
+                                             _row_of(spool, src.lines if src is not None else None))
+    del src, definitions  # the file's lines and the definition keys are no longer needed
     release_arrow_memory()
     _mark_invalid(evidence, keyed, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)
     _rehash(data, evidence, [*duplicates, *np.flatnonzero(conflict)], strict)
@@ -396,12 +466,17 @@ def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Count
         "results": packed_list_hash(data.result_digests),
         "evidence": packed_list_hash(data.evidence_digests),
     }
-    _insert_included(evidence, strict)
+    data.result_digests = data.evidence_digests = bytearray()
+    evidence["included"] = _included(evidence, strict)
+    tally = tally_frame(evidence)
+    del evidence["included"]
     return Counted(
         source=data.source,
-        tally=tally_frame(evidence),
+        tally=tally,
         hashes=hashes,
-        store=EvidenceStore.keep(evidence, threshold=threshold, evidence_hash=hashes["evidence"]),
+        store=EvidenceStore.deferred(lambda: _segments(evidence, spool, strict), rows=len(evidence),
+                                     evaluators=sorted(data.evaluators), threshold=threshold,
+                                     evidence_hash=hashes["evidence"]),
         problems=data.problems + duplicate_problems + conflict_problems,
         agents=data.agents,
         judges_seen=data.judges_seen,
@@ -409,15 +484,21 @@ def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Count
     )
 
 
-def _insert_included(evidence: pd.DataFrame, strict: bool) -> None:
-    """Add ``included`` (counted in the statistics) at its place in the evidence table. Under
-    release every agent row counts: invalid/unlabeled ones as ERROR (they lower coverage and
-    can never pass). An exploratory scan drops them."""
-    has_dimension = evidence["dimension"].notna().to_numpy()
+def _included(evidence: pd.DataFrame, strict: bool) -> np.ndarray:
+    """Which rows are counted in the statistics. Under release every agent row counts:
+    invalid/unlabeled ones as ERROR (they lower coverage and can never pass). An
+    exploratory scan drops them."""
+    has_dimension: np.ndarray = evidence["dimension"].notna().to_numpy(dtype=bool)
     if strict:
-        evidence.insert(9, "included", has_dimension)
-    else:
-        evidence.insert(9, "included", has_dimension & (evidence["label"] == "labeled").to_numpy())
+        return has_dimension
+    labeled: np.ndarray = (evidence["label"] == "labeled").to_numpy(dtype=bool)
+    both: np.ndarray = np.logical_and(has_dimension, labeled)
+    return both
+
+
+def _insert_included(evidence: pd.DataFrame, strict: bool) -> None:
+    """Add ``included`` (:func:`_included`) at its place in the evidence table."""
+    evidence.insert(9, "included", _included(evidence, strict))
 
 
 def _imported(rows: Any) -> Any:

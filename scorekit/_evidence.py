@@ -1,8 +1,10 @@
 """The scored rows of one evaluation: a frame in memory, or an ``evidence/`` dataset (SPEC §16).
 
 Up to ``evidence_rows_in_memory`` rows (default :data:`EVIDENCE_ROWS_IN_MEMORY`)
-the rows stay in memory as ``card.evidence`` and are written as
-``evidence.parquet``. Above it they are written once, as an ``evidence/``
+the rows are ``card.evidence`` and are written as ``evidence.parquet``; an
+engine that reduced its rows as they arrived hands over a way to put them
+together (:meth:`EvidenceStore.deferred`), so the frame is built only when
+``card.evidence`` is first read, and written without it. Above it they are written once, as an ``evidence/``
 Parquet dataset in a temporary directory the card owns (removed when the last
 card holding it is gone), and ``card.evidence`` raises
 :class:`~scorekit.EvidenceNotInMemoryError`; ``card.evidence_dataset()`` reads
@@ -20,7 +22,7 @@ import os
 import shutil
 import tempfile
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +78,7 @@ class EvidenceStore:
         self.evidence_hash = evidence_hash  # hashes.evidence, stamped into every file written
         self._directory = directory
         self._owned: Any = None  # the finalizer of a temporary directory this store made
+        self._parts: Callable[[], Iterable[pd.DataFrame]] | None = None  # the rows put together, in order
 
     # ------------------------------------------------------------------ making
     @classmethod
@@ -90,6 +93,20 @@ class EvidenceStore:
             return store
         store._spill()
         store._frame = None
+        return store
+
+    @classmethod
+    def deferred(cls, parts: Callable[[], Iterable[pd.DataFrame]], *, rows: int, evaluators: list[str],
+                 evidence_hash: str, threshold: int = EVIDENCE_ROWS_IN_MEMORY) -> EvidenceStore:
+        """The store of rows an engine puts together on demand: ``parts()`` gives them as
+        frames, in order (at least one, maybe empty). Up to ``threshold`` rows the frame is
+        built on first use, and written without it; above, the ``evidence/`` dataset is
+        written now and ``parts`` let go."""
+        store = cls(None, rows=rows, evaluators=evaluators, threshold=threshold, evidence_hash=evidence_hash)
+        store._parts = parts
+        if not store.in_memory:
+            store._spill()
+            store._parts = None
         return store
 
     @classmethod
@@ -119,10 +136,16 @@ class EvidenceStore:
     def _spill(self) -> Path:
         from .reports.parquet import write_dataset
 
-        assert self._frame is not None
-        self._directory = write_dataset(self._frame, self._temporary(), data=_versions(),
+        self._directory = write_dataset(self._rows(), self._temporary(), rows=self.rows, data=_versions(),
                                         evidence_hash=self.evidence_hash)
         return self._directory
+
+    def _rows(self) -> Iterable[pd.DataFrame]:
+        """The rows as frames, in order: the one frame, or the parts put together now."""
+        if self._frame is not None:
+            return [self._frame]
+        assert self._parts is not None
+        return self._parts()
 
     # ------------------------------------------------------------------ reading
     @property
@@ -137,6 +160,10 @@ class EvidenceStore:
 
     def frame(self) -> pd.DataFrame:
         """The rows as a DataFrame; :class:`EvidenceNotInMemoryError` above the threshold."""
+        if self._frame is None and self._parts is not None and self.in_memory:
+            parts = list(self._parts())
+            self._frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+            self._parts = None
         if self._frame is None:
             raise EvidenceNotInMemoryError(
                 f"card.evidence: {self.rows:,} evidence rows are above evidence_rows_in_memory "
@@ -157,8 +184,9 @@ class EvidenceStore:
     def frames(self, columns: list[str]) -> Iterator[pd.DataFrame]:
         """The rows' ``columns`` (those present) as DataFrames: the one in-memory frame, or
         one frame per record batch of the dataset, so a pass over the rows never holds them all."""
-        if self._frame is not None:
-            yield self._frame[[c for c in columns if c in self._frame.columns]]
+        if self._frame is not None or self._parts is not None:
+            for frame in self._rows():
+                yield frame[[c for c in columns if c in frame.columns]]
             return
         dataset = self.dataset()
         present = [c for c in columns if c in dataset.schema.names]
@@ -173,8 +201,8 @@ class EvidenceStore:
         from ._io import atomic_write_dir
         from .reports.parquet import write_parquet
 
-        if self._frame is not None and self.in_memory:
-            path = write_parquet(self._frame, out / PARQUET_FILE, data=data)
+        if (self._frame is not None or self._parts is not None) and self.in_memory:
+            path = write_parquet(self._rows(), out / PARQUET_FILE, rows=self.rows, data=data)
             _remove(out / DATASET_DIR)
             return path
         if self._directory is None:

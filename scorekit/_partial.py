@@ -35,13 +35,19 @@ from .scorers import Context, Outcome, scorer_for
 from .scorers.external import from_score, prescored
 from .scorers.judges import is_mock
 
-__all__ = ["BATCH_ROWS", "COLUMNS", "LABELS", "Partial", "combine", "release_arrow_memory", "schema", "score_items",
-           "score_lines", "score_range"]
+__all__ = ["BATCH_ROWS", "COLUMNS", "COMPACT", "ENCODED", "LABELS", "SPOOLED", "Partial", "combine",
+           "release_arrow_memory", "schema", "score_items", "score_lines", "score_range", "shrink"]
 
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "evaluator",
     "agent_output", "cost_usd", "latency_ms", "run", "definition", "row_json",
 )
+# What a partial keeps once it has arrived (:func:`shrink`): the columns counting, the cross-row
+# checks and the findings read; the rest (SPOOLED, with each row's line) waits in a Spool.
+SPOOLED = ("evaluator", "agent_output", "cost_usd", "latency_ms", "row_json")
+COMPACT = tuple(name for name in COLUMNS if name not in SPOOLED)
+# Compact columns of few distinct values, kept dictionary-encoded.
+ENCODED = frozenset({"dimension", "case_id", "reason", "run", "definition"})
 LABELS = ("labeled", "unlabeled", "invalid")
 # Rows a partial holds as Python lists before they are compacted into a batch.
 BATCH_ROWS = 1 << 16
@@ -68,8 +74,9 @@ def _layout(row: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return layout
 
 
-def schema() -> Any:
-    """The Arrow schema of a partial's compacted rows (:data:`COLUMNS`, in order)."""
+def schema(*, shrunk: bool = False) -> Any:
+    """The Arrow schema of a partial's compacted rows (:data:`COLUMNS`, in order), or
+    of a shrunk partial's (:data:`COMPACT`, the few-valued ones dictionary-encoded)."""
     import pyarrow as pa  # lazy: `import scorekit` stays light
 
     text = pa.large_string()
@@ -77,7 +84,12 @@ def schema() -> Any:
         "line": pa.int64(), "trial": pa.int64(), "status": pa.int8(), "label": pa.int8(), "control": pa.bool_(),
         "cost_usd": pa.float64(), "latency_ms": pa.float64(), "definition": pa.binary(),
     }
-    return pa.schema([(name, types.get(name, text)) for name in COLUMNS])
+    if not shrunk:
+        return pa.schema([(name, types.get(name, text)) for name in COLUMNS])
+    return pa.schema([
+        (name, pa.dictionary(pa.int32(), types.get(name, text)) if name in ENCODED else types.get(name, text))
+        for name in COMPACT
+    ])
 
 
 def release_arrow_memory() -> None:
@@ -136,6 +148,10 @@ class Partial:
     # send between processes): one per valid row; one per row, in row order.
     result_digests: bytearray = field(default_factory=bytearray)
     evidence_digests: bytearray = field(default_factory=bytearray)
+    # Set by shrink(): the Spool holding this partial's SPOOLED columns (its batches then hold
+    # COMPACT ones), and the evaluators its rows name (the spooled column's distinct values).
+    spool: Any = None
+    evaluators: set[str] = field(default_factory=set)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -157,12 +173,19 @@ class Partial:
         import pyarrow as pa
 
         self.compact()
-        return pa.Table.from_batches(self.batches, schema=schema())
+        return pa.Table.from_batches(self.batches, schema=schema(shrunk=self.spool is not None))
 
     def extend(self, other: Partial) -> None:
         """Append ``other``, the partition that follows this one in source order."""
+        if (self.spool is None) != (other.spool is None) or (self.spool is not None and self.spool is not other.spool):
+            spool = self.spool or other.spool
+            if spool is None:  # pragma: no cover - the condition above excludes it
+                raise AssertionError("no spool")
+            shrink(self, spool)
+            shrink(other, spool)
         self.compact()
         other.compact()
+        self.evaluators |= other.evaluators
         self.batches.extend(other.batches)
         self.problems.extend(other.problems)
         self.mock_judges |= other.mock_judges
@@ -388,6 +411,33 @@ def combine(parts: Iterable[Partial]) -> Partial:
     _in_line_order(out)
     release_arrow_memory()
     return out
+
+
+def shrink(part: Partial, spool: Any) -> Partial:
+    """Reduce ``part`` as it arrives (SPEC §16): its :data:`SPOOLED` columns (and each
+    row's line) go into ``spool`` as one segment under the partial's key, the
+    evaluators they name are kept as a set, and the rows keep :data:`COMPACT`
+    columns, the few-valued ones dictionary-encoded. Shrinking a partial twice
+    does nothing; a partial of another spool is an error."""
+    if part.spool is spool:
+        return part
+    if part.spool is not None:  # pragma: no cover - a bug, never the user's data
+        raise AssertionError("a partial shrunk into another spool")
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    key, table = part.key, part.table()
+    part.batches = []
+    if table.num_rows:
+        spool.add(key, pa.RecordBatch.from_arrays(
+            [table.column(name).combine_chunks() for name in ("line", *SPOOLED)], names=["line", *SPOOLED]))
+        part.evaluators |= {str(e) for e in pc.unique(table.column("evaluator")).to_pylist() if e is not None}
+    columns = [pc.dictionary_encode(table.column(name)) if name in ENCODED else table.column(name)
+               for name in COMPACT]
+    part.spool = spool
+    part.batches = pa.Table.from_arrays(columns, schema=schema(shrunk=True)).to_batches()
+    release_arrow_memory()
+    return part
 
 
 def _in_line_order(part: Partial) -> None:

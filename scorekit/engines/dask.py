@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._partial import Partial, combine, score_items
+from .._partial import Partial, combine, score_items, shrink
 from .._rows import open_source
 from .._rows._formats import Source
+from .._spool import Spool
 from ..scorers import Context
 
 __all__ = ["is_dask_frame", "score"]
@@ -112,8 +113,9 @@ def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
 
         bar = progress_bar(len(futures), "scoring on dask")
         parts = []
+        spool = Spool()  # each partial is reduced as it arrives (shrink): only compact columns are held
         for future in as_completed(futures):
-            parts.append(future.result())
+            parts.append(shrink(future.result(), spool))
             future.release()  # the worker's copy goes as soon as the client has it
             if bar is not None:
                 bar.update(1)

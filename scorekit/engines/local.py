@@ -28,7 +28,8 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
-from .._partial import Partial, combine, score_lines, score_range
+from .._partial import Partial, combine, score_lines, score_range, shrink
+from .._spool import Spool
 
 __all__ = ["MIN_ROWS", "checked_range", "line_ranges", "range_task", "score_file", "wants_workers", "warm_up",
            "workers"]
@@ -147,9 +148,11 @@ def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *,
     chunks = line_ranges(len(lines), n_workers)
     task = range_task(path, lines, ctx_args, strict)
 
+    spool = Spool()  # each partial is reduced as it arrives (shrink): only compact columns are held
+
     def here(n: int) -> Partial:
         a, b = chunks[n]
-        return score_lines(lines[a:b], a + 1, path, ctx_args, strict)
+        return shrink(score_lines(lines[a:b], a + 1, path, ctx_args, strict), spool)
 
     def there(n: int) -> tuple[Any, ...]:
         return task(*chunks[n])
@@ -172,7 +175,7 @@ def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *,
                     return
                 n = todo.pop()
             try:
-                part = pool.submit(checked_range, *there(n)).result()  # type: ignore[union-attr]
+                part = shrink(pool.submit(checked_range, *there(n)).result(), spool)  # type: ignore[union-attr]
             except BaseException:  # noqa: BLE001 - a broken or killed worker: its range is scored here
                 with lock:
                     if n not in done:

@@ -16,6 +16,7 @@ row order, that ``pyarrow.dataset.dataset(path)`` or ``pd.read_parquet(path)`` r
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,10 +77,40 @@ def _metadata(table: Any, rows: int, encoded: list[str], data: dict[str, Any] | 
     return table.replace_schema_metadata(existing)
 
 
+def _frames(evidence: pd.DataFrame | Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    if isinstance(evidence, pd.DataFrame):
+        yield evidence
+    else:
+        yield from evidence
+
+
+def _tables(evidence: pd.DataFrame | Iterable[pd.DataFrame]) -> tuple[Any, list[str], Iterator[Any]]:
+    """The Arrow schema of the first frame of ``evidence`` (a frame, or frames in row order
+    with one set of columns), the columns written as JSON text, and every frame as a table
+    of that schema."""
+    import pyarrow as pa
+
+    frames = _frames(evidence)
+    first = next(frames, None)
+    if first is None:  # pragma: no cover - a store always gives a frame, maybe empty
+        raise ValueError("no evidence frame to write")
+    table, encoded = _to_table(first)
+
+    def tables() -> Iterator[Any]:
+        yield table
+        for frame in frames:
+            if encoded:
+                frame = frame.assign(**{c: frame[c].map(_json_cell).astype("str") for c in encoded})
+            yield pa.Table.from_pandas(frame, schema=table.schema, preserve_index=False)
+
+    return table.schema, encoded, tables()
+
+
 def write_parquet(
-    evidence: pd.DataFrame,
+    evidence: pd.DataFrame | Iterable[pd.DataFrame],
     path: str | Path,
     *,
+    rows: int | None = None,
     data: dict[str, Any] | None = None,
     evidence_hash: str | None = None,
 ) -> Path:
@@ -87,8 +118,11 @@ def write_parquet(
 
     Parameters
     ----------
-    evidence : DataFrame
-        ``Scorecard.evidence`` (every scored row).
+    evidence : DataFrame or iterable of DataFrame
+        ``Scorecard.evidence`` (every scored row), or its rows as frames in row order
+        (written one after another, never held together).
+    rows : int, optional
+        The number of rows, when ``evidence`` is frames (else ``len(evidence)``).
     data : dict, optional
         ``Scorecard.to_dict()``: its ``hashes.evidence``, ``schema_version``,
         ``scorekit_version``, ``generated_at`` and ``decision`` go into the metadata.
@@ -97,9 +131,19 @@ def write_parquet(
     """
     import pyarrow.parquet as pq
 
-    table, encoded = _to_table(evidence)
-    table = _metadata(table, len(evidence), encoded, data, evidence_hash)
-    return atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+    if rows is None:
+        rows = len(evidence) if isinstance(evidence, pd.DataFrame) else None
+    if rows is None:
+        raise TypeError("write_parquet: rows is required when evidence is an iterable of frames")
+    arrow_schema, encoded, tables = _tables(evidence)
+    arrow_schema = _metadata(arrow_schema.empty_table(), rows, encoded, data, evidence_hash).schema
+
+    def write(tmp: Path) -> None:
+        with pq.ParquetWriter(tmp, arrow_schema) as writer:
+            for table in tables:
+                writer.write_table(table)
+
+    return atomic_write(path, write)
 
 
 #: Rows per file of an ``evidence/`` dataset.
@@ -178,19 +222,26 @@ class PartWriter:
 
 
 def write_dataset(
-    evidence: pd.DataFrame,
+    evidence: pd.DataFrame | Iterable[pd.DataFrame],
     directory: str | Path,
     *,
+    rows: int | None = None,
     data: dict[str, Any] | None = None,
     evidence_hash: str | None = None,
     part_rows: int | None = None,
 ) -> Path:
-    """Write ``evidence`` as an ``evidence/`` dataset (SPEC §16) into the new directory
-    ``directory``: parts of ``part_rows`` rows, as :class:`PartWriter` writes them."""
-    table, encoded = _to_table(evidence)
-    with PartWriter(directory, table.schema, rows=len(evidence), data=data, evidence_hash=evidence_hash,
+    """Write ``evidence`` (a frame, or frames in row order with ``rows`` rows in all) as an
+    ``evidence/`` dataset (SPEC §16) into the new directory ``directory``: parts of
+    ``part_rows`` rows, as :class:`PartWriter` writes them."""
+    if rows is None:
+        rows = len(evidence) if isinstance(evidence, pd.DataFrame) else None
+    if rows is None:
+        raise TypeError("write_dataset: rows is required when evidence is an iterable of frames")
+    arrow_schema, encoded, tables = _tables(evidence)
+    with PartWriter(directory, arrow_schema, rows=rows, data=data, evidence_hash=evidence_hash,
                     encoded=encoded, part_rows=part_rows) as writer:
-        writer.write(table)
+        for table in tables:
+            writer.write(table)
     return writer.directory
 
 

@@ -1,0 +1,115 @@
+"""The columns of scored rows that counting never reads, held aside (SPEC §16).
+
+Counting, the cross-row checks and the hashes read a few compact columns of
+every scored row; the evidence table also holds columns nothing upstream of it
+reads (the agent's output, the evaluator, cost and latency, a row's JSON text).
+As each partial arrives (:func:`scorekit._partial.shrink`), those columns move
+into a :class:`Spool`: kept in memory up to :data:`SPOOL_BYTES`, then written
+to Arrow IPC files in a temporary directory the spool owns and read back
+memory-mapped. The evidence is put together from the compact columns and the
+spool only when it is written or asked for, segment by segment, so memory
+holds the compact columns, not the rows.
+
+A segment is the spooled rows of one partial, under the partial's key (source,
+first line). Every producer scores a contiguous range of rows into a partial,
+so the segments in key order are the rows in source order.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SPOOL_BYTES", "Spool"]
+
+#: Spooled bytes kept in memory before segments go to disk.
+SPOOL_BYTES = 128 * 2**20
+
+
+class Spool:
+    """Segments of spooled columns, by partial key: in memory, then on disk.
+
+    Parameters
+    ----------
+    budget : int, optional
+        Bytes of segments kept in memory (default :data:`SPOOL_BYTES`); a
+        segment that would go beyond is written to an Arrow IPC file instead.
+    """
+
+    def __init__(self, *, budget: int | None = None) -> None:
+        self.budget = int(SPOOL_BYTES if budget is None else budget)
+        self._held: dict[tuple[str, int], Any] = {}  # key -> record batch in memory
+        self._files: dict[tuple[str, int], Path] = {}  # key -> IPC file of one batch
+        self._rows: dict[tuple[str, int], int] = {}
+        self._bytes = 0
+        self._directory: Path | None = None
+        self._owned: Any = None
+        self._lock = threading.Lock()  # partials arrive on several threads (engines.local)
+
+    def add(self, key: tuple[str, int], batch: Any) -> None:
+        """Hold ``batch`` (a record batch, the spooled columns of the partial ``key``); a second
+        batch of one key (a range scored again after its worker was given up) is the same rows
+        and is dropped."""
+        size = int(batch.nbytes)
+        with self._lock:
+            if key in self._rows:  # the same range scored twice (a worker thought lost): the rows are the same
+                return
+            self._rows[key] = int(batch.num_rows)
+            if self._bytes + size <= self.budget:
+                self._held[key] = batch
+                self._bytes += size
+                return
+            path = self._folder() / f"segment-{len(self._rows):06d}.arrow"
+        import pyarrow as pa
+
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, batch.schema) as writer:
+            writer.write_batch(batch)
+        with self._lock:
+            self._files[key] = path
+
+    def _folder(self) -> Path:
+        if self._directory is None:
+            self._directory = Path(tempfile.mkdtemp(prefix="scorekit-spool-"))
+            self._owned = weakref.finalize(self, shutil.rmtree, str(self._directory), True)
+        return self._directory
+
+    @property
+    def on_disk(self) -> int:
+        """How many segments were written to disk."""
+        return len(self._files)
+
+    def __len__(self) -> int:
+        return sum(self._rows.values())
+
+    def segments(self) -> list[tuple[tuple[str, int], int]]:
+        """(key, rows) of every segment, in key order (the rows' order)."""
+        return sorted(self._rows.items())
+
+    def batch(self, key: tuple[str, int]) -> Any:
+        """The record batch of segment ``key`` (memory-mapped when on disk)."""
+        held = self._held.get(key)
+        if held is not None:
+            return held
+        import pyarrow as pa
+
+        # No context manager: the batch's buffers keep the mapping alive as long as they are used.
+        return pa.ipc.open_file(pa.memory_map(str(self._files[key]))).get_batch(0)
+
+    def batches(self) -> Iterator[Any]:
+        """Every segment's record batch, in key order."""
+        for key, _ in self.segments():
+            yield self.batch(key)
+
+    def value(self, column: str, position: int) -> Any:
+        """``column`` of the row at ``position`` in key order (a Python value)."""
+        start = 0
+        for key, rows in self.segments():
+            if position < start + rows:
+                return self.batch(key).column(column)[position - start].as_py()
+            start += rows
+        raise IndexError(position)
