@@ -435,5 +435,9 @@ def test_duplicates_on_the_evidence_columns_match_the_row_walk() -> None:
         })
         want = duplicate_identities(ids, cases, dims, trials, [label != "invalid" for label in labels], lines, "s")
         assert _duplicates(evidence, "s") == want
+        # As the pandas engine counts them: case and dimension categorical (codes, unsorted categories).
+        counted = evidence.assign(case_id=pd.Categorical(cases, categories=["c2", "c1"]),
+                                  dimension=pd.Categorical(dims, categories=["pii", "cost"]))
+        assert _duplicates(counted, "s") == want
 
     check()
