@@ -620,7 +620,10 @@ def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str]
         return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value", unbalanced=unbalanced)
     index, counts = grouped_status_counts(kept, [*by, column, case], kept_statuses)
     levels = len(by)
-    gcode = groups.get_indexer(index.droplevel([-1, -2]))
+    if levels == 1:  # through the level's few labels: no lookup per (group, run, case)
+        gcode = groups.get_indexer(index.levels[0])[index.codes[0]].astype(np.int64)
+    else:
+        gcode = groups.get_indexer(index.droplevel([-1, -2]))
     rcode = index.codes[levels].astype(np.int64)
     ccode = index.codes[levels + 1].astype(np.int64)
     nruns, ncases = len(index.levels[levels]), len(index.levels[levels + 1])
