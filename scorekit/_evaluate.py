@@ -159,9 +159,11 @@ def _ids_repeat(ids: pd.Series) -> bool:
 
 def _integer_codes(values: pd.Series) -> np.ndarray:
     """An int64 code per row, equal for equal values, -1 where missing."""
+    codes: np.ndarray
     if isinstance(values.dtype, pd.CategoricalDtype):
-        return values.cat.codes.to_numpy().astype(np.int64)
-    codes: np.ndarray = pd.factorize(values, use_na_sentinel=True)[0].astype(np.int64, copy=False)
+        codes = values.cat.codes.to_numpy().astype(np.int64)
+        return codes
+    codes = pd.factorize(values, use_na_sentinel=True)[0].astype(np.int64, copy=False)
     return codes
 
 
