@@ -188,6 +188,20 @@ def grouped_status_counts(
     counts : ndarray of shape (groups, 4)
         PASS, FAIL, ERROR, ABSTAIN rows per group.
     """
+    levels, codes, counts = grouped_codes(frame, columns, statuses)
+    if len(levels) == 1:
+        index = levels[0][codes[0]]
+        index.name = columns[0]
+        return index, counts
+    return pd.MultiIndex(levels=levels, codes=codes, names=list(columns), verify_integrity=False), counts
+
+
+def grouped_codes(
+    frame: pd.DataFrame, columns: Sequence[str], statuses: np.ndarray
+) -> tuple[list[pd.Index], list[np.ndarray], np.ndarray]:
+    """:func:`grouped_status_counts` before its index is built: per column, the sorted labels
+    some group has, and each group's code into them (groups sorted by label), and the counts.
+    For many groups (one per row and more) the codes are far cheaper than a MultiIndex."""
     columns = list(columns)
     missing = [c for c in columns if c not in frame.columns]
     if missing:
@@ -221,19 +235,34 @@ def grouped_status_counts(
         codes, observed = pd.factorize(key, sort=False)
         counts = np.bincount(codes * n_status + statuses, minlength=len(observed) * n_status).reshape(-1, n_status)
     level_codes = _decompose(np.asarray(observed, dtype=np.int64), prefix, radix)
-    # Sort groups by label, level by level; relabel each level in sorted order.
+    del observed
+    # Sort groups by label, level by level; relabel each level in sorted order. There may be
+    # about as many groups as rows, so each array of them goes as soon as it is used.
     sort_orders = [np.argsort(uniques.to_numpy(), kind="stable") for uniques in levels]
     ranks = [_rank_from_order(o)[codes] for o, codes in zip(sort_orders, level_codes, strict=True)]
-    order = np.lexsort(ranks[::-1])
+    del level_codes
+    widths = [max(len(uniques), 1) for uniques in levels]
+    if float(np.prod(widths, dtype=np.float64)) < 2.0**62:  # one sort key, most significant level first
+        combined = ranks[0].copy()
+        for rank, width in zip(ranks[1:], widths[1:], strict=True):
+            combined *= width
+            combined += rank
+        order = np.argsort(combined, kind="stable")
+        del combined
+    else:
+        order = np.lexsort(ranks[::-1])
+    sorted_codes = []
+    while ranks:
+        sorted_codes.append(ranks.pop(0)[order])
     counts = counts[order]
+    del order
     sorted_levels = [uniques[o] for uniques, o in zip(levels, sort_orders, strict=True)]
-    sorted_codes = [rank[order] for rank in ranks]
-    if len(columns) == 1:
-        index = sorted_levels[0][sorted_codes[0]]
-        index.name = columns[0]
-        return index, counts
-    index = pd.MultiIndex(levels=sorted_levels, codes=sorted_codes, names=columns, verify_integrity=False)
-    return index.remove_unused_levels(), counts
+    for i, (level, codes) in enumerate(zip(sorted_levels, sorted_codes, strict=True)):
+        used = np.bincount(codes, minlength=len(level)) > 0
+        if not used.all():  # a categorical's categories no group has leave, in order
+            sorted_levels[i] = level[used]
+            sorted_codes[i] = (np.cumsum(used) - 1)[codes]
+    return sorted_levels, sorted_codes, counts
 
 
 def agent_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -618,15 +647,19 @@ def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str]
     kept, kept_statuses = (rows, statuses) if every else (rows[has_value], statuses[has_value])
     if not len(kept):
         return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value", unbalanced=unbalanced)
-    index, counts = grouped_status_counts(kept, [*by, column, case], kept_statuses)
+    # Codes, not a MultiIndex: with trials as runs there is a (group, run, case) per row.
+    labels, codes, counts = grouped_codes(kept, [*by, column, case], kept_statuses)
     levels = len(by)
     if levels == 1:  # through the level's few labels: no lookup per (group, run, case)
-        gcode = groups.get_indexer(index.levels[0])[index.codes[0]].astype(np.int64)
+        gcode = groups.get_indexer(labels[0])[codes[0]].astype(np.int64)
     else:
+        index = pd.MultiIndex(levels=labels, codes=codes, names=[*by, column, case], verify_integrity=False)
         gcode = groups.get_indexer(index.droplevel([-1, -2]))
-    rcode = index.codes[levels].astype(np.int64)
-    ccode = index.codes[levels + 1].astype(np.int64)
-    nruns, ncases = len(index.levels[levels]), len(index.levels[levels + 1])
+        del index
+    rcode = codes[levels].astype(np.int64, copy=False)
+    ccode = codes[levels + 1].astype(np.int64, copy=False)
+    del codes
+    nruns, ncases = len(labels[levels]), len(labels[levels + 1])
     if not use_run:
         # Every case of the group has the same set of trial indices: the (trial,
         # case) pairs present are all combinations of the group's trials and cases.
@@ -639,7 +672,7 @@ def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str]
     keys, at = np.unique(gcode * nruns + rcode, return_inverse=True)
     return RunTotals(
         groups=groups, column=column, note=None, unbalanced=unbalanced, universe=universe.astype(np.int64),
-        run_labels=index.levels[levels], run_group=keys // nruns, run_code=keys % nruns,
+        run_labels=labels[levels], run_group=keys // nruns, run_code=keys % nruns,
         run_cases=np.bincount(at, weights=measured, minlength=len(keys)).astype(np.int64),
         run_pass=np.bincount(at, weights=counts[:, PASS], minlength=len(keys)).astype(np.int64),
         run_n=np.bincount(at, weights=counts[:, PASS] + counts[:, FAIL], minlength=len(keys)).astype(np.int64),
