@@ -23,7 +23,7 @@ from ._evidence import EVIDENCE_ROWS_IN_MEMORY, EvidenceStore, check_threshold
 from ._findings import build_findings, low_confidence
 from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
 from ._ingest import Ingested
-from ._partial import ENCODED, LABELS, SPOOLED, release_arrow_memory, shrink
+from ._partial import ENCODED, LABELS, SPOOLED, release_memory, shrink
 from ._policy import Policy, load_policy
 from ._scorecard import Scorecard
 from ._spool import Spool
@@ -476,12 +476,12 @@ def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Count
     del table
     keyed = definitions.is_valid().to_numpy(zero_copy_only=False)  # rows taking part in the definition check
     duplicates, duplicate_problems = _duplicates(evidence, data.source)
-    release_arrow_memory()
+    release_memory()
     _mark_invalid(evidence, keyed, duplicates, "invalid_row", duplicate_problems)
     conflict, conflict_problems = _conflicts(evidence, definitions, keyed, data.source,
                                              _row_of(spool, src.lines if src is not None else None))
     del src, definitions  # the file's lines and the definition keys are no longer needed
-    release_arrow_memory()
+    release_memory()
     _mark_invalid(evidence, keyed, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)
     _rehash(data, evidence, [*duplicates, *np.flatnonzero(conflict)], strict)
     if len(data.evidence_digests) != 32 * len(evidence):  # pragma: no cover - a bug, never the user's data

@@ -19,7 +19,9 @@ dozen bytes a row instead of a Python object per cell.
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from sys import intern
@@ -36,7 +38,7 @@ from .scorers.external import from_score, prescored
 from .scorers.judges import is_mock
 
 __all__ = ["BATCH_ROWS", "COLUMNS", "COMPACT", "ENCODED", "LABELS", "SPOOLED", "Partial", "combine",
-           "release_arrow_memory", "schema", "score_items", "score_lines", "score_range", "shrink"]
+           "release_memory", "schema", "score_items", "score_lines", "score_range", "shrink"]
 
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "evaluator",
@@ -92,13 +94,31 @@ def schema(*, shrunk: bool = False) -> Any:
     ])
 
 
-def release_arrow_memory() -> None:
-    """Give the memory Arrow's allocator keeps after a large transient step
-    (builders, hash tables) back to the system, so the next step's peak does
-    not stack on it."""
+def release_memory() -> None:
+    """Give the memory a large transient step freed back to the system, so the next
+    step's peak does not stack on it: what Arrow's allocator keeps (builders, hash
+    tables), and, with glibc, the free pages of the C heap that a partition's
+    Python objects leave behind (``malloc_trim``; ~200 MB at 2M raw rows)."""
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim``, or None (another C library or platform)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import ctypes.util
+
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # musl and others have no malloc_trim
+        return None
 
 
 def _codes(values: list[str], codes: dict[str, int]) -> Any:
@@ -409,7 +429,7 @@ def combine(parts: Iterable[Partial]) -> Partial:
         part.result_digests = bytearray()
         part.evidence_digests = bytearray()
     _in_line_order(out)
-    release_arrow_memory()
+    release_memory()
     return out
 
 
@@ -436,7 +456,7 @@ def shrink(part: Partial, spool: Any) -> Partial:
                for name in COMPACT]
     part.spool = spool
     part.batches = pa.Table.from_arrays(columns, schema=schema(shrunk=True)).to_batches()
-    release_arrow_memory()
+    release_memory()
     return part
 
 
