@@ -304,8 +304,9 @@ def evidence_digest(
 HASH_BLOCK = 1 << 16
 
 
-def packed_list_hash(packed: bytes | bytearray | memoryview) -> str:
-    """:func:`list_hash` (sorted) of row digests packed as 32 raw bytes each.
+def packed_list_hash(packed: bytes | bytearray | memoryview, *, unique: bool = False) -> str:
+    """:func:`list_hash` (sorted; each digest once with ``unique``) of row digests packed as
+    32 raw bytes each.
 
     The engine keeps digests packed (no string per row, one buffer to send
     between processes); sorting and writing the list happen here at C speed.
@@ -334,6 +335,11 @@ def packed_list_hash(packed: bytes | bytearray | memoryview) -> str:
     del leading
     if tied:  # equal first 8 bytes (repeated rows): all 32
         order = np.lexsort([words[:, i].astype(np.uint64) for i in (3, 2, 1, 0)])
+        if unique:  # sorted, so a repeat follows its first
+            ordered = words[order]
+            order = order[np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)])]
+            del ordered
+            count = len(order)
     digest = hashlib.sha256(b'["')
     for start in range(0, count, HASH_BLOCK):
         if start:

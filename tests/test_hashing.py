@@ -116,6 +116,19 @@ def test_packed_digests_hashed_in_blocks_hash_like_one_list(digests, block, repe
     assert got == list_hash([d.hex() for d in digests], sort=True)
 
 
+@settings(max_examples=200)
+@given(digests=st.lists(st.binary(min_size=32, max_size=32), max_size=30), repeats=st.lists(st.integers(0, 29)),
+       prefix=st.booleans())
+def test_packed_digests_each_once_hash_like_the_unique_list(digests, repeats, prefix):
+    """``unique=True`` hashes each digest once, like ``list_hash(..., unique=True)``
+    (repeats anywhere; digests sharing their first 8 bytes or not)."""
+    if prefix:
+        digests = [b"\x07" * 8 + d[8:] for d in digests]
+    digests += [digests[i] for i in repeats if i < len(digests)]
+    want = list_hash([d.hex() for d in digests], sort=True, unique=True)
+    assert packed_list_hash(b"".join(digests), unique=True) == want
+
+
 def test_packed_digests_sharing_their_first_bytes_sort_on_the_rest():
     digests = [b"\x00" * 8 + bytes([tail]) * 24 for tail in (9, 3, 200, 3)] + [b"\xff" * 32, b"\x01" * 32]
     assert packed_list_hash(b"".join(digests)) == list_hash([d.hex() for d in digests], sort=True)
