@@ -21,7 +21,7 @@ from ._decide import decide, dimension_table
 from ._errors import InputError, Problem
 from ._evidence import EVIDENCE_ROWS_IN_MEMORY, EvidenceStore, check_threshold
 from ._findings import build_findings, low_confidence
-from ._hashing import SCORING_VERSION, evidence_digest, list_hash, packed_list_hash, row_digest
+from ._hashing import SCORING_VERSION, evidence_digest, packed_list_hash, row_digest
 from ._ingest import Ingested
 from ._partial import ENCODED, LABELS, SPOOLED, release_memory, shrink
 from ._policy import Policy, load_policy
@@ -487,11 +487,11 @@ def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Count
     if len(data.evidence_digests) != 32 * len(evidence):  # pragma: no cover - a bug, never the user's data
         raise AssertionError("evidence digests out of step with the evidence rows")
     hashes = {
-        "suite": list_hash(data.suite_digests, sort=True, unique=True),
+        "suite": packed_list_hash(data.suite_packed + bytes.fromhex("".join(data.suite_digests)), unique=True),
         "results": packed_list_hash(data.result_digests),
         "evidence": packed_list_hash(data.evidence_digests),
     }
-    data.result_digests = data.evidence_digests = bytearray()
+    data.result_digests = data.evidence_digests = data.suite_packed = bytearray()
     evidence["included"] = _included(evidence, strict)
     tally = tally_frame(evidence)
     del evidence["included"]

@@ -172,6 +172,9 @@ class Partial:
     # COMPACT ones), and the evaluators its rows name (the spooled column's distinct values).
     spool: Any = None
     evaluators: set[str] = field(default_factory=set)
+    # Also set by shrink(): suite_digests packed as 32 raw bytes each (a partition's distinct
+    # ones; partitions may repeat one), instead of a set of hex strings (~150 bytes each).
+    suite_packed: bytearray = field(default_factory=bytearray)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -211,6 +214,7 @@ class Partial:
         self.mock_judges |= other.mock_judges
         self.judges_seen |= other.judges_seen
         self.suite_digests |= other.suite_digests
+        self.suite_packed += other.suite_packed
         for agent, count in other.agents.items():
             self.agents[agent] = self.agents.get(agent, 0) + count
         self.result_digests += other.result_digests
@@ -426,6 +430,7 @@ def combine(parts: Iterable[Partial]) -> Partial:
     for part in ordered[1:]:
         out.extend(part)
         part.batches = []
+        part.suite_packed = bytearray()
         part.result_digests = bytearray()
         part.evidence_digests = bytearray()
     _in_line_order(out)
@@ -436,8 +441,8 @@ def combine(parts: Iterable[Partial]) -> Partial:
 def shrink(part: Partial, spool: Any) -> Partial:
     """Reduce ``part`` as it arrives (SPEC §16): its :data:`SPOOLED` columns (and each
     row's line) go into ``spool`` as one segment under the partial's key, the
-    evaluators they name are kept as a set, and the rows keep :data:`COMPACT`
-    columns, the few-valued ones dictionary-encoded. Shrinking a partial twice
+    evaluators they name are kept as a set, the suite digests are packed, and the rows
+    keep :data:`COMPACT` columns, the few-valued ones dictionary-encoded. Shrinking a partial twice
     does nothing; a partial of another spool is an error."""
     if part.spool is spool:
         return part
@@ -456,6 +461,8 @@ def shrink(part: Partial, spool: Any) -> Partial:
                for name in COMPACT]
     part.spool = spool
     part.batches = pa.Table.from_arrays(columns, schema=schema(shrunk=True)).to_batches()
+    part.suite_packed += bytes.fromhex("".join(part.suite_digests))
+    part.suite_digests = set()
     release_memory()
     return part
 
