@@ -360,10 +360,10 @@ def evaluate(
         counted = ingested
         measured_agent = _one_agent(counted.agents, agent, counted.source)
     else:
-        src, data = ingested
-        measured_agent = _one_agent(data.agents, agent, data.source)
-        counted = _count_rows(src, data, strict, evidence_rows_in_memory)
-        del src, data
+        held = list(ingested)  # [source, partial], handed over so _count_rows can let them go
+        del ingested
+        measured_agent = _one_agent(held[1].agents, agent, held[1].source)
+        counted = _count_rows(held, strict, evidence_rows_in_memory)
     if agent_name is None:
         agent_name = measured_agent
     tally = counted.tally
@@ -461,14 +461,23 @@ def evaluate(
     return compared
 
 
-def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Counted:
+def _count_rows(held: list[Any], strict: bool, threshold: int) -> Counted:
     """Check the scored rows across partitions (duplicate identities, one definition per
     case), hash them, reduce them to a Tally and keep the evidence (the pandas and dask
-    engines). Only the compact columns are read here; the evidence table is put together
-    from them and the spooled columns when it is written or asked for."""
+    engines). ``held`` is [source or None, combined partial], emptied here so that what
+    is no longer needed (the source's line index, digests already hashed) goes before the
+    next step's peak. Only the compact columns are read; the evidence table is put
+    together from them and the spooled columns when it is written or asked for."""
+    src: Any = held[0]
+    data: Ingested = held[1]
+    held.clear()
     if data.spool is None:  # a partial no engine shrank as it arrived
         shrink(data, Spool())
     spool: Spool = data.spool
+    # The results and suite digests never change after scoring: hashed and let go first.
+    results_hash = packed_list_hash(data.result_digests)
+    suite_hash = packed_list_hash(data.suite_packed + bytes.fromhex("".join(data.suite_digests)), unique=True)
+    data.result_digests = data.suite_packed = bytearray()
     table = data.table()
     data.batches = []  # the table holds the rows now
     evidence = _counting(table)
@@ -487,11 +496,11 @@ def _count_rows(src: Any, data: Ingested, strict: bool, threshold: int) -> Count
     if len(data.evidence_digests) != 32 * len(evidence):  # pragma: no cover - a bug, never the user's data
         raise AssertionError("evidence digests out of step with the evidence rows")
     hashes = {
-        "suite": packed_list_hash(data.suite_packed + bytes.fromhex("".join(data.suite_digests)), unique=True),
-        "results": packed_list_hash(data.result_digests),
+        "suite": suite_hash,
+        "results": results_hash,
         "evidence": packed_list_hash(data.evidence_digests),
     }
-    data.result_digests = data.evidence_digests = data.suite_packed = bytearray()
+    data.evidence_digests = bytearray()
     evidence["included"] = _included(evidence, strict)
     tally = tally_frame(evidence)
     del evidence["included"]
