@@ -17,6 +17,8 @@ so the segments in key order are the rows in source order.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import shutil
 import tempfile
 import threading
@@ -107,9 +109,9 @@ class Spool:
 
     def value(self, column: str, position: int) -> Any:
         """``column`` of the row at ``position`` in key order (a Python value)."""
-        start = 0
-        for key, rows in self.segments():
-            if position < start + rows:
-                return self.batch(key).column(column)[position - start].as_py()
-            start += rows
-        raise IndexError(position)
+        segments = self.segments()
+        starts = list(itertools.accumulate((rows for _, rows in segments), initial=0))
+        at = bisect.bisect_right(starts, position) - 1
+        if position < 0 or at >= len(segments):
+            raise IndexError(position)
+        return self.batch(segments[at][0]).column(column)[position - starts[at]].as_py()
