@@ -147,6 +147,20 @@ class EvidenceStore:
         assert self._parts is not None
         return self._parts()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle or a deep copy holds: below the threshold the frame (built now if it
+        is still to be put together); never the temporary files of this store, which go
+        with it (a copy writes its own when asked)."""
+        if self._parts is not None and self.in_memory:
+            self.frame()
+        state = dict(self.__dict__)
+        state["_parts"] = None
+        if state["_owned"] is not None:
+            state["_owned"] = None
+            if self._frame is not None:
+                state["_directory"] = None
+        return state
+
     # ------------------------------------------------------------------ reading
     @property
     def in_memory(self) -> bool:

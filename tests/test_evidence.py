@@ -185,3 +185,17 @@ def test_a_store_keeps_its_facts_without_the_rows():
     store = EvidenceStore.keep(frame, threshold=1)
     assert store.rows == 2 and store.evaluators == ["x"] and store.file_name == "evidence/"
     assert [len(part) for part in store.frames(["id", "missing"])] == [2]
+
+
+def test_a_card_below_the_threshold_pickles_and_deep_copies_with_its_rows(tmp_path):
+    """The evidence put together on first use is built for a pickle or a copy; the copy
+    does not share the original's temporary files."""
+    import copy
+    import pickle
+
+    card = sk.evaluate(_rows(36), policy=POLICY)
+    card.evidence_dataset()  # the original now owns a temporary evidence/ directory
+    for twin in (pickle.loads(pickle.dumps(card)), copy.deepcopy(card)):
+        pd.testing.assert_frame_equal(twin.evidence, card.evidence)
+        assert twin.evidence_dataset().to_table().num_rows == card.evidence_rows
+        assert twin.evidence_store._directory != card.evidence_store._directory
