@@ -133,3 +133,17 @@ def test_the_evidence_is_written_without_building_the_frame(tmp_path) -> None:
     written = pd.read_parquet(tmp_path / "out" / "evidence.parquet")
     pd.testing.assert_frame_equal(written, card.evidence)
     assert card.evidence_dataset().to_table().to_pandas().equals(card.evidence)
+
+
+def test_partials_shrunk_apart_must_not_interleave() -> None:
+    """Spool segments follow their partials' keys; two partials whose lines interleave
+    (duckdb's plain and other lines of one file) are combined first, then shrunk."""
+    lines = [_line(i, "cost", "PASS") for i in range(6)]
+    odd = score_lines(FileLines(b"\n".join(lines[1::2]) + b"\n"), 1, "s", {}, True)
+    even = score_lines(FileLines(b"\n".join(lines[0::2]) + b"\n"), 1, "s", {}, True)
+    for part, first in ((odd, 2), (even, 1)):  # give each row its own line number
+        table = part.table()
+        part.batches = table.set_column(0, "line", pa.array(range(first, 7, 2), pa.int64())).to_batches()
+    spool = Spool()
+    with pytest.raises(AssertionError, match="interleave"):
+        combine([shrink(odd, spool), shrink(even, spool)])
