@@ -52,27 +52,34 @@ class Spool:
         self._directory: Path | None = None
         self._owned: Any = None
         self._lock = threading.Lock()  # partials arrive on several threads (engines.local)
+        self._order: tuple[list[tuple[tuple[str, int], int]], list[int]] | None = None  # segments, starts
+        self._last: tuple[tuple[str, int], Any] | None = None  # the segment value() read last
 
     def add(self, key: tuple[str, int], batch: Any) -> None:
         """Hold ``batch`` (a record batch, the spooled columns of the partial ``key``); a second
         batch of one key (a range scored again after its worker was given up) is the same rows
-        and is dropped."""
+        and is dropped. A segment is listed only once it is held or its file is written whole:
+        a write that fails raises and leaves no trace, so the range can be scored again."""
+        import pyarrow as pa
+
         size = int(batch.nbytes)
-        with self._lock:
+        with self._lock:  # one add at a time: a key is never seen before its segment exists
             if key in self._rows:  # the same range scored twice (a worker thought lost): the rows are the same
                 return
-            self._rows[key] = int(batch.num_rows)
             if self._bytes + size <= self.budget:
                 self._held[key] = batch
                 self._bytes += size
-                return
-            path = self._folder() / f"segment-{len(self._rows):06d}.arrow"
-        import pyarrow as pa
-
-        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, batch.schema) as writer:
-            writer.write_batch(batch)
-        with self._lock:
-            self._files[key] = path
+            else:
+                path = self._folder() / f"segment-{len(self._files):06d}.arrow"
+                try:
+                    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, batch.schema) as writer:
+                        writer.write_batch(batch)
+                except BaseException:
+                    path.unlink(missing_ok=True)
+                    raise
+                self._files[key] = path
+            self._rows[key] = int(batch.num_rows)
+            self._order = None
 
     def _folder(self) -> Path:
         if self._directory is None:
@@ -90,7 +97,15 @@ class Spool:
 
     def segments(self) -> list[tuple[tuple[str, int], int]]:
         """(key, rows) of every segment, in key order (the rows' order)."""
-        return sorted(self._rows.items())
+        return list(self._sorted()[0])
+
+    def _sorted(self) -> tuple[list[tuple[tuple[str, int], int]], list[int]]:
+        order = self._order
+        if order is None:
+            with self._lock:
+                segments = sorted(self._rows.items())
+                order = self._order = (segments, list(itertools.accumulate((n for _, n in segments), initial=0)))
+        return order
 
     def batch(self, key: tuple[str, int]) -> Any:
         """The record batch of segment ``key`` (memory-mapped when on disk)."""
@@ -109,9 +124,12 @@ class Spool:
 
     def value(self, column: str, position: int) -> Any:
         """``column`` of the row at ``position`` in key order (a Python value)."""
-        segments = self.segments()
-        starts = list(itertools.accumulate((rows for _, rows in segments), initial=0))
+        segments, starts = self._sorted()
         at = bisect.bisect_right(starts, position) - 1
         if position < 0 or at >= len(segments):
             raise IndexError(position)
-        return self.batch(segments[at][0]).column(column)[position - starts[at]].as_py()
+        key = segments[at][0]
+        last = self._last
+        if last is None or last[0] != key:  # rows read back come in runs: one segment opened per run
+            last = self._last = (key, self.batch(key))
+        return last[1].column(column)[position - starts[at]].as_py()

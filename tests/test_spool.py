@@ -147,3 +147,25 @@ def test_partials_shrunk_apart_must_not_interleave() -> None:
     spool = Spool()
     with pytest.raises(AssertionError, match="interleave"):
         combine([shrink(odd, spool), shrink(even, spool)])
+
+
+def test_a_segment_whose_write_fails_leaves_no_trace(monkeypatch) -> None:
+    """A failed write (a full disk) raises and lists nothing, so the range scored again is
+    held: a key is listed only once its segment exists."""
+    import errno
+
+    spool = Spool(budget=0)
+    real = pa.OSFile
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pa, "OSFile", full)
+    with pytest.raises(OSError):
+        spool.add(("s", 1), _batch(1, 2))
+    assert spool.segments() == [] and spool.on_disk == 0
+    assert not any(spool._folder().iterdir())
+    monkeypatch.setattr(pa, "OSFile", real)
+    spool.add(("s", 1), _batch(1, 2))
+    assert spool.batch(("s", 1)).equals(_batch(1, 2))
+    assert spool.value("agent_output", 1) == "out 2"
