@@ -98,10 +98,16 @@ def _tables(evidence: pd.DataFrame | Iterable[pd.DataFrame]) -> tuple[Any, list[
 
     def tables() -> Iterator[Any]:
         yield table
-        for frame in frames:
+        for number, frame in enumerate(frames, start=2):
             if encoded:
                 frame = frame.assign(**{c: frame[c].map(_json_cell).astype("str") for c in encoded})
-            yield pa.Table.from_pandas(frame, schema=table.schema, preserve_index=False)
+            try:
+                yield pa.Table.from_pandas(frame, schema=table.schema, preserve_index=False)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError) as err:
+                raise ValueError(
+                    f"evidence frame {number} does not have the first frame's columns and types ({err}); "
+                    "concatenate the frames and write one"
+                ) from None
 
     return table.schema, encoded, tables()
 

@@ -71,6 +71,24 @@ def test_parquet_json_encodes_columns_arrow_cannot_type(tmp_path):
     assert meta["hashes"]["evidence"] == "0" * 64
 
 
+def test_parquet_from_frames_in_order_equals_one_frame(tmp_path):
+    """Frames written one after another give the rows of their concatenation (the JSON text
+    of a column the first frame needed encoded included); a later frame that does not fit
+    the first one's types is an error naming it, and nothing is left behind."""
+    frames = [pd.DataFrame({"id": ["a", "b"], "state": [{"x": 1}, [1]], "cost": [1.0, None]}),
+              pd.DataFrame({"id": ["c"], "state": ["text"], "cost": [2.5]})]
+    path = write_parquet(iter(frames), tmp_path / "evidence.parquet", rows=3, evidence_hash="0" * 64)
+    one = write_parquet(pd.concat(frames, ignore_index=True), tmp_path / "one.parquet", evidence_hash="0" * 64)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), pd.read_parquet(one))
+    assert read_evidence_metadata(path)["rows"] == 3
+    wrong = [pd.DataFrame({"id": ["a"], "n": [1]}), pd.DataFrame({"id": ["b"], "n": [{"x": 1}]})]
+    with pytest.raises(ValueError, match="evidence frame 2 does not have the first frame's columns and types"):
+        write_parquet(wrong, tmp_path / "wrong.parquet", rows=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["evidence.parquet", "one.parquet"]
+    with pytest.raises(TypeError, match="rows is required"):
+        write_parquet(iter(frames), tmp_path / "x.parquet")
+
+
 def test_parquet_is_written_atomically_without_leftovers(card, tmp_path):
     target = tmp_path / "evidence.parquet"
     target.write_bytes(b"old")
