@@ -149,8 +149,9 @@ class EvidenceStore:
 
     def __getstate__(self) -> dict[str, Any]:
         """What a pickle or a deep copy holds: below the threshold the frame (built now if it
-        is still to be put together); never the temporary files of this store, which go
-        with it (a copy writes its own when asked)."""
+        is still to be put together), and not this store's temporary files (the copy writes
+        its own when asked). Above it, the path of the ``evidence/`` files, which go with
+        the original card: ``card.write()`` the rows to keep them."""
         if self._parts is not None and self.in_memory:
             self.frame()
         state = dict(self.__dict__)
