@@ -283,11 +283,18 @@ def _candidates(con: Any) -> list[tuple[Any, ...]]:
     """Every row whose id, or (case, dimension, trial) among valid rows, is claimed twice, in line order.
 
     The claimed-twice identities are found first, each by its own streaming ``GROUP BY`` (a few rows at
-    most); only then are their rows fetched, so no pass holds the rows themselves."""
-    ids = _arrow_table(con, "SELECT id FROM base WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1")
+    most); only then are their rows fetched, so no pass holds the rows themselves. Each ``GROUP BY``
+    groups 64-bit hashes of the identity first (fixed-size keys: grouping 1B distinct id strings ran
+    out of DuckDB's 2 GB) and then the identities themselves, exactly, among the rows whose hash
+    occurs twice."""
+    ids = _arrow_table(
+        con, "SELECT id FROM base WHERE id IS NOT NULL AND hash(id) IN (SELECT h FROM (SELECT hash(id) AS h "
+        "FROM base WHERE id IS NOT NULL GROUP BY h HAVING count(*) > 1)) GROUP BY id HAVING count(*) > 1")
+    valid = "label <> 'invalid' AND trial IS NOT NULL AND dimension IS NOT NULL"
     trials = _arrow_table(
-        con, "SELECT case_id, dimension, trial FROM base WHERE label <> 'invalid' AND trial IS NOT NULL AND "
-        "dimension IS NOT NULL GROUP BY case_id, dimension, trial HAVING count(*) > 1")
+        con, f"SELECT case_id, dimension, trial FROM base WHERE {valid} AND hash(case_id, dimension, trial) IN "
+        f"(SELECT h FROM (SELECT hash(case_id, dimension, trial) AS h FROM base WHERE {valid} GROUP BY h "
+        "HAVING count(*) > 1)) GROUP BY case_id, dimension, trial HAVING count(*) > 1")
     if not ids.num_rows and not trials.num_rows:
         return []
     con.register("twice_ids", ids)
