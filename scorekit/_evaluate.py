@@ -476,7 +476,7 @@ def _count_rows(held: list[Any], strict: bool, threshold: int) -> Counted:
     spool: Spool = data.spool
     # The results and suite digests never change after scoring: hashed and let go first.
     results_hash = packed_list_hash(data.result_digests)
-    suite_hash = packed_list_hash(data.suite_packed + bytes.fromhex("".join(data.suite_digests)), unique=True)
+    suite_hash = packed_list_hash(data.suite_packed, unique=True)  # shrink() packed the suite digests
     data.result_digests = data.suite_packed = bytearray()
     table = data.table()
     data.batches = []  # the table holds the rows now
