@@ -200,10 +200,8 @@ class Partial:
 
     def extend(self, other: Partial) -> None:
         """Append ``other``, the partition that follows this one in source order."""
-        if (self.spool is None) != (other.spool is None) or (self.spool is not None and self.spool is not other.spool):
+        if self.spool is not other.spool:  # one shrunk, one not: both into the one spool (two spools: an error)
             spool = self.spool or other.spool
-            if spool is None:  # pragma: no cover - the condition above excludes it
-                raise AssertionError("no spool")
             shrink(self, spool)
             shrink(other, spool)
         self.compact()
