@@ -84,12 +84,17 @@ def _frames(evidence: pd.DataFrame | Iterable[pd.DataFrame]) -> Iterator[pd.Data
         yield from evidence
 
 
-def _tables(evidence: pd.DataFrame | Iterable[pd.DataFrame]) -> tuple[Any, list[str], Iterator[Any]]:
-    """The Arrow schema of the first frame of ``evidence`` (a frame, or frames in row order
-    with one set of columns), the columns written as JSON text, and every frame as a table
-    of that schema."""
+def _tables(evidence: pd.DataFrame | Iterable[pd.DataFrame], rows: int | None,
+            writer: str) -> tuple[int, Any, list[str], Iterator[Any]]:
+    """The number of rows (``rows``, required for frames), the Arrow schema of the first frame
+    of ``evidence`` (a frame, or frames in row order with one set of columns), the columns
+    written as JSON text, and every frame as a table of that schema."""
     import pyarrow as pa
 
+    if rows is None:
+        if not isinstance(evidence, pd.DataFrame):
+            raise TypeError(f"{writer}: rows is required when evidence is an iterable of frames")
+        rows = len(evidence)
     frames = _frames(evidence)
     first = next(frames, None)
     if first is None:  # pragma: no cover - a store always gives a frame, maybe empty
@@ -109,7 +114,7 @@ def _tables(evidence: pd.DataFrame | Iterable[pd.DataFrame]) -> tuple[Any, list[
                     "concatenate the frames and write one"
                 ) from None
 
-    return table.schema, encoded, tables()
+    return rows, table.schema, encoded, tables()
 
 
 def write_parquet(
@@ -137,11 +142,7 @@ def write_parquet(
     """
     import pyarrow.parquet as pq
 
-    if rows is None:
-        rows = len(evidence) if isinstance(evidence, pd.DataFrame) else None
-    if rows is None:
-        raise TypeError("write_parquet: rows is required when evidence is an iterable of frames")
-    arrow_schema, encoded, tables = _tables(evidence)
+    rows, arrow_schema, encoded, tables = _tables(evidence, rows, "write_parquet")
     arrow_schema = _metadata(arrow_schema.empty_table(), rows, encoded, data, evidence_hash).schema
 
     def write(tmp: Path) -> None:
@@ -239,11 +240,7 @@ def write_dataset(
     """Write ``evidence`` (a frame, or frames in row order with ``rows`` rows in all) as an
     ``evidence/`` dataset (SPEC §16) into the new directory ``directory``: parts of
     ``part_rows`` rows, as :class:`PartWriter` writes them."""
-    if rows is None:
-        rows = len(evidence) if isinstance(evidence, pd.DataFrame) else None
-    if rows is None:
-        raise TypeError("write_dataset: rows is required when evidence is an iterable of frames")
-    arrow_schema, encoded, tables = _tables(evidence)
+    rows, arrow_schema, encoded, tables = _tables(evidence, rows, "write_dataset")
     with PartWriter(directory, arrow_schema, rows=rows, data=data, evidence_hash=evidence_hash,
                     encoded=encoded, part_rows=part_rows) as writer:
         for table in tables:
