@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
-import weakref
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -129,8 +127,9 @@ class EvidenceStore:
         return store
 
     def _temporary(self) -> Path:
-        parent = Path(tempfile.mkdtemp(prefix="scorekit-evidence-"))
-        self._owned = weakref.finalize(self, shutil.rmtree, str(parent), True)
+        from ._io import owned_temporary_directory
+
+        parent, self._owned = owned_temporary_directory(self, "scorekit-evidence-")
         return parent / DATASET_DIR
 
     def _spill(self) -> Path:

@@ -74,6 +74,7 @@ __all__ = [
     "decode_utf8",
     "finite_float",
     "loads_strict",
+    "owned_temporary_directory",
     "read_bounded",
     "read_input_bytes",
     "read_json_strict",
@@ -438,6 +439,26 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | str, *, mode:
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     return atomic_write(path, lambda tmp: tmp.write_bytes(payload), mode=mode)
+
+
+def owned_temporary_directory(owner: object, prefix: str) -> tuple[Path, Any]:
+    """A new temporary directory removed, with what is in it, when ``owner`` is garbage
+    collected (or at exit): the directory and its ``weakref.finalize``.
+
+    >>> class Owner: pass
+    >>> owner = Owner()
+    >>> path, _ = owned_temporary_directory(owner, "doc-")
+    >>> path.is_dir()
+    True
+    >>> del owner
+    >>> path.exists()
+    False
+    """
+    import shutil
+    import weakref
+
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    return path, weakref.finalize(owner, shutil.rmtree, str(path), True)
 
 
 def atomic_write_dir(path: str | os.PathLike[str], fill: Callable[[Path], object]) -> Path:

@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import shutil
-import tempfile
 import threading
-import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,8 +80,9 @@ class Spool:
 
     def _folder(self) -> Path:
         if self._directory is None:
-            self._directory = Path(tempfile.mkdtemp(prefix="scorekit-spool-"))
-            self._owned = weakref.finalize(self, shutil.rmtree, str(self._directory), True)
+            from ._io import owned_temporary_directory
+
+            self._directory, self._owned = owned_temporary_directory(self, "scorekit-spool-")
         return self._directory
 
     @property
