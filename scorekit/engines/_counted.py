@@ -25,10 +25,7 @@ screened row ever becomes a Python object:
 from __future__ import annotations
 
 import hashlib
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -204,7 +201,7 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
     """The :class:`Counted` of pre-scored Parquet ``files`` (``offsets``: each file's first line less one):
     ``present`` are the columns and their (union) types, ``screen`` the SQL a row passes when the pandas
     checks certainly accept it, ``slow`` the rows that did not pass, scored by the pandas code."""
-    from .duckdb import _quoted, line_sql
+    from .duckdb import _quoted, line_sql, work_directory
 
     columns = _Columns(present, screen)
     line = line_sql(files, offsets)
@@ -216,8 +213,8 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
     where = f" WHERE line <= {int(limit)}" if limit is not None else ""
     # The screened rows are read from the files once, into a table of a database on disk (DuckDB keeps
     # in memory only what its memory limit allows); every pass below reads that table.
-    work = Path(tempfile.mkdtemp(prefix="scorekit-duckdb-"))
-    con.execute(f"ATTACH {_quoted(str(work / 'rows.duckdb'))} AS work")
+    work = work_directory(con) / "rows.duckdb"
+    con.execute(f"ATTACH {_quoted(str(work))} AS work")
     try:
         con.execute(f"CREATE TABLE work.fast_all AS {columns.fast(everything, line, where)}")
         agents = {value: int(n) for value, n in con.execute(
@@ -245,7 +242,8 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
         for view in ("ev_in", "base", "fast"):
             con.execute(f"DROP VIEW IF EXISTS {view}")
         con.execute("DETACH work")
-        shutil.rmtree(work, ignore_errors=True)
+        for path in (work, work.with_name(work.name + ".wal")):
+            path.unlink(missing_ok=True)
     return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=slow.problems + problems,
                    agents=agents, judges_seen=set(slow.judges_seen), mock_judges=set(slow.mock_judges))
 

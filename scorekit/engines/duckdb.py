@@ -92,14 +92,28 @@ def _files(rows: Any) -> tuple[str, list[str]]:
 
 
 def connect(memory_limit: str = "2GB") -> Any:
-    """A DuckDB connection bounded in memory (spilling to a temporary directory)."""
+    """A DuckDB connection bounded in memory, spilling into a temporary directory of its own.
+
+    DuckDB's default for an in-memory database is ``.tmp`` in the working directory: a billion rows
+    spilled tens of gigabytes there. The directory (see :func:`work_directory`) is removed when the
+    connection is garbage collected, or at exit.
+    """
     import duckdb
 
+    from .._io import owned_temporary_directory
+
     con = duckdb.connect()
+    work, _ = owned_temporary_directory(con, "scorekit-duckdb-")
+    con.execute(f"SET temp_directory = {_quoted(str(work / 'spill'))}")
     con.execute(f"SET memory_limit = '{memory_limit}'")
     con.execute("SET enable_progress_bar = false")  # scorekit's own progress rules apply (SPEC §17)
     con.execute("SET preserve_insertion_order = true")
     return con
+
+
+def work_directory(con: Any) -> Path:
+    """The temporary directory a connection of :func:`connect` owns: a home for its work files."""
+    return Path(con.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]).parent
 
 
 def _quoted(text: str) -> str:

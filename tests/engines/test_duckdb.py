@@ -231,6 +231,29 @@ def test_a_list_hash_streamed_from_duckdb_in_batches_is_list_hash(values, batch)
     assert got == list_hash([sha256_hex(v.encode()) for v in values], sort=True)
 
 
+def test_duckdb_spills_into_a_directory_of_its_own_not_the_working_directory(tmp_path, monkeypatch):
+    """DuckDB's default spill directory is ``.tmp`` in the working directory; the engine's connection
+    spills into a temporary directory it owns, removed with the connection."""
+    import gc
+
+    from scorekit.engines.duckdb import arrow_batches, connect, work_directory
+
+    monkeypatch.chdir(tmp_path)
+    con = connect(memory_limit="30MB")
+    work = work_directory(con)
+    spilled = []
+    con.execute("SET threads = 1")
+    for _batch in arrow_batches(con, "SELECT md5(CAST(i AS VARCHAR)) AS d FROM range(2000000) t(i) ORDER BY d"):
+        if not spilled:  # the first batch of a sorted result comes after the whole input was sorted
+            spilled = [p for p in (work / "spill").rglob("*") if p.is_file()]
+    assert spilled, "the sort did not spill: the test checks nothing"
+    assert not (tmp_path / ".tmp").exists() and list(tmp_path.iterdir()) == []
+    con.close()
+    del con
+    gc.collect()
+    assert not work.exists()
+
+
 # --------------------------------------------------------------------------- CSV and JSON Lines (SPEC §16)
 _TEXT_COLUMNS = (*PRESCORED, "reason", "agent")
 
