@@ -16,15 +16,14 @@ screened row ever becomes a Python object:
   each sorted as the pandas code sorts, so every float is the same;
 * the row digests (SPEC §10) are SHA-256 of the canonical text written in SQL
   for rows whose strings need no JSON escaping (the others are hashed in
-  Python), and each list hash streams DuckDB's sorted digests (sorted on disk
-  when they do not fit in memory) into one SHA-256;
+  Python), and each list hash sorts the digests as bytes, on disk past memory
+  (:mod:`scorekit.engines._digests`), into one SHA-256;
 * the evidence rows are streamed in line order, a range of lines at a time,
   into the ``evidence/`` dataset with the pandas engine's Arrow schema.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -39,6 +38,7 @@ from .._hashing import evidence_digest, results_digest, row_digest
 from .._partial import Partial
 from .._tally import LABELS, Counted, Tally
 from .._validate import duplicate_identities
+from ._digests import DigestSorter, ListHash, from_hex
 
 __all__ = ["count_parquet"]
 
@@ -110,35 +110,13 @@ def _batches(con: Any, query: str) -> Iterator[Any]:
 
 
 # --------------------------------------------------------------------------- hashes
-class _ListHash:
-    """SHA-256 of the canonical list of hex digests (``_hashing.list_hash``), fed sorted hex digests."""
-
-    _SEPARATOR = np.frombuffer(b'","', dtype=np.uint8)
-
-    def __init__(self) -> None:
-        self._sha = hashlib.sha256(b"[")
-        self._any = False
-
-    def update(self, hex_digits: np.ndarray) -> None:
-        """Add digests given as an (n, 64) array of lowercase hex characters, already in order."""
-        if not len(hex_digits):
-            return
-        separated = np.empty((len(hex_digits), 67), dtype=np.uint8)
-        separated[:, :64] = hex_digits
-        separated[:, 64:] = self._SEPARATOR
-        body = separated.tobytes()[:-3]  # '"' + digest + '","' + ... + digest
-        self._sha.update((b',"' if self._any else b'"') + body + b'"')
-        self._any = True
-
-    def hexdigest(self) -> str:
-        self._sha.update(b"]")
-        return self._sha.hexdigest()
-
-
 def _sorted_hash(con: Any, query: str) -> str:
-    """The list hash of the hex digests ``d`` that ``query`` selects, sorted (and spilled) by DuckDB."""
-    digest = _ListHash()
-    for batch in _batches(con, f"SELECT d FROM ({query}) ORDER BY d"):
+    """The list hash of the hex digests ``d`` that ``query`` selects, sorted as bytes (on disk past
+    memory) by :class:`DigestSorter` in the connection's work directory."""
+    from .duckdb import work_directory
+
+    sorter = DigestSorter(work_directory(con) / "digests")
+    for batch in _batches(con, query):
         column = batch.column(0)
         if column.type != "string":  # pragma: no cover - duckdb gives VARCHAR as string
             column = column.cast("string")
@@ -147,7 +125,11 @@ def _sorted_hash(con: Any, query: str) -> str:
         first, last = int(bounds[0]), int(bounds[1])
         if column.null_count or last - first != 64 * len(column):  # pragma: no cover - 64 hex digits every row
             raise AssertionError("a row without a SHA-256 digest")
-        digest.update(np.frombuffer(data, dtype=np.uint8)[first:last].reshape(-1, 64))
+        sorter.add(from_hex(memoryview(data)[first:last]))
+    digest = ListHash()
+    for chunk in sorter.sorted():
+        for start in range(0, len(chunk), 1 << 20):
+            digest.update(chunk[start:start + (1 << 20)])
     return digest.hexdigest()
 
 
