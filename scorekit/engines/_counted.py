@@ -377,30 +377,36 @@ def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
     if not use_run:
         for (dim,) in con.execute("SELECT DISTINCT dimension FROM agent_rows WHERE trial IS NULL").fetchall():
             unbalanced[code[dim]] = True
-    # Per (dimension, run, case): measured at all, PASS rows, PASS + FAIL rows (not materialised: each
-    # query below streams this aggregate, which DuckDB spills to disk when it is larger than memory).
-    run_case = (f"WITH rc AS (SELECT dimension AS g, {column} AS r, case_id AS c, "
-                "bool_or(status IN ('PASS', 'FAIL')) AS m, count(*) FILTER (status = 'PASS') AS p, "
-                f"count(*) FILTER (status IN ('PASS', 'FAIL')) AS n FROM agent_rows WHERE {column} IS NOT NULL "
-                "GROUP BY ALL) ")
-    per_run = con.execute(f"{run_case}SELECT g, r, count(*) FILTER (m), sum(p), sum(n) FROM rc GROUP BY g, r "
-                          "ORDER BY g, r").fetchall()
+    # Per (dimension, run, case): measured at all, PASS rows, PASS + FAIL rows. Streamed once (DuckDB
+    # spills this aggregate, one group per row when every row is its own trial) into per (dimension,
+    # run): cases present, cases measured, PASS rows, PASS + FAIL rows.
+    per_run = con.execute(
+        f"SELECT g, r, count(*) FILTER (m), sum(p), sum(n), count(*) FROM (SELECT dimension AS g, {column} AS r, "
+        "bool_or(status IN ('PASS', 'FAIL')) AS m, count(*) FILTER (status = 'PASS') AS p, "
+        f"count(*) FILTER (status IN ('PASS', 'FAIL')) AS n FROM agent_rows WHERE {column} IS NOT NULL "
+        f"GROUP BY dimension, {column}, case_id) GROUP BY g, r ORDER BY g, r").fetchall()
     if not per_run:
         return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value",
                                       unbalanced=unbalanced)
+    # Per dimension: cases with a run at all, and cases measured in some run (a NULL case_id is one case,
+    # as it is one group above).
     universe = np.zeros(ngroups, dtype=np.int64)
     n_cases = np.zeros(ngroups, dtype=np.int64)
-    for dim, present, measured in con.execute(
-            f"{run_case}, gc AS (SELECT g, c, bool_or(m) AS m FROM rc GROUP BY g, c) "
-            "SELECT g, count(*), count(*) FILTER (m) FROM gc GROUP BY g").fetchall():
-        universe[code[dim]], n_cases[code[dim]] = measured, present
+    measured = "status IN ('PASS', 'FAIL')"
+    for dim, present, in_some_run in con.execute(
+            "SELECT dimension, count(DISTINCT case_id) + coalesce(bool_or(case_id IS NULL)::INT, 0), "
+            f"count(DISTINCT case_id) FILTER ({measured}) + coalesce(bool_or(case_id IS NULL AND {measured})::INT, "
+            f"0) FROM agent_rows WHERE {column} IS NOT NULL GROUP BY dimension").fetchall():
+        universe[code[dim]], n_cases[code[dim]] = in_some_run, present
     if not use_run:
         # Every case of the group has the same set of trial numbers: the (trial, case) pairs
         # present are all combinations of the group's trials and cases.
-        for dim, pairs, trials in con.execute(
-                f"{run_case}SELECT g, count(*), count(DISTINCT r) FROM rc GROUP BY g").fetchall():
-            if pairs != trials * n_cases[code[dim]]:
-                unbalanced[code[dim]] = True
+        pairs = np.zeros(ngroups, dtype=np.int64)
+        trials = np.zeros(ngroups, dtype=np.int64)
+        for dim, _r, *_, present in per_run:
+            pairs[code[dim]] += present
+            trials[code[dim]] += 1
+        unbalanced |= (trials > 0) & (pairs != trials * n_cases)
     labels = sorted({r for _, r, *_ in per_run})
     run_labels = pd.Index(pd.array(labels, dtype="str" if use_run else "Int64"), name=column)
     at = {label: i for i, label in enumerate(labels)}
