@@ -14,10 +14,10 @@ manifest); ``--help`` exits 0.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import Any
 
+from . import _cli_types as types
 from ._errors import ScorekitError
 from ._terminal import annotation_line
 from ._terminal import terminal_text as _t
@@ -140,72 +140,9 @@ def _cmd_refresh_check(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-# --------------------------------------------------------------------------- argument types
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return value
-
-
-def _fraction(text: str) -> float:
-    value = _number(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1] (the metric's scale), got {text!r}")
-    return value
-
-
-def _percentage(text: str) -> float:
-    value = _number(text)
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 100] (the aggregate's scale), got {text!r}")
-    return value
-
-
-def _non_negative(text: str) -> float:
-    value = _number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
-def _metric_floor(text: str) -> tuple[str, float]:
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE (e.g. urgent_recall=0.9), got {text!r}")
-    return name.strip(), _fraction(value.strip())
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _text(text: str) -> str:
-    if not text.strip():
-        raise argparse.ArgumentTypeError("expected a non-empty text")
-    return text
-
-
-def _semver(text: str) -> str:
-    from .release import SEMVER
-
-    if not SEMVER.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"expected a semver version MAJOR.MINOR.PATCH (e.g. 0.2.5), got {text!r}")
-    return text
-
-
 def _add_rebaseline(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--rebaseline", action="store_true", help=f"accept {what} deliberately (needs --reason)")
-    parser.add_argument("--reason", type=_text, metavar="TEXT", help="why the rebaseline is deliberate (reported)")
+    parser.add_argument("--reason", type=types.text, metavar="TEXT", help="why the rebaseline is deliberate (reported)")
 
 
 # --------------------------------------------------------------------------- parsers
@@ -229,13 +166,13 @@ def add_parsers(sub: Any) -> None:
     baseline.add_argument("--baseline-ref", metavar="REF",
                           help="git ref of the prior release; the baseline is the candidate's path at REF "
                                "(no file there: first adoption; no such ref: error)")
-    gate.add_argument("--min-aggregate", type=_percentage, metavar="N",
+    gate.add_argument("--min-aggregate", type=types.percentage, metavar="N",
                       help="absolute bar on aggregate.value, 0-100 scale (80 is the 80%% bar)")
-    gate.add_argument("--min-urgent-recall", type=_fraction, metavar="R",
+    gate.add_argument("--min-urgent-recall", type=types.fraction, metavar="R",
                       help="floor on the urgent_recall metric, [0, 1]; fails if the metric is absent")
-    gate.add_argument("--min-metric", type=_metric_floor, action="append", metavar="NAME=VALUE",
+    gate.add_argument("--min-metric", type=types.metric_floor, action="append", metavar="NAME=VALUE",
                       help="floor on any metric, [0, 1] scale; repeatable; fails if the metric is absent")
-    gate.add_argument("--regression-k", type=_non_negative, default=1.0, metavar="K",
+    gate.add_argument("--regression-k", type=types.non_negative, default=1.0, metavar="K",
                       help="noise band width in recorded stdevs (default 1)")
     gate.add_argument("--variance-metric", metavar="NAME",
                       help="metric whose acceptance_variance stdev sets the band (default: the weight > 0 metric)")
@@ -246,7 +183,7 @@ def add_parsers(sub: Any) -> None:
                            "acceptance_enforce, require_ctx_match); explicit flags override it")
     gate.add_argument("--require-ctx-match", action="store_true",
                       help="fail a candidate that records no ctx_size (recipe.environment or recipe.config)")
-    gate.add_argument("--expected-version", type=_semver, metavar="X.Y.Z",
+    gate.add_argument("--expected-version", type=types.semver, metavar="X.Y.Z",
                       help="fail unless the candidate's agent.version is X.Y.Z; warn when its results were "
                            "measured on another release")
     _add_rebaseline(gate, "a basis difference (ctx_size, model, dataset reference/size, limit)")
@@ -259,7 +196,7 @@ def add_parsers(sub: Any) -> None:
                     "(exit 1).",
     )
     carry.add_argument("--scorecard", required=True, metavar="PATH", help="the current SCORECARD.md")
-    carry.add_argument("--version", required=True, type=_semver, metavar="X.Y.Z", help="the new patch version")
+    carry.add_argument("--version", required=True, type=types.semver, metavar="X.Y.Z", help="the new patch version")
     carry.add_argument("--out", metavar="P", help="write here instead of rewriting PATH in place")
     carry.set_defaults(handler=_cmd_carry_forward, subparser=carry)
 
@@ -271,14 +208,14 @@ def add_parsers(sub: Any) -> None:
                     "committed n_runs (unless --rebaseline --reason), or the committed card is unusable.",
     )
     refresh.add_argument("--scorecard", required=True, metavar="PATH", help="the committed SCORECARD.md")
-    refresh.add_argument("--limit", required=True, type=_positive_int, metavar="N", help="the run's --limit")
-    refresh.add_argument("--experiments", required=True, type=_positive_int, metavar="N",
+    refresh.add_argument("--limit", required=True, type=types.positive_int, metavar="N", help="the run's --limit")
+    refresh.add_argument("--experiments", required=True, type=types.positive_int, metavar="N",
                          help="the run's number of repeated runs")
-    refresh.add_argument("--ctx-size", type=_positive_int, metavar="N", help="the run's context size")
-    refresh.add_argument("--model", type=_text, metavar="M", help="the run's model")
-    refresh.add_argument("--dataset-reference", type=_text, metavar="R", help="the run's dataset reference")
-    refresh.add_argument("--dataset-size", type=_positive_int, metavar="N", help="the run's dataset size")
-    refresh.add_argument("--full-limit", type=_positive_int, metavar="N",
+    refresh.add_argument("--ctx-size", type=types.positive_int, metavar="N", help="the run's context size")
+    refresh.add_argument("--model", type=types.text, metavar="M", help="the run's model")
+    refresh.add_argument("--dataset-reference", type=types.text, metavar="R", help="the run's dataset reference")
+    refresh.add_argument("--dataset-size", type=types.positive_int, metavar="N", help="the run's dataset size")
+    refresh.add_argument("--full-limit", type=types.positive_int, metavar="N",
                          help="limit from which a run is full (default: the dataset size)")
     _add_rebaseline(refresh, "a basis difference or fewer experiments")
     refresh.set_defaults(handler=_cmd_refresh_check, subparser=refresh)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from . import _cli_evidence, _cli_import, _cli_release, _cli_render
+from . import _cli_types as types
 from ._errors import ScorekitError
 from ._evidence import EVIDENCE_ROWS_IN_MEMORY
 from ._terminal import terminal_text as _t
@@ -265,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agent", metavar="NAME",
                      help="evaluate only the rows whose agent field is NAME (rows of several agents need it)")
     run.add_argument(
-        "--limit", type=_positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)"
+        "--limit", type=types.positive_int, metavar="N", help="score only the first N rows (a partial scan: TRIAGE)"
     )
     run.add_argument("--history", nargs="?", const="reports/history.sqlite", default=None, metavar="DB",
                      help="compare with and record into this SQLite history (default DB: reports/history.sqlite)")
@@ -275,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "JSON Lines; pip install scorekit[duckdb])")
     run.add_argument("--scheduler", metavar="ADDRESS",
                      help="dask scheduler address for --engine dask (default: a local cluster)")
-    run.add_argument("--evidence-rows-in-memory", type=_count, default=EVIDENCE_ROWS_IN_MEMORY, metavar="N",
+    run.add_argument("--evidence-rows-in-memory", type=types.count, default=EVIDENCE_ROWS_IN_MEMORY, metavar="N",
                      help="above N scored rows the evidence is written as an evidence/ Parquet dataset instead of "
                           f"evidence.parquet and not held in memory (default: {EVIDENCE_ROWS_IN_MEMORY:,})")
     run.add_argument("--label", metavar="L", help="label of this run's history record")
@@ -292,9 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--drop", type=float, metavar="D", help="the drop to detect (0.05 = 5 points): prints the cases needed"
     )
     size.add_argument(
-        "--cases", type=_positive_int, metavar="N", help="the cases measured: prints the smallest detectable drop"
+        "--cases", type=types.positive_int, metavar="N", help="the cases measured: prints the smallest detectable drop"
     )
-    plan.add_argument("--trials", type=_positive_int, default=1, metavar="T", help="trials per case (default 1)")
+    plan.add_argument("--trials", type=types.positive_int, default=1, metavar="T", help="trials per case (default 1)")
     plan.add_argument("--icc", type=float, default=0.0, metavar="I",
                       help="correlation of trials within a case, in [0, 1] (default 0)")
     plan.add_argument(
@@ -348,23 +349,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _int_at_least(minimum: int, what: str) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``minimum``, else a message naming ``what`` was expected."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
-        return value
-
-    return parse
-
-
-_positive_int = _int_at_least(1, "a positive integer")
-_count = _int_at_least(0, "an integer >= 0")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
