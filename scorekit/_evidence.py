@@ -54,17 +54,12 @@ def _versions() -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "scorekit_version": __version__}
 
 
-def _evaluators(frame: pd.DataFrame) -> list[str]:
-    if "evaluator" not in frame.columns:
-        return []
-    return sorted({str(e) for e in frame["evaluator"].dropna().unique().tolist()})
-
-
 class EvidenceStore:
     """Where the scored rows of one evaluation are: in memory or on disk.
 
-    Made by :meth:`keep` (the evaluation's rows and its threshold). ``rows``
-    and ``evaluators`` are known without reading the rows again.
+    Made by :meth:`deferred` (rows an engine puts together on demand) or
+    :meth:`written` (rows an engine streams itself into files). ``rows`` and
+    ``evaluators`` are known without reading the rows again.
     """
 
     def __init__(self, frame: pd.DataFrame | None, *, rows: int, evaluators: list[str], threshold: int,
@@ -79,20 +74,6 @@ class EvidenceStore:
         self._parts: Callable[[], Iterable[pd.DataFrame]] | None = None  # the rows put together, in order
 
     # ------------------------------------------------------------------ making
-    @classmethod
-    def keep(cls, frame: pd.DataFrame, *, threshold: int = EVIDENCE_ROWS_IN_MEMORY,
-             evidence_hash: str | None = None) -> EvidenceStore:
-        """The store of ``frame``: the frame itself up to ``threshold`` rows, else
-        an ``evidence/`` dataset written now into a temporary directory (the frame
-        is then not kept)."""
-        store = cls(frame, rows=len(frame), evaluators=_evaluators(frame), threshold=threshold,
-                    evidence_hash=evidence_hash)
-        if store.in_memory:
-            return store
-        store._spill()
-        store._frame = None
-        return store
-
     @classmethod
     def deferred(cls, parts: Callable[[], Iterable[pd.DataFrame]], *, rows: int, evaluators: list[str],
                  evidence_hash: str, threshold: int = EVIDENCE_ROWS_IN_MEMORY) -> EvidenceStore:

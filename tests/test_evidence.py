@@ -180,11 +180,15 @@ def test_run_evidence_rows_in_memory_writes_the_dataset(run_cli, tmp_path):
     assert code == 2 and "--evidence-rows-in-memory" in err and "-3" in err
 
 
-def test_a_store_keeps_its_facts_without_the_rows():
+def test_a_store_above_the_threshold_writes_at_once_and_lets_the_rows_go():
     frame = pd.DataFrame({"id": ["a", "b"], "evaluator": ["x", None]})
-    store = EvidenceStore.keep(frame, threshold=1)
-    assert store.rows == 2 and store.evaluators == ["x"] and store.file_name == "evidence/"
-    assert [len(part) for part in store.frames(["id", "missing"])] == [2]
+    built = []
+    store = EvidenceStore.deferred(lambda: built.append(1) or [frame], rows=2, evaluators=["x"],
+                                   evidence_hash="0" * 64, threshold=1)
+    assert built == [1] and store.rows == 2 and store.evaluators == ["x"] and store.file_name == "evidence/"
+    assert not store.in_memory
+    assert [part["id"].tolist() for part in store.frames(["id", "missing"])] == [["a", "b"]]
+    assert built == [1]  # read back from the files, not put together again
 
 
 def test_a_card_below_the_threshold_pickles_and_deep_copies_with_its_rows(tmp_path):
