@@ -339,7 +339,7 @@ class CaseCounts:
 
     groups: GroupCounts
     case_group: np.ndarray  # (K,) index into groups.index, non-decreasing
-    case_ids: np.ndarray  # (K,) case id per case, sorted within each group
+    case_ids: np.ndarray | pd.api.extensions.ExtensionArray  # (K,) case id per case, sorted within each group
     counts: npt.NDArray[np.int64]  # (K, 4)
 
     @property

@@ -350,7 +350,8 @@ _STATUS_COUNTS = ", ".join(f"count(*) FILTER (status = '{s}')" for s in STATUSES
 
 
 def _case_counts(con: Any) -> CaseCounts:
-    """Status counts per (dimension, case) of the agent rows, sorted as :func:`count_cases` sorts."""
+    """Status counts per (dimension, case) of the agent rows, sorted as :func:`count_cases` sorts; the
+    case ids stay Arrow strings (10M pairs as Python strings took about 560 MB)."""
     frame = _arrow_table(con, f"SELECT dimension, case_id, {_STATUS_COUNTS} FROM agent_rows "
                               "GROUP BY dimension, case_id ORDER BY dimension, case_id")
     dims = frame.column(0).to_pandas()
@@ -361,7 +362,7 @@ def _case_counts(con: Any) -> CaseCounts:
     group_counts = np.add.reduceat(counts, starts, axis=0) if len(starts) else counts[:0]
     index = pd.Index(pd.array(groups, dtype="str"), name="dimension")
     return CaseCounts(groups=GroupCounts(index=index, counts=group_counts), case_group=codes.astype(np.int64),
-                      case_ids=np.asarray(frame.column(1).to_pylist(), dtype=object), counts=counts)
+                      case_ids=pd.array(frame.column(1), dtype="str"), counts=counts)
 
 
 def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
