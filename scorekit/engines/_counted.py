@@ -378,14 +378,29 @@ def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
     if not use_run:
         for (dim,) in con.execute("SELECT DISTINCT dimension FROM agent_rows WHERE trial IS NULL").fetchall():
             unbalanced[code[dim]] = True
-    # Per (dimension, run, case): measured at all, PASS rows, PASS + FAIL rows. Streamed once (DuckDB
-    # spills this aggregate, one group per row when every row is its own trial) into per (dimension,
-    # run): cases present, cases measured, PASS rows, PASS + FAIL rows.
-    per_run = con.execute(
-        f"SELECT g, r, count(*) FILTER (m), sum(p), sum(n), count(*) FROM (SELECT dimension AS g, {column} AS r, "
-        "bool_or(status IN ('PASS', 'FAIL')) AS m, count(*) FILTER (status = 'PASS') AS p, "
-        f"count(*) FILTER (status IN ('PASS', 'FAIL')) AS n FROM agent_rows WHERE {column} IS NOT NULL "
-        f"GROUP BY dimension, {column}, case_id) GROUP BY g, r ORDER BY g, r").fetchall()
+    # Per (dimension, run): cases present, cases measured, PASS rows, PASS + FAIL rows. A case's rows at
+    # a run are one (dimension, run, case) group; grouping every row so (one group per row when each row
+    # is its own trial) ran out of DuckDB's memory at 1B rows. So the keys are grouped by their 64-bit
+    # hash first, as for duplicate identities: a row whose hash is unique is a group of its own, and
+    # only the rows whose hash repeats are grouped by the key itself. The two parts add up.
+    measured = "status IN ('PASS', 'FAIL')"
+    rows = f"agent_rows WHERE {column} IS NOT NULL"
+    key = f"hash(dimension, {column}, case_id)"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated_keys AS SELECT h FROM (SELECT {key} AS h FROM {rows} "
+                "GROUP BY h HAVING count(*) > 1)")
+    try:
+        per_run = con.execute(
+            "SELECT g, r, sum(m)::BIGINT, sum(p)::BIGINT, sum(n)::BIGINT, sum(c)::BIGINT FROM ("
+            f"SELECT dimension AS g, {column} AS r, count(*) FILTER ({measured}) AS m, count(*) FILTER "
+            f"(status = 'PASS') AS p, count(*) FILTER ({measured}) AS n, count(*) AS c FROM {rows} "
+            f"AND {key} NOT IN (SELECT h FROM repeated_keys) GROUP BY ALL "
+            "UNION ALL SELECT g, r, count(*) FILTER (m), sum(p), sum(n), count(*) FROM ("
+            f"SELECT dimension AS g, {column} AS r, bool_or({measured}) AS m, count(*) FILTER (status = 'PASS') "
+            f"AS p, count(*) FILTER ({measured}) AS n FROM {rows} AND {key} IN (SELECT h FROM repeated_keys) "
+            f"GROUP BY dimension, {column}, case_id) GROUP BY g, r"
+            ") GROUP BY g, r ORDER BY g, r").fetchall()
+    finally:
+        con.execute("DROP TABLE IF EXISTS repeated_keys")
     if not per_run:
         return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value",
                                       unbalanced=unbalanced)
@@ -393,7 +408,6 @@ def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
     # as it is one group above).
     universe = np.zeros(ngroups, dtype=np.int64)
     n_cases = np.zeros(ngroups, dtype=np.int64)
-    measured = "status IN ('PASS', 'FAIL')"
     for dim, present, in_some_run in con.execute(
             "SELECT dimension, count(DISTINCT case_id) + coalesce(bool_or(case_id IS NULL)::INT, 0), "
             f"count(DISTINCT case_id) FILTER ({measured}) + coalesce(bool_or(case_id IS NULL AND {measured})::INT, "
