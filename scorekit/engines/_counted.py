@@ -259,22 +259,29 @@ def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem]
     return table, problems, digests
 
 
+def _repeated_hashes(key: str, rows: str) -> str:
+    """SQL: the 64-bit hashes ``key`` (a ``hash(...)`` of an identity) that occur more than once
+    among ``rows`` (``FROM`` and ``WHERE``). Grouping fixed-size hashes first keeps a ``GROUP BY``
+    of a billion distinct identities within DuckDB's memory; only rows whose hash repeats are then
+    grouped by the identity itself, exactly (a collision merely sends rows to that exact path)."""
+    return f"SELECT h FROM (SELECT {key} AS h FROM {rows} GROUP BY h HAVING count(*) > 1)"
+
+
 def _candidates(con: Any) -> list[tuple[Any, ...]]:
     """Every row whose id, or (case, dimension, trial) among valid rows, is claimed twice, in line order.
 
     The claimed-twice identities are found first, each by its own streaming ``GROUP BY`` (a few rows at
-    most); only then are their rows fetched, so no pass holds the rows themselves. Each ``GROUP BY``
-    groups 64-bit hashes of the identity first (fixed-size keys: grouping 1B distinct id strings ran
-    out of DuckDB's 2 GB) and then the identities themselves, exactly, among the rows whose hash
-    occurs twice."""
-    ids = _arrow_table(
-        con, "SELECT id FROM base WHERE id IS NOT NULL AND hash(id) IN (SELECT h FROM (SELECT hash(id) AS h "
-        "FROM base WHERE id IS NOT NULL GROUP BY h HAVING count(*) > 1)) GROUP BY id HAVING count(*) > 1")
-    valid = "label <> 'invalid' AND trial IS NOT NULL AND dimension IS NOT NULL"
-    trials = _arrow_table(
-        con, f"SELECT case_id, dimension, trial FROM base WHERE {valid} AND hash(case_id, dimension, trial) IN "
-        f"(SELECT h FROM (SELECT hash(case_id, dimension, trial) AS h FROM base WHERE {valid} GROUP BY h "
-        "HAVING count(*) > 1)) GROUP BY case_id, dimension, trial HAVING count(*) > 1")
+    most); only then are their rows fetched, so no pass holds the rows themselves. Each groups the
+    identities' hashes first (:func:`_repeated_hashes`: grouping 1B distinct id strings ran out of
+    DuckDB's 2 GB)."""
+    named = "base WHERE id IS NOT NULL"
+    ids = _arrow_table(con, f"SELECT id FROM {named} AND hash(id) IN ({_repeated_hashes('hash(id)', named)}) "
+                            "GROUP BY id HAVING count(*) > 1")
+    valid = "base WHERE label <> 'invalid' AND trial IS NOT NULL AND dimension IS NOT NULL"
+    key = "hash(case_id, dimension, trial)"
+    trials = _arrow_table(con, f"SELECT case_id, dimension, trial FROM {valid} AND {key} IN "
+                               f"({_repeated_hashes(key, valid)}) GROUP BY case_id, dimension, trial "
+                               "HAVING count(*) > 1")
     if not ids.num_rows and not trials.num_rows:
         return []
     con.register("twice_ids", ids)
@@ -381,13 +388,12 @@ def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
     # Per (dimension, run): cases present, cases measured, PASS rows, PASS + FAIL rows. A case's rows at
     # a run are one (dimension, run, case) group; grouping every row so (one group per row when each row
     # is its own trial) ran out of DuckDB's memory at 1B rows. So the keys are grouped by their 64-bit
-    # hash first, as for duplicate identities: a row whose hash is unique is a group of its own, and
-    # only the rows whose hash repeats are grouped by the key itself. The two parts add up.
+    # hash first (_repeated_hashes): a row whose hash is unique is a group of its own, and only the rows
+    # whose hash repeats are grouped by the key itself. The two parts add up.
     measured = "status IN ('PASS', 'FAIL')"
     rows = f"agent_rows WHERE {column} IS NOT NULL"
     key = f"hash(dimension, {column}, case_id)"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated_keys AS SELECT h FROM (SELECT {key} AS h FROM {rows} "
-                "GROUP BY h HAVING count(*) > 1)")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated_keys AS {_repeated_hashes(key, rows)}")
     try:
         per_run = con.execute(
             "SELECT g, r, sum(m)::BIGINT, sum(p)::BIGINT, sum(n)::BIGINT, sum(c)::BIGINT FROM ("
