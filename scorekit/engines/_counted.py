@@ -128,8 +128,7 @@ def _sorted_hash(con: Any, query: str) -> str:
         sorter.add(from_hex(memoryview(data)[first:last]))
     digest = ListHash()
     for chunk in sorter.sorted():
-        for start in range(0, len(chunk), 1 << 20):
-            digest.update(chunk[start:start + (1 << 20)])
+        digest.update(chunk)
     return digest.hexdigest()
 
 

@@ -67,13 +67,16 @@ class ListHash:
         self._sha = hashlib.sha256(b"[")
         self._any = False
 
+    #: Digests written out as text at once (67 bytes each): a bucket of 256 MB is 8M digests.
+    ROWS = 1 << 20
+
     def update(self, raw: np.ndarray) -> None:
         """Add (n, 32) digest bytes, already in order (their lowercase hex goes into the list)."""
-        if not len(raw):
-            return
-        body = binascii.hexlify(np.ascontiguousarray(raw).tobytes(), b",", WIDTH).replace(b",", b'","')
-        self._sha.update((b',"' if self._any else b'"') + body + b'"')
-        self._any = True
+        for start in range(0, len(raw), self.ROWS):
+            chunk = np.ascontiguousarray(raw[start:start + self.ROWS]).tobytes()
+            body = binascii.hexlify(chunk, b",", WIDTH).replace(b",", b'","')
+            self._sha.update((b',"' if self._any else b'"') + body + b'"')
+            self._any = True
 
     def hexdigest(self) -> str:
         self._sha.update(b"]")
