@@ -29,11 +29,13 @@ __all__ = [
     "STATUS_DTYPE",
     "CaseCounts",
     "RunTotals",
+    "case_counts_from",
     "RunVariance",
     "count_cases",
     "count_groups",
     "flat_case_counts",
     "run_totals",
+    "run_totals_from",
     "run_variance",
     "status_codes",
     "variance_table",
@@ -482,6 +484,24 @@ def count_cases(
     )
 
 
+def case_counts_from(dimensions: Any, case_ids: Any, counts: np.ndarray) -> CaseCounts:
+    """The :class:`CaseCounts` (by dimension) of status counts already summed per (dimension, case)
+    and sorted by (dimension, case id), as an engine that counts where its rows are has them.
+
+    ``dimensions`` and ``case_ids`` are text arrays (Arrow or pandas) of one entry per (dimension,
+    case); ``counts`` is (K, 4) in :data:`STATUSES` order. The case ids stay Arrow strings (10M
+    cases as Python strings take about 560 MB).
+    """
+    dims = pd.Series(pd.array(dimensions, dtype="str"))
+    counts = np.asarray(counts, dtype=np.int64).reshape(len(dims), 4)
+    codes, groups = pd.factorize(dims, sort=False)  # already sorted: codes are non-decreasing
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, dtype=np.int64)
+    group_counts = np.add.reduceat(counts, starts, axis=0) if len(starts) else counts[:0]
+    index = pd.Index(pd.array(groups, dtype="str"), name="dimension")
+    return CaseCounts(groups=GroupCounts(index=index, counts=group_counts), case_group=codes.astype(np.int64),
+                      case_ids=pd.array(case_ids, dtype="str"), counts=counts)
+
+
 def case_table(
     frame: pd.DataFrame, by: str | Sequence[str] = "dimension", case: str | None = None
 ) -> pd.DataFrame:
@@ -676,6 +696,46 @@ def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str]
         run_cases=np.bincount(at, weights=measured, minlength=len(keys)).astype(np.int64),
         run_pass=np.bincount(at, weights=counts[:, PASS], minlength=len(keys)).astype(np.int64),
         run_n=np.bincount(at, weights=counts[:, PASS] + counts[:, FAIL], minlength=len(keys)).astype(np.int64),
+    )
+
+
+def run_totals_from(groups: pd.Index, per_run: Sequence[tuple[Any, Any, int, int, int, int]], *, column: str,
+                    use_run: bool, unbalanced: np.ndarray, universe: np.ndarray, n_cases: np.ndarray) -> RunTotals:
+    """The :class:`RunTotals` of agent rows an engine counted where they are (the rules of
+    :func:`run_totals`).
+
+    ``per_run`` holds, sorted by (group, run), one ``(group, run, cases measured, PASS rows,
+    PASS + FAIL rows, cases present)`` per (group, run) that has rows; ``column`` is the run
+    basis (``run`` when ``use_run``, else ``trial``); ``unbalanced`` marks the groups with an
+    agent row without a trial number (trials as runs); ``universe`` and ``n_cases`` are, per
+    group, the cases measured in some run and the cases present at some run.
+    """
+    if not per_run:
+        return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value",
+                                      unbalanced=unbalanced)
+    ngroups = len(groups)
+    code = {name: i for i, name in enumerate(groups)}
+    unbalanced = unbalanced.copy()
+    if not use_run:
+        # Every case of the group has the same set of trial numbers: the (trial, case) pairs
+        # present are all combinations of the group's trials and cases.
+        pairs = np.zeros(ngroups, dtype=np.int64)
+        trials = np.zeros(ngroups, dtype=np.int64)
+        for dim, _r, *_, present in per_run:
+            pairs[code[dim]] += present
+            trials[code[dim]] += 1
+        unbalanced |= (trials > 0) & (pairs != trials * n_cases)
+    labels = sorted({r for _, r, *_ in per_run})
+    run_labels = pd.Index(pd.array(labels, dtype="str" if use_run else "Int64"), name=column)
+    at = {label: i for i, label in enumerate(labels)}
+    return RunTotals(
+        groups=groups, column=column, note=None, unbalanced=unbalanced, universe=np.asarray(universe, np.int64),
+        run_labels=run_labels,
+        run_group=np.array([code[g] for g, *_ in per_run], dtype=np.int64),
+        run_code=np.array([at[r] for _, r, *_ in per_run], dtype=np.int64),
+        run_cases=np.array([row[2] for row in per_run], dtype=np.int64),
+        run_pass=np.array([row[3] for row in per_run], dtype=np.int64),
+        run_n=np.array([row[4] for row in per_run], dtype=np.int64),
     )
 
 

@@ -159,6 +159,35 @@ def finding_groups(evidence: pd.DataFrame) -> FindingGroups:
     return groups
 
 
+def merge_finding_groups(parts: Iterable[FindingGroups]) -> FindingGroups:
+    """The finding groups of several partitions' rows together, as :func:`finding_groups`
+    of all the rows gives them: per (dimension, reason) the most severe status, the sorted
+    union of the case ids, the rows added up, and the details of the first
+    :data:`DETAIL_CASES` cases of the union. Those cases are among each partition's own
+    first :data:`DETAIL_CASES`, whose details the partition kept."""
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for part in parts:
+        for key, entry in part.items():
+            into = merged.setdefault(key, {"statuses": set(), "case_ids": set(), "rows": 0, "details": set()})
+            into["statuses"].add(entry["status"])
+            into["case_ids"].update(entry["case_ids"])
+            into["rows"] += int(entry["rows"])
+            into["details"].update((d["case_id"], d["detail"]) for d in entry["details"])
+    groups: FindingGroups = {}
+    for key in sorted(merged):
+        entry = merged[key]
+        case_ids = sorted(entry["case_ids"])
+        first = set(case_ids[:DETAIL_CASES])
+        groups[key] = {
+            "status": next(s for s in ("FAIL", "ERROR", "ABSTAIN", "PASS") if s in entry["statuses"]),
+            "case_ids": case_ids,
+            "rows": entry["rows"],
+            "details": [{"case_id": case, "detail": detail}
+                        for case, detail in sorted(entry["details"]) if case in first],
+        }
+    return groups
+
+
 def build_findings(
     evidence: pd.DataFrame | FindingGroups,
     extra: Iterable[tuple[str, str, str, list[str]]] = (),

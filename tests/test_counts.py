@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from scorekit._counts import case_table, count_cases, flat_case_counts
+from scorekit._counts import case_counts_from, case_table, count_cases, flat_case_counts
 
 
 def _evidence() -> pd.DataFrame:
@@ -37,3 +38,15 @@ def test_flat_case_counts_are_the_same_counts_as_the_case_table():
 def test_group_totals_are_the_sums_of_their_cases():
     counts = count_cases(_evidence())
     assert int(counts.passes.sum()) == 3 and int(counts.n.sum()) == 4
+
+
+def test_case_counts_from_summed_counts_are_the_counted_cases():
+    counted = count_cases(_evidence())
+    dims = counted.groups.index[counted.case_group].astype(str)
+    rebuilt = case_counts_from(list(dims), list(counted.case_ids), counted.counts)
+    assert rebuilt.groups.index.tolist() == counted.groups.index.tolist()
+    assert rebuilt.case_group.tolist() == counted.case_group.tolist()
+    assert list(rebuilt.case_ids) == list(counted.case_ids)
+    assert (rebuilt.counts == counted.counts).all() and (rebuilt.groups.counts == counted.groups.counts).all()
+    empty = case_counts_from([], [], np.zeros((0, 4), dtype=np.int64))
+    assert len(empty.groups.index) == 0 and empty.counts.shape == (0, 4)

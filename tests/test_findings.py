@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from importlib import resources
+from unittest import mock
 
+import pandas as pd
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scorekit as sk
 from scorekit import scorers
-from scorekit._findings import finding_text
+from scorekit._findings import finding_groups, finding_text, merge_finding_groups
 
 SEVERITY_ORDER = ("blocker", "high", "medium", "low", "info")
 
@@ -189,3 +193,18 @@ def test_prescored_reason_groups_use_the_harness_reason():
     keys = {(f["reason"], tuple(f["case_ids"])) for f in card.findings}
     assert ("off_topic", ("c0", "c1")) in keys
     assert ("prescored_error", ("e",)) in keys
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["d1", "d2"]), st.sampled_from(["r1", "r2", None]),
+                          st.sampled_from(["FAIL", "ERROR", "ABSTAIN", "PASS"]), st.integers(0, 9),
+                          st.sampled_from(["x", "y", "", None]), st.booleans()), min_size=10, max_size=120),
+       st.lists(st.floats(0, 1), max_size=4))
+def test_finding_groups_of_partitions_merge_into_those_of_all_rows(rows, cuts):
+    # Details are kept for the first 3 cases of a group here (DETAIL_CASES), so the cut falls inside groups.
+    frame = pd.DataFrame(rows, columns=["dimension", "reason", "status", "case_id", "detail", "control"])
+    frame["case_id"] = "c" + frame["case_id"].astype(str).str.zfill(3)
+    bounds = sorted({0, len(frame), *(int(c * len(frame)) for c in cuts)})
+    with mock.patch("scorekit._findings.DETAIL_CASES", 3):
+        parts = [finding_groups(frame.iloc[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+        assert merge_finding_groups(parts) == finding_groups(frame)

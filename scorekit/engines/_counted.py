@@ -28,9 +28,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from .._counts import STATUSES, CaseCounts, GroupCounts, RunTotals
+from .._counts import STATUSES, CaseCounts, RunTotals, case_counts_from, run_totals_from
 from .._errors import Problem
 from .._evidence import EvidenceStore
 from .._findings import DETAIL_CASES, FindingGroups
@@ -360,15 +359,9 @@ def _case_counts(con: Any) -> CaseCounts:
     case ids stay Arrow strings (10M pairs as Python strings took about 560 MB)."""
     frame = _arrow_table(con, f"SELECT dimension, case_id, {_STATUS_COUNTS} FROM agent_rows "
                               "GROUP BY dimension, case_id ORDER BY dimension, case_id")
-    dims = frame.column(0).to_pandas()
-    counts = np.column_stack([frame.column(i).to_numpy() for i in range(2, 6)]).astype(np.int64) if len(dims) \
+    counts = np.column_stack([frame.column(i).to_numpy() for i in range(2, 6)]) if frame.num_rows \
         else np.zeros((0, 4), dtype=np.int64)
-    codes, groups = pd.factorize(dims, sort=False)  # already sorted: codes are non-decreasing
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, dtype=np.int64)
-    group_counts = np.add.reduceat(counts, starts, axis=0) if len(starts) else counts[:0]
-    index = pd.Index(pd.array(groups, dtype="str"), name="dimension")
-    return CaseCounts(groups=GroupCounts(index=index, counts=group_counts), case_group=codes.astype(np.int64),
-                      case_ids=pd.array(frame.column(1), dtype="str"), counts=counts)
+    return case_counts_from(frame.column(0), frame.column(1), counts)
 
 
 def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
@@ -406,38 +399,18 @@ def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
             ") GROUP BY g, r ORDER BY g, r").fetchall()
     finally:
         con.execute("DROP TABLE IF EXISTS repeated_keys")
-    if not per_run:
-        return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value",
-                                      unbalanced=unbalanced)
     # Per dimension: cases with a run at all, and cases measured in some run (a NULL case_id is one case,
     # as it is one group above).
     universe = np.zeros(ngroups, dtype=np.int64)
     n_cases = np.zeros(ngroups, dtype=np.int64)
-    for dim, present, in_some_run in con.execute(
-            "SELECT dimension, count(DISTINCT case_id) + coalesce(bool_or(case_id IS NULL)::INT, 0), "
-            f"count(DISTINCT case_id) FILTER ({measured}) + coalesce(bool_or(case_id IS NULL AND {measured})::INT, "
-            f"0) FROM agent_rows WHERE {column} IS NOT NULL GROUP BY dimension").fetchall():
-        universe[code[dim]], n_cases[code[dim]] = in_some_run, present
-    if not use_run:
-        # Every case of the group has the same set of trial numbers: the (trial, case) pairs
-        # present are all combinations of the group's trials and cases.
-        pairs = np.zeros(ngroups, dtype=np.int64)
-        trials = np.zeros(ngroups, dtype=np.int64)
-        for dim, _r, *_, present in per_run:
-            pairs[code[dim]] += present
-            trials[code[dim]] += 1
-        unbalanced |= (trials > 0) & (pairs != trials * n_cases)
-    labels = sorted({r for _, r, *_ in per_run})
-    run_labels = pd.Index(pd.array(labels, dtype="str" if use_run else "Int64"), name=column)
-    at = {label: i for i, label in enumerate(labels)}
-    return RunTotals(
-        groups=groups, column=column, note=None, unbalanced=unbalanced, universe=universe, run_labels=run_labels,
-        run_group=np.array([code[g] for g, *_ in per_run], dtype=np.int64),
-        run_code=np.array([at[r] for _, r, *_ in per_run], dtype=np.int64),
-        run_cases=np.array([row[2] for row in per_run], dtype=np.int64),
-        run_pass=np.array([row[3] for row in per_run], dtype=np.int64),
-        run_n=np.array([row[4] for row in per_run], dtype=np.int64),
-    )
+    if per_run:
+        for dim, present, in_some_run in con.execute(
+                "SELECT dimension, count(DISTINCT case_id) + coalesce(bool_or(case_id IS NULL)::INT, 0), "
+                f"count(DISTINCT case_id) FILTER ({measured}) + coalesce(bool_or(case_id IS NULL AND {measured})"
+                f"::INT, 0) FROM agent_rows WHERE {column} IS NOT NULL GROUP BY dimension").fetchall():
+            universe[code[dim]], n_cases[code[dim]] = in_some_run, present
+    return run_totals_from(groups, per_run, column=column, use_run=use_run, unbalanced=unbalanced,
+                           universe=universe, n_cases=n_cases)
 
 
 def _finding_groups(con: Any) -> FindingGroups:
