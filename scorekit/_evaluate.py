@@ -204,8 +204,9 @@ def _conflicts(evidence: pd.DataFrame, definitions: Any, keyed: np.ndarray, sour
     )
 
 
-def _rehash(data: Ingested, evidence: pd.DataFrame, positions: Any, strict: bool) -> None:
-    """Recompute the evidence digest of rows whose status changed after ingest."""
+def _rehash(digests: bytearray, evidence: pd.DataFrame, positions: Any, strict: bool) -> None:
+    """Recompute the evidence digest (in ``digests``, 32 bytes a row) of rows whose status changed
+    after ingest."""
     positions = sorted(set(positions))
     if not positions:
         return
@@ -214,7 +215,7 @@ def _rehash(data: Ingested, evidence: pd.DataFrame, positions: Any, strict: bool
     for pos, (rid, dimension, case, trial, status, reason, label, control) in zip(
         positions, zip(*(_python(rows[name]) for name in names), strict=True), strict=True
     ):
-        data.evidence_digests[32 * pos : 32 * pos + 32] = evidence_digest(
+        digests[32 * pos : 32 * pos + 32] = evidence_digest(
             rid, dimension, case, trial, status, reason, label, control, strict and dimension is not None,
         )
 
@@ -492,7 +493,7 @@ def _count_rows(held: list[Any], strict: bool, threshold: int) -> Counted:
     del src, definitions  # the file's lines and the definition keys are no longer needed
     release_memory()
     _mark_invalid(evidence, keyed, np.flatnonzero(conflict), "case_definition_mismatch", conflict_problems)
-    _rehash(data, evidence, [*duplicates, *np.flatnonzero(conflict)], strict)
+    _rehash(data.evidence_digests, evidence, [*duplicates, *np.flatnonzero(conflict)], strict)
     if len(data.evidence_digests) != 32 * len(evidence):  # pragma: no cover - a bug, never the user's data
         raise AssertionError("evidence digests out of step with the evidence rows")
     hashes = {

@@ -23,7 +23,7 @@ from ._evidence import EvidenceStore
 from ._findings import FindingGroups, finding_groups
 from ._partial import LABELS
 
-__all__ = ["LABELS", "Counted", "Tally", "tally_frame"]
+__all__ = ["LABELS", "Counted", "Tally", "control_order", "row_lists", "tally_frame"]
 
 
 
@@ -60,11 +60,11 @@ class Tally:
     findings: FindingGroups
 
 
-def tally_frame(evidence: pd.DataFrame) -> Tally:
-    """The :class:`Tally` of a scored evidence frame with an ``included`` column.
-
-    Agent rows are the rows ``included`` in the statistics that are not controls.
-    """
+def row_lists(evidence: pd.DataFrame) -> tuple[dict[str, int], list[tuple[int, Any, Any, Any, Any]],
+                                                list[dict[str, Any]]]:
+    """The :class:`Tally` parts that list rows: the label counts, the unlabeled rows and the
+    controls (sorted) of an evidence frame (or of one partition of it: the counts add up, the
+    lists concatenate and sort again)."""
     label_counts = evidence["label"].value_counts()
     unlabeled = evidence.loc[evidence["label"] == "unlabeled", ["line", "id", "dimension", "reason", "detail"]]
     control_rows = evidence[evidence["control"]]
@@ -77,16 +77,32 @@ def tally_frame(evidence: pd.DataFrame) -> Tally:
                 control_rows["reason"], strict=True
             )
         ),
-        key=lambda c: (str(c["id"]), str(c["dimension"])),
+        key=control_order,
     )
+    return ({label: int(label_counts.get(label, 0)) for label in LABELS},
+            [(int(line), rid, dim, reason, detail)
+             for line, rid, dim, reason, detail in unlabeled.itertuples(index=False, name=None)],
+            controls)
+
+
+def control_order(control: dict[str, Any]) -> tuple[str, str]:
+    """How controls are listed: by (id, dimension)."""
+    return (str(control["id"]), str(control["dimension"]))
+
+
+def tally_frame(evidence: pd.DataFrame) -> Tally:
+    """The :class:`Tally` of a scored evidence frame with an ``included`` column.
+
+    Agent rows are the rows ``included`` in the statistics that are not controls.
+    """
+    labels, unlabeled, controls = row_lists(evidence)
     # The columns counting reads (no copy under copy-on-write); count_cases and run_totals keep the
     # agent rows themselves (_counts.agent_rows), copying only when a row leaves.
     counted = evidence[["id", "dimension", "case_id", "trial", "run", "status", "control", "included"]]
     cases = count_cases(counted)
     return Tally(
-        labels={label: int(label_counts.get(label, 0)) for label in LABELS},
-        unlabeled=[(int(line), rid, dim, reason, detail)
-                   for line, rid, dim, reason, detail in unlabeled.itertuples(index=False, name=None)],
+        labels=labels,
+        unlabeled=unlabeled,
         controls=controls,
         dimensions=[str(name) for name in cases.groups.index],  # the agent rows' dimensions, sorted
         cases=cases,

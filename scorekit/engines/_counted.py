@@ -35,7 +35,7 @@ from .._evidence import EvidenceStore
 from .._findings import DETAIL_CASES, FindingGroups
 from .._hashing import evidence_digest, results_digest, row_digest
 from .._partial import Partial
-from .._tally import LABELS, Counted, Tally
+from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
 from ._digests import DigestSorter, ListHash, from_hex
 
@@ -342,7 +342,7 @@ def _tally(con: Any) -> Tally:
           "reason": reason}
          for rid, dim, case, status, reason in con.execute(
             "SELECT id, dimension, case_id, status, reason FROM ev_in WHERE control").fetchall()),
-        key=lambda c: (str(c["id"]), str(c["dimension"])),
+        key=control_order,
     )
     con.execute("CREATE OR REPLACE TEMP VIEW agent_rows AS SELECT * FROM ev_in WHERE included AND NOT control")
     cases = _case_counts(con)
