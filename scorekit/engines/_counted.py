@@ -37,7 +37,7 @@ from .._hashing import evidence_digest, results_digest, row_digest
 from .._partial import Partial
 from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
-from ._digests import DigestSorter, ListHash, from_hex
+from ._digests import from_hex, sorted_list_hash
 
 __all__ = ["count_parquet"]
 
@@ -114,21 +114,19 @@ def _sorted_hash(con: Any, query: str) -> str:
     memory) by :class:`DigestSorter` in the connection's work directory."""
     from .duckdb import work_directory
 
-    sorter = DigestSorter(work_directory(con) / "digests")
-    for batch in _batches(con, query):
-        column = batch.column(0)
-        if column.type != "string":  # pragma: no cover - duckdb gives VARCHAR as string
-            column = column.cast("string")
-        _validity, offsets, data = column.buffers()
-        bounds = np.frombuffer(offsets, dtype=np.int32)[[column.offset, column.offset + len(column)]]
-        first, last = int(bounds[0]), int(bounds[1])
-        if column.null_count or last - first != 64 * len(column):  # pragma: no cover - 64 hex digits every row
-            raise AssertionError("a row without a SHA-256 digest")
-        sorter.add(from_hex(memoryview(data)[first:last]))
-    digest = ListHash()
-    for chunk in sorter.sorted():
-        digest.update(chunk)
-    return digest.hexdigest()
+    def digests() -> Iterator[np.ndarray]:
+        for batch in _batches(con, query):
+            column = batch.column(0)
+            if column.type != "string":  # pragma: no cover - duckdb gives VARCHAR as string
+                column = column.cast("string")
+            _validity, offsets, data = column.buffers()
+            bounds = np.frombuffer(offsets, dtype=np.int32)[[column.offset, column.offset + len(column)]]
+            first, last = int(bounds[0]), int(bounds[1])
+            if column.null_count or last - first != 64 * len(column):  # pragma: no cover - 64 hex digits a row
+                raise AssertionError("a row without a SHA-256 digest")
+            yield from_hex(memoryview(data)[first:last])
+
+    return sorted_list_hash(work_directory(con) / "digests", digests())
 
 
 # --------------------------------------------------------------------------- the slow rows

@@ -19,13 +19,13 @@ import binascii
 import hashlib
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["DigestSorter", "ListHash", "from_hex", "sort_digests"]
+__all__ = ["DigestSorter", "ListHash", "from_hex", "sort_digests", "sorted_list_hash"]
 
 #: Digest bytes held in memory before they are scattered to bucket files.
 BUFFER_BYTES = 64 << 20
@@ -165,3 +165,15 @@ class DigestSorter:
         del data
         path.unlink()
         yield from inner.sorted()
+
+
+def sorted_list_hash(directory: Path, digests: Iterable[np.ndarray]) -> str:
+    """The list hash (``_hashing.list_hash``) of (n, 32) digest arrays given in any order: sorted as
+    bytes by a :class:`DigestSorter` in ``directory`` (on disk past memory), fed to one :class:`ListHash`."""
+    sorter = DigestSorter(directory)
+    for raw in digests:
+        sorter.add(raw)
+    digest = ListHash()
+    for chunk in sorter.sorted():
+        digest.update(chunk)
+    return digest.hexdigest()

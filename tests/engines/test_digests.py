@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorekit._hashing import list_hash
-from scorekit.engines._digests import DigestSorter, ListHash, from_hex, sort_digests
+from scorekit.engines._digests import DigestSorter, ListHash, from_hex, sort_digests, sorted_list_hash
 
 # Few byte values, so digests share long prefixes (ties in the first 8 bytes, equal first bytes at
 # every depth) and repeat.
@@ -92,3 +92,13 @@ def test_the_list_hash_of_sorted_bytes_is_list_hash_of_the_sorted_hex(digests, c
 def test_a_digest_that_is_not_hex_is_refused():
     with pytest.raises(ValueError, match="hexadecimal|Non-hex"):
         from_hex(hashlib.sha256(b"x").hexdigest()[:-1].encode() + b"g")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.binary(min_size=32, max_size=32), max_size=40), st.lists(st.integers(0, 40), max_size=4))
+def test_sorted_list_hash_of_digests_in_any_order_and_batches_is_list_hash(tmp_path_factory, digests, cuts):
+    raw = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(-1, 32)
+    bounds = sorted({0, len(raw), *(min(c, len(raw)) for c in cuts)})
+    batches = [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)][::-1]
+    got = sorted_list_hash(tmp_path_factory.mktemp("d") / "digests", batches)
+    assert got == list_hash([d.hex() for d in digests], sort=True)
