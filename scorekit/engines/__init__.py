@@ -90,7 +90,10 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
 
             src = src if src is not None else open_source(rows.head(limit, npartitions=-1))
             return src, score_here(src, ctx_args, limit=limit, strict=strict)
-        return src, dask.score(rows, src, ctx_args, strict, scheduler=scheduler)
+        from .._evidence import EVIDENCE_ROWS_IN_MEMORY
+
+        threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
+        return dask.score(rows, src, ctx_args, strict, scheduler=scheduler, threshold=threshold)
     if engine == "duckdb":
         from .._partial import Partial
         from . import duckdb

@@ -2,10 +2,12 @@
 
 A JSON Lines file is cut into byte ranges of whole lines, as for the local
 workers; each task reads its own range from the file (the workers must see the
-same path) and returns a partial. A Parquet file is read by row group, a dask
-DataFrame by partition, each on the workers. Only partials reach the client,
-where they are combined as they arrive (:func:`scorekit._partial.combine`); with
-no scheduler address a LocalCluster of worker processes runs here.
+same path) and scores it into a shard that stays on the worker. A Parquet file is read by
+row group, a dask DataFrame by partition, each on the workers. No row reaches
+the client: it receives what each shard reduces to (identity hashes, digests,
+counts per (dimension, case), :mod:`._shards`) and puts the scorecard's counts
+together from them; with no scheduler address a LocalCluster of worker
+processes runs here.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._partial import Partial, combine, score_items, shrink
+from .._partial import Partial, score_items
 from .._rows import open_source
 from .._rows._formats import Source
-from .._spool import Spool
+from .._tally import Counted
 from ..scorers import Context
 
 __all__ = ["is_dask_frame", "score"]
@@ -93,35 +95,54 @@ def _tasks(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool
         raise InputError(f"{src.name}: the dask engine reads JSON Lines or Parquet files or a dask DataFrame")
 
 
+class _Futures:
+    """The :class:`~._shards.Runner` of a dask client: each step a task where its shard is."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def submit(self, function: Any, *args: Any) -> Any:
+        return self.client.submit(function, *args, pure=False)
+
+    def result(self, handle: Any) -> Any:
+        return handle.result() if hasattr(handle, "result") else handle
+
+    def release(self, handle: Any) -> None:
+        if hasattr(handle, "release"):
+            handle.release()  # the worker's copy goes as soon as the client has it
+
+
 def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool, *,
-          scheduler: str | None = None) -> Partial:
-    """Score ``rows`` (opened as ``src``; None for a dask DataFrame) on a cluster."""
+          scheduler: str | None = None, threshold: int) -> Counted:
+    """Score ``rows`` (opened as ``src``; None for a dask DataFrame) on a cluster: each partition is
+    scored into a shard on a worker and stays there; the client gets what the shards reduce to
+    (:mod:`._shards`), never their rows, and streams the evidence into the ``evidence/`` dataset a
+    partition at a time."""
     from distributed import as_completed
+
+    from ._shards import count, scored_shard
 
     client, cluster = _client(scheduler)
     try:
         n_parts = max(1, sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values()))
-        futures = []
+        shards = []
         for function, *args in _tasks(rows, src, ctx_args, strict, n_parts):
             if function is _frame_part:  # a partition of a dask DataFrame: computed on the workers
                 from dask.delayed import delayed
 
-                futures.append(client.compute(delayed(function)(*args)))
+                shards.append(client.compute(delayed(scored_shard)(function, *args)))
             else:
-                futures.append(client.submit(function, *args, pure=False))
+                shards.append(client.submit(scored_shard, function, *args, pure=False))
         from . import progress_bar
 
-        bar = progress_bar(len(futures), "scoring on dask")
-        parts = []
-        spool = Spool()  # each partial is reduced as it arrives (shrink): only compact columns are held
-        for future in as_completed(futures):
-            parts.append(shrink(future.result(), spool))
-            future.release()  # the worker's copy goes as soon as the client has it
+        bar = progress_bar(len(shards), "scoring on dask")
+        for _ in as_completed(shards):
             if bar is not None:
                 bar.update(1)
         if bar is not None:
             bar.close()
-        return combine(parts)  # in source order whatever order they arrived in
+        return count(_Futures(client), shards, source="<DataFrame>" if src is None else src.name,
+                     threshold=threshold)
     finally:
         client.close()
         if cluster is not None:

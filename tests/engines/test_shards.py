@@ -1,0 +1,189 @@
+"""Partitions counted where they were scored (scorekit/engines/_shards.py, SPEC §16).
+
+The shard steps run in this process (InProcess) over any cut of one corpus into
+byte ranges; what they count, hash and write must be what the pandas engine's
+one combined partial gives: the tally, the hashes, the problems and the evidence.
+The corpus has what crosses partitions: an id claimed twice far apart, a trial
+claimed twice, a case defined twice, cases whose trials are cut apart, rows
+without a trial, controls and unlabeled rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from _corpus import raw_rows
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from scorekit._counts import flat_case_counts
+from scorekit._evaluate import _count_rows
+from scorekit._partial import combine, score_range
+from scorekit._rows._formats import FileLines
+from scorekit.engines import _shards
+
+CTX = {"budgets": {}, "judge_panel": (), "pass_score": 0.5, "partial": "error", "agent": None,
+       "tool_contracts": None}
+
+
+def _lines() -> list[str]:
+    lines = raw_rows(40)
+    extra = [
+        # c18 (task_completion) defined again with another answer key, far from its first rows
+        {"id": "late-c18", "case_id": "c18", "dimension": "task_completion", "trial": 7, "must_include": ["other"],
+         "agent_output": "other"},
+        # trial 1 of c9 claimed again under a new id
+        {"id": "again-c9", "case_id": "c9", "dimension": "task_completion", "trial": 1, "must_include": ["done"],
+         "agent_output": "done"},
+        # rows without a trial number, and a case measured only at its last trial
+        {"id": "nt-1", "case_id": "nt", "dimension": "graded", "status": "PASS", "evaluator": "harness-x"},
+        {"id": "nt-2", "case_id": "nt", "dimension": "graded", "status": "FAIL", "evaluator": "harness-x",
+         "trial": 4, "run": "r9"},
+    ]
+    return lines[:70] + [json.dumps(extra[0])] + lines[70:] + [json.dumps(row) for row in extra[1:]]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndarray]:
+    path = tmp_path_factory.mktemp("shards") / "rows.jsonl"
+    data = "".join(line + "\n" for line in _lines()).encode()
+    path.write_bytes(data)
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) + 1
+    return path, np.r_[0, ends]
+
+
+def _ranges(offsets: np.ndarray, cuts: list[float]) -> list[tuple[int, int]]:
+    """Line ranges [a, b) cutting the file at the fractions ``cuts``."""
+    n = len(offsets) - 1
+    bounds = sorted({0, n, *(int(c * n) for c in cuts)})
+    return list(zip(bounds, bounds[1:], strict=False))
+
+
+def _partials(path: Path, offsets: np.ndarray, ranges: list[tuple[int, int]], strict: bool) -> list:
+    return [score_range(str(path), int(offsets[a]), int(offsets[b]), a + 1, path.name, CTX, strict)
+            for a, b in ranges]
+
+
+def _reference(path: Path, offsets: np.ndarray, strict: bool):
+    whole = combine(_partials(path, offsets, [(0, len(offsets) - 1)], strict))
+    source = SimpleNamespace(lines=FileLines(path.read_bytes()))  # where a row is read again from
+    return _count_rows([source, whole], strict, 10_000_000)
+
+
+def _by_shards(path: Path, offsets: np.ndarray, ranges: list[tuple[int, int]], strict: bool, threshold: int):
+    shards = [_shards.open_shard(part, strict, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
+              for part, (a, b) in zip(_partials(path, offsets, ranges, strict), ranges, strict=True)]
+    return _shards.count(_shards.InProcess(), shards[::-1], source=path.name, threshold=threshold)
+
+
+def _assert_same(got, want) -> None:
+    assert got.hashes == want.hashes
+    assert got.tally.labels == want.tally.labels
+    assert got.tally.unlabeled == want.tally.unlabeled
+    assert got.tally.controls == want.tally.controls
+    assert got.tally.dimensions == want.tally.dimensions
+    pd.testing.assert_frame_equal(flat_case_counts(got.tally.cases), flat_case_counts(want.tally.cases))
+    g, w = got.tally.runs, want.tally.runs
+    assert (g.column, g.note) == (w.column, w.note)
+    assert g.groups.equals(w.groups) and g.run_labels.equals(w.run_labels)
+    for name in ("unbalanced", "universe", "run_group", "run_code", "run_cases", "run_pass", "run_n"):
+        np.testing.assert_array_equal(getattr(g, name), getattr(w, name), err_msg=name)
+    assert got.tally.findings == want.tally.findings
+    key = lambda p: (p.line, p.field, p.message)  # noqa: E731
+    assert sorted(got.problems, key=key) == sorted(want.problems, key=key)
+    assert got.agents == want.agents
+    assert (got.judges_seen, got.mock_judges) == (want.judges_seen, want.mock_judges)
+    assert got.store.rows == want.store.rows and got.store.evaluators == want.store.evaluators
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_the_corpus_has_what_crosses_partitions(corpus, strict):
+    want = _reference(*corpus, strict)
+    fields = {p.field for p in want.problems}
+    assert {"id", "trial", "case_id"} <= fields  # a duplicate id, a duplicate trial, a second definition
+    assert want.tally.controls and want.tally.unlabeled
+    assert want.tally.runs.column == "run"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cuts=st.lists(st.floats(0, 1), max_size=6), strict=st.booleans())
+def test_any_partitions_count_as_the_combined_rows(corpus, cuts, strict):
+    ranges = _ranges(corpus[1], cuts)
+    got = _by_shards(*corpus, ranges, strict, threshold=10_000_000)
+    want = _reference(*corpus, strict)
+    _assert_same(got, want)
+    pd.testing.assert_frame_equal(got.store.frame(), want.store.frame())
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cuts=st.lists(st.floats(0, 1), min_size=1, max_size=6), basis=st.sampled_from(["trial", "run"]))
+def test_run_totals_of_cases_cut_apart(tmp_path_factory, cuts, basis):
+    """With runs, trials 0 and 1 share run r0, so a (dimension, run, case) group has rows in two
+    partitions; with trials as runs, one case lacks trial 2 and one row of x has no trial."""
+    rows = [{"id": f"{c}-{t}", "case_id": c, "dimension": d, "trial": t, "status": s, "evaluator": "h"}
+            for c, d in (("a", "x"), ("b", "x"), ("c", "y"), ("d", "y"))
+            for t, s in enumerate(("PASS", "FAIL", "ERROR")) if (c, t) != ("d", 2)]
+    rows.sort(key=lambda r: (r["trial"], r["case_id"]))  # a case's trials far apart
+    if basis == "run":
+        for row in rows:
+            row["run"] = "r0" if row["trial"] < 2 else "r1"
+    else:
+        rows.append({"id": "no-trial", "case_id": "a", "dimension": "x", "status": "PASS", "evaluator": "h"})
+    path = tmp_path_factory.mktemp("trials") / "rows.jsonl"
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    path.write_bytes(data)
+    offsets = np.r_[0, np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) + 1]
+    ranges = _ranges(offsets, cuts)
+    assume(len(ranges) > 1)
+    want = _reference(path, offsets, True)
+    assert want.tally.runs.column == basis
+    if basis == "trial":
+        assert want.tally.runs.unbalanced.tolist() == [True, True]
+    _assert_same(_by_shards(path, offsets, ranges, True, threshold=10_000_000), want)
+
+
+def test_above_the_threshold_the_evidence_is_the_dataset(corpus):
+    ranges = _ranges(corpus[1], [0.3, 0.6])
+    got = _by_shards(*corpus, ranges, True, threshold=5)
+    want = _reference(*corpus, True)
+    assert not got.store.in_memory
+    frame = got.store.dataset().to_table().to_pandas()
+    pd.testing.assert_frame_equal(frame, want.store.frame(), check_dtype=False, check_categorical=False)
+
+
+def test_no_rows_count_as_nothing(tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    got = _shards.count(_shards.InProcess(), [], source=path.name, threshold=10)
+    assert got.tally.labels == {"labeled": 0, "unlabeled": 0, "invalid": 0}
+    assert got.store.rows == 0 and got.tally.dimensions == []
+    assert len(got.store.frame()) == 0
+
+
+class _Recording(_shards.InProcess):
+    """InProcess, recording the type of everything the client is handed."""
+
+    def __init__(self) -> None:
+        self.received: list[str] = []
+
+    def result(self, handle):
+        self.received.append(type(handle).__name__)
+        return handle
+
+
+def test_the_client_is_handed_reductions_never_a_partition_s_rows(corpus):
+    runner = _Recording()
+    ranges = _ranges(corpus[1], [0.25, 0.5, 0.75])
+    path, offsets = corpus
+    shards = [_shards.open_shard(part, True, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
+              for part, (a, b) in zip(_partials(path, offsets, ranges, True), ranges, strict=True)]
+    _shards.count(runner, shards, source=path.name, threshold=10)
+    # Keys and counts per partition; the few candidate rows; the exact run groups of split cases;
+    # the rows read again for a definition message; the evidence, a partition at a time.
+    assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "DataFrame", "bytes", "str", "Table"}
+    assert runner.received.count("Keys") == runner.received.count("ShardCounts") == len(ranges)
+    assert runner.received.count("Table") == len(ranges)
