@@ -307,7 +307,7 @@ def evaluate(
         processes; on a dask.distributed cluster (``scorekit[dask]``; JSON
         Lines or Parquet files or a dask DataFrame); or pre-scored rows in
         Parquet, CSV or JSON Lines files read and screened by DuckDB
-        (``scorekit[duckdb]``; Parquet rows are also counted there, so the
+        (``scorekit[duckdb]``; their rows are also counted there, so the
         files may be larger than memory). The Scorecard is the same.
     scheduler : str, optional
         Address of a dask scheduler (engine ``dask``); default: a LocalCluster.

@@ -95,11 +95,9 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
         threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
         return dask.score(rows, src, ctx_args, strict, scheduler=scheduler, threshold=threshold)
     if engine == "duckdb":
-        from .._partial import Partial
         from . import duckdb
 
-        scored = duckdb.score(rows, ctx_args, strict, limit=limit, evidence_rows_in_memory=evidence_rows_in_memory)
-        return (None, scored) if isinstance(scored, Partial) else scored
+        return duckdb.score(rows, ctx_args, strict, limit=limit, evidence_rows_in_memory=evidence_rows_in_memory)
     from .._ingest import ingest as score_here
 
     if isinstance(rows, (str, os.PathLike)) and limit is None:

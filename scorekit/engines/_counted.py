@@ -24,7 +24,7 @@ screened row ever becomes a Python object:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
 from ._digests import from_hex, sorted_list_hash
 
-__all__ = ["count_parquet"]
+__all__ = ["SCREENED_TABLE", "count_parquet", "count_screened", "scored_sql"]
 
 BATCH_ROWS = 1 << 17
 # A JSON string needs escaping (so its canonical text is not '"' + text + '"') when it holds '"', '\' or
@@ -73,15 +73,30 @@ class _Columns:
         selected = ", ".join(f"CAST({c} AS {t}) AS {c}" if c in self.present else f"CAST(NULL AS {t}) AS {c}"
                              for c, t in self.types.items())
         rows = f"SELECT {line} AS line, {selected} FROM {source}"
-        scored = (
-            "SELECT line, id, dimension, coalesce(case_id, id) AS case_id, trial, status, "
-            "CASE WHEN status = 'PASS' THEN NULL ELSE coalesce(nullif(reason, ''), 'prescored_' || lower(status)) "
-            "END AS reason, CASE WHEN status = 'PASS' THEN NULL ELSE 'pre-scored ' || status || ' by ' || evaluator "
-            f"END AS detail, evaluator, {self.run_text} AS run_text, {self.run_int} AS run_int, agent "
-            f"FROM ({rows}) WHERE ({self.screen}) IS TRUE"
-        )
-        escapes = " OR ".join(_ESCAPE.format(c) for c in ("id", "dimension", "case_id", "reason", "run_text"))
-        return f"SELECT *, NOT coalesce({escapes}, false) AS plain FROM ({scored}){where}"
+        return scored_sql(rows, self.screen, run_text=self.run_text, run_int=self.run_int, where=where)
+
+
+def scored_sql(rows: str, screen: str, *, run_text: str, run_int: str, where: str = "") -> str:
+    """SQL: the rows of ``rows`` (a SELECT of the pre-scored columns and ``line``) that ``screen``
+    passes, scored as :func:`scorekit.scorers.external.prescored` scores them: the evidence columns,
+    the measured run as text (``run_text``) or as an integer (``run_int``), and ``plain`` (no string
+    needs JSON escaping, so SQL writes the row's canonical text)."""
+    scored = (
+        "SELECT line, id, dimension, coalesce(case_id, id) AS case_id, trial, status, "
+        "CASE WHEN status = 'PASS' THEN NULL ELSE coalesce(nullif(reason, ''), 'prescored_' || lower(status)) "
+        "END AS reason, CASE WHEN status = 'PASS' THEN NULL ELSE 'pre-scored ' || status || ' by ' || evaluator "
+        f"END AS detail, evaluator, {run_text} AS run_text, {run_int} AS run_int, agent "
+        f"FROM ({rows}) WHERE ({screen}) IS TRUE"
+    )
+    escapes = " OR ".join(_ESCAPE.format(c) for c in ("id", "dimension", "case_id", "reason", "run_text"))
+    return f"SELECT *, NOT coalesce({escapes}, false) AS plain FROM ({scored}){where}"
+
+
+#: The table of screened rows (:func:`scored_sql`'s columns) a builder of :func:`count_screened` fills.
+SCREENED_TABLE = (
+    "(line BIGINT, id VARCHAR, dimension VARCHAR, case_id VARCHAR, trial BIGINT, status VARCHAR, reason VARCHAR, "
+    "detail VARCHAR, evaluator VARCHAR, run_text VARCHAR, run_int BIGINT, agent VARCHAR, plain BOOLEAN)"
+)
 
 
 _EVIDENCE_TEXT = (
@@ -179,22 +194,37 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
     """The :class:`Counted` of pre-scored Parquet ``files`` (``offsets``: each file's first line less one):
     ``present`` are the columns and their (union) types, ``screen`` the SQL a row passes when the pandas
     checks certainly accept it, ``slow`` the rows that did not pass, scored by the pandas code."""
-    from .duckdb import _quoted, line_sql, work_directory
+    from .duckdb import _quoted, line_sql
 
     columns = _Columns(present, screen)
     line = line_sql(files, offsets)
-    # Every query below that needs an order says ORDER BY; without keeping insertion order DuckDB's
-    # aggregates over a billion rows stay within its memory limit (spilling to disk).
-    con.execute("SET preserve_insertion_order = false")
     listed = ", ".join(_quoted(f) for f in files)
     everything = f"read_parquet([{listed}], filename = true, file_row_number = true, union_by_name = true)"
     where = f" WHERE line <= {int(limit)}" if limit is not None else ""
+
+    def build(table: str) -> Partial:
+        con.execute(f"CREATE TABLE {table} AS {columns.fast(everything, line, where)}")
+        return slow
+
+    return count_screened(con, build, source=source, agent=agent, strict=strict, threshold=threshold)
+
+
+def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, agent: str | None, strict: bool,
+                   threshold: int) -> Counted:
+    """The :class:`Counted` of pre-scored rows: ``build(table)`` creates ``table`` (a table of
+    :data:`SCREENED_TABLE`'s columns, :func:`scored_sql`) of the rows the screen passed, read from
+    their files once, and returns the partial of the rows it did not pass, scored by the pandas code."""
+    from .duckdb import _quoted, work_directory
+
+    # Every query below that needs an order says ORDER BY; without keeping insertion order DuckDB's
+    # aggregates over a billion rows stay within its memory limit (spilling to disk).
+    con.execute("SET preserve_insertion_order = false")
     # The screened rows are read from the files once, into a table of a database on disk (DuckDB keeps
     # in memory only what its memory limit allows); every pass below reads that table.
     work = work_directory(con) / "rows.duckdb"
     con.execute(f"ATTACH {_quoted(str(work))} AS work")
     try:
-        con.execute(f"CREATE TABLE work.fast_all AS {columns.fast(everything, line, where)}")
+        slow = build("work.fast_all")
         agents = {value: int(n) for value, n in con.execute(
             "SELECT agent, count(*) FROM work.fast_all GROUP BY agent").fetchall()}
         for value, n in slow.agents.items():

@@ -25,27 +25,24 @@ In a directory, a row's line is counted as if the files were one file, in
 file-name order (CSV: one header, the header lines of the later files not
 counted), as the rows of a directory of Parquet files are.
 
-Parquet rows are then counted, hashed and written out inside DuckDB
-(:mod:`._counted`): no screened row becomes a Python object, so the files may
-be larger than memory. CSV and JSON Lines rows are still gathered into a
-partial for the pandas engine's counting.
+The screened rows of every kind of file are then scored into one table and
+counted, hashed and written out inside DuckDB (:mod:`._counted`): no screened
+row becomes a Python object, so the files may be larger than memory.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .._errors import InputError
-from .._hashing import evidence_digest, results_digest, row_digest
 from .._partial import Partial, combine, score_items
 from .._rows import open_source
 from .._rows._formats import _csv_records, jsonl_records
-from .._validate import definition_key
+from .._tally import Counted
 from ..scorers import Context
 
 __all__ = ["COLUMNS", "KINDS", "arrow_batches", "file_offsets", "line_sql", "score"]
@@ -423,35 +420,43 @@ def _batches(con: Any, query: str) -> Iterator[dict[str, list[Any]]]:
 
 
 def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | None = None,
-          evidence_rows_in_memory: int | None = None) -> Any:
-    """Screen and score the pre-scored rows of ``rows`` (Parquet, CSV or JSON Lines) with DuckDB.
-
-    Parquet rows are counted inside DuckDB: a :class:`~scorekit._tally.Counted` (no screened row
-    becomes a Python object). CSV and JSON Lines rows: a partial for the pandas engine's counting.
-    """
+          evidence_rows_in_memory: int | None = None) -> Counted:
+    """Screen, score and count the pre-scored rows of ``rows`` (Parquet, CSV or JSON Lines) with DuckDB:
+    a :class:`~scorekit._tally.Counted` (no screened row becomes a Python object)."""
     from .._evidence import EVIDENCE_ROWS_IN_MEMORY
-    from ._counted import count_parquet
+    from ._counted import count_parquet, count_screened
 
     kind, files = _files(rows)
     name = str(rows)
+    threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
+    agent = ctx_args.get("agent")
     con = connect()
     try:
         if kind != "parquet":
-            return combine(_score_text_files(con, files, kind, name, ctx_args, strict, limit))
+            def build(table: str) -> Partial:
+                return _count_text_files(con, table, files, kind, name, ctx_args, strict, limit)
+
+            return count_screened(con, build, source=name, agent=agent, strict=strict, threshold=threshold)
         present, offsets, screen = _parquet_source(con, files, name, ctx_args, limit)
         if not con.execute("SELECT count(*) FROM (SELECT 1 FROM screened LIMIT 1)").fetchall()[0][0]:
             raise InputError(f"{name}: empty file, no rows")
         slow = score_items(_parquet_items(con), name, Context(**ctx_args), strict)
-        threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
-        return count_parquet(con, files, offsets, present, screen, slow, source=name, agent=ctx_args.get("agent"),
+        return count_parquet(con, files, offsets, present, screen, slow, source=name, agent=agent,
                              strict=strict, limit=limit, threshold=threshold)
     finally:
         con.close()
 
 
-def _score_text_files(con: Any, files: list[str], kind: str, name: str, ctx_args: dict[str, Any], strict: bool,
-                      limit: int | None) -> list[Partial]:
-    """Each file in turn; in a directory, lines are counted on from the files before (CSV: one header)."""
+def _count_text_files(con: Any, table: str, files: list[str], kind: str, name: str, ctx_args: dict[str, Any],
+                      strict: bool, limit: int | None) -> Partial:
+    """Each file in turn: its screened rows scored in SQL into ``table``, the others by the pandas code
+    (returned as one partial). In a directory, lines are counted on from the files before (CSV: one
+    header)."""
+    from ._counted import SCREENED_TABLE, scored_sql
+
+    con.execute(f"CREATE TABLE {table} {SCREENED_TABLE}")
+    screened = scored_sql("SELECT line, id, dimension, case_id, trial, status, reason, evaluator, run, run_int, "
+                          "agent, ok FROM fields", "ok", run_text="run", run_int="run_int")
     parts: list[Partial] = []
     offset, left = 0, limit
     for path in files:
@@ -460,7 +465,7 @@ def _score_text_files(con: Any, files: list[str], kind: str, name: str, ctx_args
         seen = [0]
         items: Iterable[Any]
         if count is not None:
-            parts.append(_screened_part(con, name, ctx_args, strict))
+            con.execute(f"INSERT INTO {table} {screened}")
             items = _text_items(con, path, kind, file_name)
             if left is not None:
                 seen[0] = con.execute("SELECT count(*) FROM fields").fetchall()[0][0]
@@ -473,53 +478,4 @@ def _score_text_files(con: Any, files: list[str], kind: str, name: str, ctx_args
             left -= seen[0]
             if left <= 0:
                 break
-    return parts
-
-
-def _screened_part(con: Any, source: str, ctx_args: dict[str, Any], strict: bool) -> Partial:
-    """The compact columns of the rows the screen passed, their outcome from SQL."""
-    out = Partial(source=source)
-    cols = out.columns
-    agent = ctx_args.get("agent")
-    key = definition_key({}, ())  # pre-scored rows carry no inputs or answer keys
-
-    query = (
-        "SELECT line, id, dimension, coalesce(case_id, id) AS case_id, trial, status, evaluator, run, run_int, "
-        "agent, CASE WHEN status = 'PASS' THEN NULL ELSE coalesce(nullif(reason, ''), 'prescored_' || "
-        "lower(status)) END AS reason, CASE WHEN status = 'PASS' THEN NULL ELSE 'pre-scored ' || status || ' by ' "
-        "|| evaluator END AS detail FROM fields WHERE ok ORDER BY line"
-    )
-    suite_pairs: set[tuple[str, str]] = set()
-    plain = ("line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "evaluator")
-    for batch in _batches(con, query):
-        named = batch.pop("agent")
-        for value, count in Counter(named).items():
-            out.agents[value] = out.agents.get(value, 0) + count
-        if agent is not None:  # rows of another agent are counted, not evaluated
-            keep = [i for i, value in enumerate(named) if value == agent]
-            batch = {k: [v[i] for i in keep] for k, v in batch.items()}
-        n = len(batch["line"])
-        for column in plain:  # whole columns at once: no per-row appends
-            cols[column].extend(batch[column])
-        runs = [text if number is None else number for text, number in zip(batch["run"], batch["run_int"],
-                                                                            strict=True)]
-        cols["run"].extend(run if run is None or type(run) is str else str(run) for run in runs)
-        cols["label"].extend(["labeled"] * n)
-        cols["control"].extend([False] * n)
-        for column in ("agent_output", "cost_usd", "latency_ms", "row_json"):
-            cols[column].extend([None] * n)
-        cols["definition"].extend([key] * n)
-        evidence = out.evidence_digests
-        results = out.result_digests
-        for row_id, dimension, case, trial, status, reason, run in zip(
-            batch["id"], batch["dimension"], batch["case_id"], batch["trial"], batch["status"], batch["reason"], runs,
-            strict=True,
-        ):
-            evidence += evidence_digest(row_id, dimension, case, trial, status, reason, "labeled", False, True)
-            results += results_digest(row_id, case, dimension, trial,
-                                      {"status": status} if run is None else {"status": status, "run": run})
-        suite_pairs.update(zip(batch["case_id"], batch["dimension"], strict=True))
-    out.suite_digests.update(
-        row_digest({"case_id": case, "dimension": dimension, "definition": {}}) for case, dimension in suite_pairs
-    )
-    return out
+    return combine(parts)

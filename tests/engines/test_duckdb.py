@@ -538,3 +538,23 @@ def test_tool_contracts_join_pre_scored_tool_call_rows_as_in_the_pandas_engine(t
     policy = tmp_path / "policy.yml"
     assert comparable(sk.evaluate(path, policy=policy, engine="duckdb")) == comparable(
         sk.evaluate(path, policy=policy))
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_text_files_are_counted_inside_duckdb_like_parquet(tmp_path, kind, monkeypatch):
+    """A plain CSV or JSON Lines file is counted where its rows are (a Counted, no partial of its
+    screened rows); above the threshold the evidence is the dataset, the same rows as the pandas
+    engine's."""
+    from scorekit._tally import Counted
+    from scorekit.engines import duckdb as engine
+
+    path = _text_file(tmp_path, kind)
+    counted = engine.score(str(path), {"agent": None}, True)
+    assert isinstance(counted, Counted)
+    scored_in_python = counted.tally.labels["labeled"] + counted.tally.labels["unlabeled"]
+    assert counted.store.rows > 0 and scored_in_python > 0
+    want = sk.evaluate(path, evidence_rows_in_memory=3)
+    got = sk.evaluate(path, engine="duckdb", evidence_rows_in_memory=3)
+    assert comparable(got) == comparable(want)
+    frame = got.evidence_dataset().to_table().to_pandas()
+    pd.testing.assert_frame_equal(frame, want.evidence_dataset().to_table().to_pandas())
