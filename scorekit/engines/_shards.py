@@ -360,8 +360,9 @@ def segment(shard: Shard) -> Any:
     if shard.spooled.num_rows:
         spool.add((shard.source, shard.first), shard.spooled.combine_chunks().to_batches()[0])
     schema = _evidence_schema()
-    return pa.Table.from_batches([pa.RecordBatch.from_pandas(frame, schema=schema, preserve_index=False)
-                                  for frame in _segments(shard.counting, spool, shard.strict)], schema=schema)
+    # A table per frame: a partition's columns come in chunks of BATCH_ROWS rows, which a record batch cannot hold.
+    return pa.concat_tables([pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
+                             for frame in _segments(shard.counting, spool, shard.strict)])
 
 
 # --------------------------------------------------------------------------- on the client

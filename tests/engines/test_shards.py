@@ -187,3 +187,14 @@ def test_the_client_is_handed_reductions_never_a_partition_s_rows(corpus):
     assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "DataFrame", "bytes", "str", "Table"}
     assert runner.received.count("Keys") == runner.received.count("ShardCounts") == len(ranges)
     assert runner.received.count("Table") == len(ranges)
+
+
+def test_a_partition_of_several_batches_counts_and_writes_as_the_combined_rows(corpus, monkeypatch):
+    # A partial holds its rows in batches of BATCH_ROWS (65,536): here 16, so every partition has several.
+    import scorekit._partial
+
+    monkeypatch.setattr(scorekit._partial, "BATCH_ROWS", 16)
+    ranges = _ranges(corpus[1], [0.5])
+    got = _by_shards(*corpus, ranges, True, threshold=10_000_000)
+    _assert_same(got, _reference(*corpus, True))
+    pd.testing.assert_frame_equal(got.store.frame(), _reference(*corpus, True).store.frame())
