@@ -563,9 +563,17 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int) -> 
             writer.write(runner.result(handle))
             runner.release(handle)
 
-    store = EvidenceStore.written(fill, schema=_evidence_schema(), rows=sum(k.rows for k in found),
-                                  evaluators=sorted(set().union(*(k.evaluators for k in found))),
-                                  evidence_hash=hashes["evidence"], threshold=threshold)
+    rows = sum(k.rows for k in found)
+    if rows:
+        store = EvidenceStore.written(fill, schema=_evidence_schema(), rows=rows,
+                                      evaluators=sorted(set().union(*(k.evaluators for k in found))),
+                                      evidence_hash=hashes["evidence"], threshold=threshold)
+    else:  # the typed empty table (Parquet read back would lose the status and label categories)
+        from .._evaluate import _segments
+        from .._spool import Spool
+
+        store = EvidenceStore.deferred(lambda: _segments(pd.DataFrame(), Spool(), True), rows=0, evaluators=[],
+                                       evidence_hash=hashes["evidence"], threshold=threshold)
     return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=problems, agents=agents,
                    judges_seen=set().union(*(k.judges_seen for k in found)),
                    mock_judges=set().union(*(k.mock_judges for k in found)))

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from scorekit._counts import flat_case_counts
 from scorekit._evaluate import _count_rows
-from scorekit._partial import combine, score_range
+from scorekit._partial import Partial, combine, score_range
 from scorekit._rows._formats import FileLines
 from scorekit.engines import _shards
 
@@ -161,7 +161,9 @@ def test_no_rows_count_as_nothing(tmp_path):
     got = _shards.count(_shards.InProcess(), [], source=path.name, threshold=10)
     assert got.tally.labels == {"labeled": 0, "unlabeled": 0, "invalid": 0}
     assert got.store.rows == 0 and got.tally.dimensions == []
-    assert len(got.store.frame()) == 0
+    want = _count_rows([None, Partial()], True, 10)
+    assert got.hashes == want.hashes
+    pd.testing.assert_frame_equal(got.store.frame(), want.store.frame())  # typed: status and label categories
 
 
 class _Recording(_shards.InProcess):
