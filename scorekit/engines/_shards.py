@@ -18,10 +18,10 @@ puts the :class:`~scorekit._tally.Counted` together from it, step by step:
    invalid are marked where they are; each partition then reduces to its label
    counts, its unlabeled rows and controls, counts per (dimension, case), per
    (dimension, run) totals, finding groups and evidence digests.
-4. **split cases** (only for a (dimension, case) counted in two partitions,
-   :func:`run_groups`): such a case's (dimension, run, case) groups would be
-   counted once per partition; their few groups come back exactly and the
-   totals are corrected.
+4. **split run groups** (:func:`group_hashes`, then :func:`run_groups` only
+   for hashes seen in two partitions): a (dimension, run, case) group with rows
+   in two partitions would be counted once in each; its rows' groups come
+   back exactly and the totals are corrected. 8 bytes per group first.
 5. **evidence** (:func:`segment`): the evidence rows, a partition at a time,
    streamed into the ``evidence/`` dataset.
 
@@ -341,11 +341,18 @@ def _plain(frame: pd.DataFrame) -> pd.DataFrame:
                            for name in frame.columns if isinstance(frame[name].dtype, pd.CategoricalDtype)})
 
 
-def run_groups(shard: Shard, basis: str, split: pd.DataFrame) -> pd.DataFrame:
-    """Step 4: the (dimension, run, case) groups of the (dimension, case) pairs in ``split``."""
-    rows = _agent_frame(shard)
-    groups = _plain(_run_groups(rows, basis))
-    return groups.merge(split, on=["dimension", "case_id"], how="inner")
+def group_hashes(shard: Shard, basis: str) -> np.ndarray:
+    """Step 4: 64-bit hashes of the partition's (dimension, run, case) groups (``basis``: the run column)."""
+    groups = _run_groups(_agent_frame(shard), basis)
+    return _hash(groups[["dimension", basis, "case_id"]]) if len(groups) else np.zeros(0, dtype=np.uint64)
+
+
+def run_groups(shard: Shard, basis: str, hashes: np.ndarray) -> pd.DataFrame:
+    """Step 4: the partition's (dimension, run, case) groups whose hash is in ``hashes``, exactly."""
+    groups = _run_groups(_agent_frame(shard), basis)
+    if not len(groups):
+        return _plain(groups)
+    return _plain(groups[np.isin(_hash(groups[["dimension", basis, "case_id"]]), hashes)])
 
 
 def segment(shard: Shard) -> Any:
@@ -460,23 +467,22 @@ def _runs(runner: Runner, marked: list[Any], parts: list[ShardCounts], cases: pd
     frames = [p.per_run[basis] for p in parts if len(p.per_run[basis])]
     per_run = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["dimension", basis, "m", "p", "n", "c"])
-    # A (dimension, case) counted in two partitions has its (dimension, run, case) groups counted
-    # in each: take them out and put each group in once.
-    counted = pd.concat([p.cases[["dimension", "case_id"]] for p in parts], ignore_index=True)
-    split = counted[counted.duplicated(keep=False)].drop_duplicates()
-    if len(split):
-        hit = [i for i, p in enumerate(parts)
-               if len(p.cases) and p.cases.merge(split, on=["dimension", "case_id"]).shape[0]]
-        handles = [runner.submit(run_groups, marked[i], basis, split) for i in hit]
+    # A (dimension, run, case) group with rows in two partitions is counted in each: its hash repeats
+    # across partitions. Those groups come back exactly (a hash collision only brings back more), are
+    # taken out and put in once.
+    found = _all(runner, group_hashes, marked, basis)
+    repeated = _repeated(found)
+    hit = [i for i, hashes in enumerate(found) if np.isin(hashes, repeated).any()]
+    if hit:
+        handles = [runner.submit(run_groups, marked[i], basis, repeated) for i in hit]
         exact = pd.concat([runner.result(handle) for handle in handles], ignore_index=True)
-        if len(exact):
-            twice = exact.groupby(["dimension", basis], sort=False).agg(m=("m", "sum"), c=("m", "size"))
-            once = exact.groupby(["dimension", basis, "case_id"], sort=False)["m"].any().groupby(
-                level=[0, 1], sort=False).agg(["sum", "size"])
-            fix = twice.join(once).reset_index()
-            per_run = pd.concat([per_run, pd.DataFrame({
-                "dimension": fix["dimension"], basis: fix[basis], "m": fix["sum"] - fix["m"], "p": 0, "n": 0,
-                "c": fix["size"] - fix["c"]})], ignore_index=True)
+        twice = exact.groupby(["dimension", basis], sort=False).agg(m=("m", "sum"), c=("m", "size"))
+        once = exact.groupby(["dimension", basis, "case_id"], sort=False)["m"].any().groupby(
+            level=[0, 1], sort=False).agg(["sum", "size"])
+        fix = twice.join(once).reset_index()
+        per_run = pd.concat([per_run, pd.DataFrame({
+            "dimension": fix["dimension"], basis: fix[basis], "m": fix["sum"] - fix["m"], "p": 0, "n": 0,
+            "c": fix["size"] - fix["c"]})], ignore_index=True)
     rows: list[tuple[Any, Any, int, int, int, int]] = []
     if len(per_run):
         summed = per_run.groupby(["dimension", basis], sort=True)[["m", "p", "n", "c"]].sum()
@@ -495,9 +501,9 @@ def _on_lines(lines: set[int], *problems: list[Problem]) -> list[list[Problem]]:
     return [[p for p in each if p.line in lines] for each in problems]
 
 
-def _all(runner: Runner, step: Callable[[Any], Any], shards: list[Any]) -> list[Any]:
-    """``step`` of every shard, all submitted before any is waited for (they run side by side)."""
-    handles = [runner.submit(step, shard) for shard in shards]
+def _all(runner: Runner, step: Callable[..., Any], shards: list[Any], *args: Any) -> list[Any]:
+    """``step(shard, *args)`` of every shard, all submitted before any is waited for (they run side by side)."""
+    handles = [runner.submit(step, shard, *args) for shard in shards]
     return [runner.result(handle) for handle in handles]
 
 

@@ -184,9 +184,11 @@ def test_the_client_is_handed_reductions_never_a_partition_s_rows(corpus):
     shards = [_shards.open_shard(part, True, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
               for part, (a, b) in zip(_partials(path, offsets, ranges, True), ranges, strict=True)]
     _shards.count(runner, shards, source=path.name, threshold=10)
-    # Keys and counts per partition; the few candidate rows; the exact run groups of split cases;
-    # the rows read again for a definition message; the evidence, a partition at a time.
-    assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "DataFrame", "bytes", "str", "Table"}
+    # Keys, counts and run-group hashes per partition; the few candidate rows; the exact run groups
+    # split across partitions; the rows read again for a definition message; the evidence, a
+    # partition at a time.
+    assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "ndarray", "DataFrame", "bytes", "str",
+                                     "Table"}
     assert runner.received.count("Keys") == runner.received.count("ShardCounts") == len(ranges)
     assert runner.received.count("Table") == len(ranges)
 
@@ -200,3 +202,19 @@ def test_a_partition_of_several_batches_counts_and_writes_as_the_combined_rows(c
     got = _by_shards(*corpus, ranges, True, threshold=10_000_000)
     _assert_same(got, _reference(*corpus, True))
     pd.testing.assert_frame_equal(got.store.frame(), _reference(*corpus, True).store.frame())
+
+
+def test_a_file_written_run_after_run_brings_back_no_run_group(tmp_path):
+    """Cases in every partition but no (dimension, run, case) group split: nothing comes back exactly."""
+    rows = [{"id": f"{c}-{r}", "case_id": f"c{c}", "dimension": "x", "trial": r, "run": f"r{r}",
+             "status": "PASS" if (c + r) % 3 else "FAIL", "evaluator": "h"} for r in range(3) for c in range(30)]
+    path = tmp_path / "rows.jsonl"
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    path.write_bytes(data)
+    offsets = np.r_[0, np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) + 1]
+    ranges = [(0, 30), (30, 60), (60, 90)]  # one run each
+    runner = _Recording()
+    shards = [_shards.open_shard(part, True, None) for part in _partials(path, offsets, ranges, True)]
+    got = _shards.count(runner, shards, source=path.name, threshold=10_000_000)
+    _assert_same(got, _reference(path, offsets, True))
+    assert "DataFrame" not in runner.received
