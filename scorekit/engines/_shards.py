@@ -209,6 +209,7 @@ class Candidates:
     keys: list[bytes | None]
     duplicate: np.ndarray  # bool: a candidate of the identity check
     conflict: np.ndarray  # bool: a candidate of the definition check
+    texts: list[bytes | str | None]  # the JSON text of each candidate of the definition check, else None
 
 
 def candidates(shard: Shard, ids: np.ndarray, trials: np.ndarray, pairs: np.ndarray) -> Candidates:
@@ -234,25 +235,35 @@ def candidates(shard: Shard, ids: np.ndarray, trials: np.ndarray, pairs: np.ndar
         positions=positions, lines=rows["line"].tolist(), ids=_python(rows["id"]), cases=_python(rows["case_id"]),
         dimensions=_python(rows["dimension"]), trials=_python(rows["trial"]),
         valid=(rows["label"] != "invalid").tolist(), keys=definitions, duplicate=duplicate[positions],
-        conflict=conflict[positions],
+        conflict=conflict[positions], texts=_texts(shard, positions, conflict[positions]),
     )
 
 
-def row_json(shard: Shard, position: int) -> bytes | str:
-    """The JSON text of the partition's row at ``position`` (its kept text, else its line of the file)."""
-    text = shard.spooled.column("row_json")[position].as_py()
-    if text is not None:
-        return str(text)
+def _texts(shard: Shard, positions: np.ndarray, wanted: np.ndarray) -> list[bytes | str | None]:
+    """:func:`row_texts` of the ``wanted`` ones of ``positions``, None for the others."""
+    texts: list[bytes | str | None] = [None] * len(positions)
+    at = np.flatnonzero(wanted)
+    for k, text in zip(at.tolist(), row_texts(shard, positions[at].tolist()) if len(at) else [], strict=True):
+        texts[k] = text
+    return texts
+
+
+def row_texts(shard: Shard, positions: Sequence[int]) -> list[bytes | str]:
+    """The JSON text of the partition's rows at ``positions`` (each row's kept text, else its line of
+    the file, read once for all of them)."""
+    kept = shard.spooled.column("row_json").take(list(positions)).to_pylist()
+    if all(text is not None for text in kept):
+        return [str(text) for text in kept]
     assert shard.lines is not None
     from .._rows._formats import FileLines
 
     path, start, stop, first = shard.lines
     with open(path, "rb") as fh:
         fh.seek(start)
-        data = fh.read(stop - start)
-    line = int(shard.counting["line"].iloc[position])
-    raw: bytes = FileLines(data)[line - first]
-    return raw
+        lines = FileLines(fh.read(stop - start))
+    numbers = shard.counting["line"].to_numpy()
+    return [str(text) if text is not None else lines[int(numbers[p]) - first]
+            for text, p in zip(kept, positions, strict=True)]
 
 
 def mark(shard: Shard, duplicates: Sequence[int], conflicts: Sequence[int],
@@ -422,8 +433,7 @@ def _judge(runner: Runner, shards: list[Any], found: list[Keys], source: str
         import json
 
         i, j = where[p]
-        parsed: dict[str, Any] = json.loads(runner.result(runner.submit(row_json, shards[i],
-                                                                         int(got[i].positions[j]))))
+        parsed: dict[str, Any] = json.loads(got[i].texts[j])  # read with the candidates, on the worker
         return parsed
 
     conflict, conflict_problems = case_definition_conflicts(

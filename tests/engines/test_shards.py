@@ -184,11 +184,11 @@ def test_the_client_is_handed_reductions_never_a_partition_s_rows(corpus):
     shards = [_shards.open_shard(part, True, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
               for part, (a, b) in zip(_partials(path, offsets, ranges, True), ranges, strict=True)]
     _shards.count(runner, shards, source=path.name, threshold=10)
-    # Keys, counts and run-group hashes per partition; the few candidate rows; the exact run groups
-    # split across partitions; the rows read again for a definition message; the evidence, a
-    # partition at a time.
-    assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "ndarray", "DataFrame", "bytes", "str",
-                                     "Table"}
+    # Keys, counts and run-group hashes per partition; the few candidate rows (with the text of those
+    # the definition check reads again, not one task per row); the exact run groups split across
+    # partitions; the evidence, a partition at a time.
+    assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "ndarray", "DataFrame", "Table"}
+    assert runner.received.count("Candidates") <= len(ranges)
     assert runner.received.count("Keys") == runner.received.count("ShardCounts") == len(ranges)
     assert runner.received.count("Table") == len(ranges)
 
@@ -218,3 +218,21 @@ def test_a_file_written_run_after_run_brings_back_no_run_group(tmp_path):
     got = _shards.count(runner, shards, source=path.name, threshold=10_000_000)
     _assert_same(got, _reference(path, offsets, True))
     assert "DataFrame" not in runner.received
+
+
+def test_rows_given_as_objects_are_read_again_from_their_kept_text():
+    """Rows not read from a file (a DataFrame's, a Parquet file's) keep their JSON text: the definition
+    check reads it from there, across partitions."""
+    from scorekit._partial import score_items
+    from scorekit._rows import open_source
+    from scorekit.scorers import Context
+
+    rows = [{"id": f"r{i}", "case_id": "c", "dimension": "task_completion", "trial": i,
+             "must_include": ["a" if i < 3 else "b"], "agent_output": "a b"} for i in range(6)]
+    items = list(open_source(rows).items())
+    parts = [score_items(items[a:b], "<rows>", Context(**CTX), True) for a, b in ((0, 2), (2, 4), (4, 6))]
+    got = _shards.count(_shards.InProcess(), [_shards.open_shard(p, True) for p in parts], source="<rows>",
+                        threshold=100)
+    want = _count_rows([None, combine([score_items(items, "<rows>", Context(**CTX), True)])], True, 100)
+    _assert_same(got, want)
+    assert [p.field for p in got.problems] == ["case_id"] * 6  # every row of the case defined twice
