@@ -443,7 +443,8 @@ def _judge(runner: Runner, shards: list[Any], found: list[Keys], source: str
         i, j = where[p]
         marks[i][1].append(int(got[i].positions[j]))
         marks[i][2].add(int(got[i].lines[j]))
-    return marks, duplicate_problems, conflict_problems
+    # A partition whose candidates were all cleared is not marked (marking copies its columns).
+    return {i: m for i, m in marks.items() if m[0] or m[1]}, duplicate_problems, conflict_problems
 
 
 def _cases(parts: list[ShardCounts]) -> pd.DataFrame:
@@ -527,7 +528,8 @@ def _packed(items: Iterable[Any], name: str) -> Iterator[np.ndarray]:
 
 def count(runner: Runner, shards: list[Any], *, source: str, threshold: int) -> Counted:
     """The :class:`~scorekit._tally.Counted` of the partitions scored into ``shards`` (handles,
-    in any order): steps 1 to 5 of the module docstring."""
+    in any order): steps 1 to 5 of the module docstring. ``shards`` is emptied: a scored shard
+    that was marked is let go once its marked copy is counted."""
     import tempfile
     from pathlib import Path
 
@@ -538,17 +540,20 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int) -> 
 
     found = _all(runner, keys, shards)
     order = sorted(range(len(shards)), key=lambda i: found[i].first)
-    shards, found = [shards[i] for i in order], [found[i] for i in order]
+    shards[:], found = [shards[i] for i in order], [found[i] for i in order]
+    scored = list(shards)
+    shards.clear()
     with tempfile.TemporaryDirectory(prefix="scorekit-digests-") as work:
         results_hash = sorted_list_hash(Path(work) / "results", _packed(found, "results"))
-        marks, duplicate_problems, conflict_problems = _judge(runner, shards, found, source)
+        marks, duplicate_problems, conflict_problems = _judge(runner, scored, found, source)
         problems = [p for k in found for p in k.problems] + duplicate_problems + conflict_problems
         for k in found:  # what the checks read is no longer needed
             k.ids = k.trials = k.definitions = np.zeros(0, dtype=np.uint64)
         marked = [runner.submit(mark, shard, *marks[i][:2], *_on_lines(marks[i][2], duplicate_problems,
                                                                          conflict_problems)) if i in marks
-                  else shard for i, shard in enumerate(shards)]
+                  else shard for i, shard in enumerate(scored)]
         parts = _all(runner, counts, marked)
+        del scored  # the marked copies are counted: the shards as scored may go
         evidence_hash = sorted_list_hash(Path(work) / "evidence", _packed(parts, "evidence"))
     cases = _cases(parts)
     counts_ = cases[list(STATUSES)].to_numpy(dtype=np.int64) if len(cases) else np.zeros((0, 4), dtype=np.int64)

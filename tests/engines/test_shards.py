@@ -171,6 +171,11 @@ class _Recording(_shards.InProcess):
 
     def __init__(self) -> None:
         self.received: list[str] = []
+        self.steps: list[str] = []
+
+    def submit(self, function, *args):
+        self.steps.append(function.__name__)
+        return function(*args)
 
     def result(self, handle):
         self.received.append(type(handle).__name__)
@@ -236,3 +241,23 @@ def test_rows_given_as_objects_are_read_again_from_their_kept_text():
     want = _count_rows([None, combine([score_items(items, "<rows>", Context(**CTX), True)])], True, 100)
     _assert_same(got, want)
     assert [p.field for p in got.problems] == ["case_id"] * 6  # every row of the case defined twice
+
+
+def test_equal_definitions_written_differently_mark_nothing(tmp_path):
+    """Two spellings of one definition give two text keys: the rows are read again and found equal;
+    no partition is marked (marking copies its columns) and the list of shards is let go."""
+    rows = [{"id": f"r{i}", "case_id": "c", "dimension": "task_completion", "trial": i,
+             "must_include": ["a"], "agent_output": "a"} for i in range(4)]
+    text = "".join((json.dumps(r) if i % 2 else json.dumps(r, indent=None, separators=(",", ": "))) + "\n"
+                   for i, r in enumerate(rows))
+    path = tmp_path / "rows.jsonl"
+    path.write_text(text)
+    data = path.read_bytes()
+    offsets = np.r_[0, np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) + 1]
+    ranges = [(0, 2), (2, 4)]
+    shards = [_shards.open_shard(p, True, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
+              for p, (a, b) in zip(_partials(path, offsets, ranges, True), ranges, strict=True)]
+    runner = _Recording()
+    got = _shards.count(runner, shards, source=path.name, threshold=100)
+    _assert_same(got, _reference(path, offsets, True))
+    assert not got.problems and "mark" not in runner.steps and shards == []
