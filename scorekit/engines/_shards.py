@@ -136,13 +136,16 @@ def _hash(values: pd.Series | pd.DataFrame) -> np.ndarray:
 
 
 def _key_hashes(definitions: Any, keyed: np.ndarray) -> np.ndarray:
-    """A 64-bit hash per row of its definition key (0 where it has none)."""
+    """A 128-bit hash per row of its definition key, as two 64-bit words (0 where it has none): two
+    definitions of one case that hashed alike would hide a conflict, so a collision must not be
+    within reach of a row author (64 bits are, at about 2**32 tries)."""
     from .._evaluate import _codes
 
     codes, dictionary = _codes(definitions)
-    table = np.array([int.from_bytes(hashlib.blake2b(value, digest_size=8).digest(), "little")
-                      for value in dictionary.to_pylist()] + [0], dtype=np.uint64)
-    return np.where(keyed, table[codes], np.uint64(0))
+    digests = b"".join(hashlib.blake2b(value, digest_size=16).digest() for value in dictionary.to_pylist())
+    table = np.vstack([np.frombuffer(digests, dtype=np.uint64).reshape(-1, 2), np.zeros((1, 2), np.uint64)])
+    hashed: np.ndarray = np.where(keyed[:, None], table[codes], np.uint64(0))
+    return hashed
 
 
 @dataclass
@@ -153,7 +156,7 @@ class Keys:
     rows: int
     ids: np.ndarray
     trials: np.ndarray
-    definitions: np.ndarray  # (k, 2) distinct (case-dimension hash, definition hash)
+    definitions: np.ndarray  # (k, 3) distinct (case-dimension hash, definition hash in two words)
     results: bytes
     suite: bytes
     problems: list[Problem]
@@ -182,7 +185,7 @@ def keys(shard: Shard) -> Keys:
     keyed = shard.definitions.is_valid().to_numpy(zero_copy_only=False)
     pairs = np.column_stack([_hash(frame.loc[keyed, ["case_id", "dimension"]]),
                              _key_hashes(shard.definitions, keyed)[keyed]]) if keyed.any() \
-        else np.zeros((0, 2), dtype=np.uint64)
+        else np.zeros((0, 3), dtype=np.uint64)
     evaluators = {str(e) for e in pc.unique(shard.spooled.column("evaluator")).to_pylist() if e is not None}
     out = Keys(
         first=shard.first, rows=len(frame), ids=_hash(frame.loc[named, "id"]),
@@ -394,7 +397,7 @@ def _repeated(parts: Iterable[np.ndarray]) -> np.ndarray:
 
 def _two_definitions(parts: Iterable[np.ndarray]) -> np.ndarray:
     """The (case, dimension) hashes paired with two definition hashes across ``parts``."""
-    pairs = np.unique(np.concatenate([np.zeros((0, 2), dtype=np.uint64), *parts]), axis=0)
+    pairs = np.unique(np.concatenate([np.zeros((0, 3), dtype=np.uint64), *parts]), axis=0)
     return _repeated([pairs[:, 0]])
 
 
