@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -41,15 +42,57 @@ DIMENSIONS = 10
 TRIALS = 10
 
 
-def _timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, int, str]:
-    """Wall time, peak RSS (KiB) and stdout of ``cmd``; its stderr (without progress bars) when its
+def _tree_rss(root: int) -> int:
+    """Summed RSS (KiB) of ``root`` and every process below it (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/statm") as fh:
+                pages = int(fh.read().split()[1])
+        except OSError:
+            continue
+        pid = int(entry)
+        children.setdefault(int(fields[1]), []).append(pid)
+        rss[pid] = pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, []))
+    return total
+
+
+def _timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, int, str, int]:
+    """Wall time, peak RSS (KiB) of the largest single process (/usr/bin/time -v: the command or
+    one of its children, e.g. a dask worker), stdout, and the peak of the whole process tree's
+    summed RSS (KiB, sampled every 0.5 s) of ``cmd``; its stderr (without progress bars) when its
     exit status is not one of ``ok`` (``scorekit run`` exits 1 on a FAIL; a Python script, on an error)."""
-    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
-    if proc.returncode not in ok:
-        lines = [line for line in proc.stderr.replace("\r", "\n").splitlines() if "\u2595" not in line]
-        print(f"exit status {proc.returncode}:", "\n".join(lines)[-3000:], file=sys.stderr)
-    wall, rss = _parse_time(proc)
-    return wall, rss, proc.stdout
+    import threading
+
+    proc = subprocess.Popen(["/usr/bin/time", "-v", *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.5):
+            peak[0] = max(peak[0], _tree_rss(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stdout, stderr = proc.communicate()
+    done.set()
+    sampler.join()
+    finished = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    if finished.returncode not in ok:
+        lines = [line for line in stderr.replace("\r", "\n").splitlines() if "\u2595" not in line]
+        print(f"exit status {finished.returncode}:", "\n".join(lines)[-3000:], file=sys.stderr)
+    wall, rss = _parse_time(finished)
+    return wall, rss, stdout, peak[0]
 
 
 def generate_prescored(rows: int, folder: Path, files: int, trials: int = TRIALS) -> None:
@@ -109,7 +152,7 @@ def bench_prescored(args: argparse.Namespace) -> None:
         generate_prescored(args.rows, folder, max(1, args.rows // 10_000_000), args.trials)
         size = sum(p.stat().st_size for p in folder.glob("*.parquet"))
         print(f"generated {args.rows:,} pre-scored rows in {time.perf_counter() - t:.1f} s: {size / 2**20:.1f} MiB")
-    wall, rss, out = _timed([sys.executable, "-c", _GROUP_BY, str(folder), str(args.evidence_rows_in_memory)],
+    wall, rss, out, _tree = _timed([sys.executable, "-c", _GROUP_BY, str(folder), str(args.evidence_rows_in_memory)],
                             ok=(0,))
     print(out.strip())
     print(f"(a) duckdb engine, {args.rows:,} pre-scored rows: whole process {wall:.1f} s wall, "
@@ -144,10 +187,11 @@ def bench_dask(args: argparse.Namespace) -> None:
     results = {}
     for engine in ("pandas", "dask"):
         out = work / f"out-{engine}"
-        wall, rss, _ = _timed([sys.executable, "-m", "scorekit", "run", "--results", str(path), "--engine", engine,
-                               "--out-dir", str(out)])
+        wall, rss, _, tree = _timed([sys.executable, "-m", "scorekit", "run", "--results", str(path), "--engine",
+                                     engine, "--out-dir", str(out)])
         results[engine] = _scorecard(out)
-        print(f"(b) {engine} engine: {wall:.1f} s wall, peak RSS {rss / 2**20:.2f} GiB (client process)")
+        print(f"(b) {engine} engine: {wall:.1f} s wall, peak RSS {rss / 2**20:.2f} GiB (largest process), "
+              f"{tree / 2**20:.2f} GiB (all its processes together, sampled)")
     print("(b) scorecard.json identical (but generated_at):", results["pandas"] == results["dask"])
 
 
@@ -156,8 +200,8 @@ def bench_memory(args: argparse.Namespace) -> None:
     work.mkdir(parents=True, exist_ok=True)
     for rows in args.rows_list:
         path = _raw(rows, work)
-        wall, rss, _ = _timed([sys.executable, "-m", "scorekit", "run", "--results", str(path), "--out-dir",
-                               str(work / f"mem-{rows}")])
+        wall, rss, _, _tree = _timed([sys.executable, "-m", "scorekit", "run", "--results", str(path),
+                                      "--out-dir", str(work / f"mem-{rows}")])
         print(f"(d) pandas engine, {rows:,} raw rows: {wall:.1f} s, peak RSS {rss / 1024:.0f} MiB "
               f"({rss * 1024 / rows:.0f} bytes per row)")
     if not args.dir:
