@@ -212,15 +212,15 @@ def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[
 def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, agent: str | None, strict: bool,
                    threshold: int) -> Counted:
     """The :class:`Counted` of pre-scored rows: ``build(table)`` creates ``table`` (a table of
-    :data:`SCREENED_TABLE`'s columns, :func:`scored_sql`) of the rows the screen passed, read from
-    their files once, and returns the partial of the rows it did not pass, scored by the pandas code."""
+    :data:`SCREENED_TABLE`'s columns, :func:`scored_sql`) of the rows the screen passed and returns
+    the partial of the rows it did not pass, scored by the pandas code."""
     from .duckdb import _quoted, work_directory
 
     # Every query below that needs an order says ORDER BY; without keeping insertion order DuckDB's
     # aggregates over a billion rows stay within its memory limit (spilling to disk).
     con.execute("SET preserve_insertion_order = false")
-    # The screened rows are read from the files once, into a table of a database on disk (DuckDB keeps
-    # in memory only what its memory limit allows); every pass below reads that table.
+    # The screened rows go into a table of a database on disk (DuckDB keeps in memory only what its
+    # memory limit allows); every pass below reads that table, not the files.
     work = work_directory(con) / "rows.duckdb"
     con.execute(f"ATTACH {_quoted(str(work))} AS work")
     try:
