@@ -289,11 +289,12 @@ def mark(shard: Shard, duplicates: Sequence[int], conflicts: Sequence[int],
 
 def _agent_frame(shard: Shard) -> pd.DataFrame:
     """The partition's agent rows (included, not controls) with what counting reads."""
+    from .._counts import agent_rows
     from .._evaluate import _included
 
-    frame = shard.counting
-    keep = _included(frame, shard.strict) & ~frame["control"].to_numpy(dtype=bool)
-    rows = frame.loc[keep, ["dimension", "case_id", "trial", "run", "status"]]
+    counted = shard.counting[["dimension", "case_id", "trial", "run", "status", "control"]]
+    rows = agent_rows(counted.assign(included=_included(shard.counting, shard.strict)))
+    rows = rows[["dimension", "case_id", "trial", "run", "status"]]
     status = rows["status"].cat.codes.to_numpy()
     return rows.assign(passed=status == PASS, measured=(status == PASS) | (status == FAIL))
 
