@@ -544,8 +544,7 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int) -> 
 
     found = _all(runner, keys, shards)
     order = sorted(range(len(shards)), key=lambda i: found[i].first)
-    shards[:], found = [shards[i] for i in order], [found[i] for i in order]
-    scored = list(shards)
+    scored, found = [shards[i] for i in order], [found[i] for i in order]
     shards.clear()
     with tempfile.TemporaryDirectory(prefix="scorekit-digests-") as work:
         results_hash = sorted_list_hash(Path(work) / "results", _packed(found, "results"))
