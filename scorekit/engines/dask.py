@@ -105,11 +105,10 @@ class _Futures:
         return self.client.submit(function, *args, pure=False)
 
     def result(self, handle: Any) -> Any:
-        return handle.result() if hasattr(handle, "result") else handle
+        return handle.result()
 
     def release(self, handle: Any) -> None:
-        if hasattr(handle, "release"):
-            handle.release()  # the worker's copy goes as soon as the client has it
+        handle.release()  # the worker's copy goes as soon as the client has it
 
 
 def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool, *,
