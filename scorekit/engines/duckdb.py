@@ -26,8 +26,10 @@ file-name order (CSV: one header, the header lines of the later files not
 counted), as the rows of a directory of Parquet files are.
 
 The screened rows of every kind of file are then scored into one table and
-counted, hashed and written out inside DuckDB (:mod:`._counted`): no screened
-row becomes a Python object, so the files may be larger than memory.
+counted, hashed and written out inside DuckDB (:mod:`._counted`), so the files
+may be larger than memory. Only screened rows whose strings need JSON escaping
+are hashed in Python, and the rows the screen does not pass are scored by the
+pandas code.
 """
 
 from __future__ import annotations
@@ -422,7 +424,7 @@ def _batches(con: Any, query: str) -> Iterator[dict[str, list[Any]]]:
 def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | None = None,
           evidence_rows_in_memory: int | None = None) -> Counted:
     """Screen, score and count the pre-scored rows of ``rows`` (Parquet, CSV or JSON Lines) with DuckDB:
-    a :class:`~scorekit._tally.Counted` (no screened row becomes a Python object)."""
+    a :class:`~scorekit._tally.Counted` (the screened rows stay in DuckDB, see the module docstring)."""
     from .._evidence import EVIDENCE_ROWS_IN_MEMORY
     from ._counted import count_parquet, count_screened
 
