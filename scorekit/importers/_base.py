@@ -21,11 +21,14 @@ from .._io import decode_utf8, loads_strict, read_bounded
 
 __all__ = [
     "HEAD_BYTES",
+    "bounded_count",
     "finite_json",
     "head_bytes",
     "head_text",
     "json_file",
     "parse_json",
+    "record",
+    "record_list",
     "source_dict",
     "source_line",
 ]
@@ -76,6 +79,87 @@ def finite_json(value: Any) -> Any:
         return {str(k): finite_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [finite_json(v) for v in value]
+    return value
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, in the words a message uses (``a list``, ``a string``, ``null``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def record(value: Any, where: str) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an InputError naming ``where`` (file and position).
+
+    SPEC §20: a record that is not the shape its format says is an input error, never
+    skipped in silence.
+
+    Examples
+    --------
+    >>> record({"id": 1}, "log.json: samples[0]")
+    {'id': 1}
+    >>> record([1, 2], "log.json: samples[3]")
+    Traceback (most recent call last):
+    ...
+    scorekit._errors.InputError: log.json: samples[3]: expected an object, found a list
+    """
+    if not isinstance(value, Mapping):
+        raise InputError(f"{where}: expected an object, found {_kind(value)}")
+    return value
+
+
+def record_list(value: Any, where: str, *, missing_ok: bool = True) -> list[Any]:
+    """``value`` when it is a JSON list (None → ``[]`` when ``missing_ok``), else an InputError naming ``where``.
+
+    Examples
+    --------
+    >>> record_list(None, "log.json: samples")
+    []
+    >>> record_list(5, "log.json: samples")
+    Traceback (most recent call last):
+    ...
+    scorekit._errors.InputError: log.json: samples: expected a list, found a number
+    """
+    if value is None and missing_ok:
+        return []
+    if not isinstance(value, list):
+        raise InputError(f"{where}: expected a list, found {_kind(value)}")
+    return value
+
+
+def bounded_count(value: Any, where: str, *, at_most: int, what: str) -> int | None:
+    """A count a file declares (epochs, trials, dataset size): a whole number in [0, ``at_most``], or None.
+
+    SPEC §20: a declared count is bounded by what the file holds, so a 1 KB file cannot
+    make an importer build 10**8 rows. ``at_most`` is that bound (``what`` says what it
+    is, for the message). None stays None (the file states no count).
+
+    Examples
+    --------
+    >>> bounded_count(3, "log.json: eval.config.epochs", at_most=12, what="the samples' epochs")
+    3
+    >>> bounded_count(10**8, "log.json: epochs", at_most=12, what="samples")
+    Traceback (most recent call last):
+    ...
+    scorekit._errors.InputError: log.json: epochs: 100000000 is more than the file holds (12, samples)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(f"{where}: expected a whole number >= 0, found {_kind(value)} {json.dumps(value)[:40]}")
+    if value > at_most:
+        raise InputError(f"{where}: {value} is more than the file holds ({at_most}, {what})")
     return value
 
 
