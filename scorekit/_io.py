@@ -63,6 +63,7 @@ from ._errors import DuplicateKeyError, FileProblem, InputError, StrictJSONError
 __all__ = [
     "DEFAULT_LIMIT",
     "KEY_LIMIT",
+    "MAX_DECOMPRESSED_VAR",
     "SCORECARD_JSON_LIMIT",
     "SIGNATURE_LIMIT",
     "atomic_write",
@@ -74,6 +75,7 @@ __all__ = [
     "decode_utf8",
     "finite_float",
     "loads_strict",
+    "max_decompressed",
     "owned_temporary_directory",
     "read_bounded",
     "read_input_bytes",
@@ -90,6 +92,11 @@ KEY_LIMIT = _MIB
 SIGNATURE_LIMIT = _MIB
 #: Cap of a ``scorecard.json`` (it holds no rows, but lists every validation problem).
 SCORECARD_JSON_LIMIT = 256 * _MIB
+
+#: The environment variable capping the total bytes decompressed from one archive (SPEC §20).
+MAX_DECOMPRESSED_VAR = "SCOREKIT_MAX_DECOMPRESSED"
+#: Its default: 2 GiB.
+MAX_DECOMPRESSED_DEFAULT = 2 << 30
 
 # O_NONBLOCK: opening a FIFO for reading blocks until a writer appears; with it
 # the open returns at once and the fstat below refuses the FIFO. It changes
@@ -210,6 +217,29 @@ def read_input_bytes(
         return read_bounded(Path(path), limit)
     except FileProblem as problem:
         raise error(problem.message(name, what)) from None
+
+
+def max_decompressed() -> int:
+    """The cap on the total bytes decompressed from one archive: ``SCOREKIT_MAX_DECOMPRESSED`` or 2 GiB.
+
+    Raises
+    ------
+    InputError
+        The variable is set to something other than a whole number of bytes >= 1.
+
+    Examples
+    --------
+    >>> max_decompressed() >= 1
+    True
+    """
+    text = os.environ.get(MAX_DECOMPRESSED_VAR)
+    if text is None or not text.strip():
+        return MAX_DECOMPRESSED_DEFAULT
+    value = text.strip()
+    if not (value.isascii() and value.isdigit()) or len(value) > 30 or int(value) < 1:
+        raise InputError(f"{MAX_DECOMPRESSED_VAR}={text[:40]!r}: expected a whole number of bytes >= 1 "
+                         f"(default {MAX_DECOMPRESSED_DEFAULT}, 2 GiB)")
+    return int(value)
 
 
 def _not_utf8(name: str, offset: int, error: type[Exception]) -> Exception:
