@@ -27,6 +27,11 @@ The task's scorers are the union of those named by the eval spec, its results an
 A run is partial (TRIAGE) when its status is not ``success``, a sample limit was set, or fewer
 samples ran than its dataset holds. A mock model (``mockllm/…``) is recognised by the evaluation
 itself (SPEC §8: a mock agent or evaluator decides SELF_TEST).
+
+Archives (SPEC §20): a ``.eval``'s directory is checked before a member is read (each name once,
+each local header naming its member as the directory does, no two members sharing bytes), zstd
+members are read no further than their declared size + 1 byte, and the members read may declare at
+most ``SCOREKIT_MAX_DECOMPRESSED`` bytes in all (default 2 GiB).
 """
 
 from __future__ import annotations
@@ -36,13 +41,13 @@ import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .._errors import FileProblem, InputError, NoSamplesError
-from .._io import check_regular
+from .._io import MAX_DECOMPRESSED_VAR, check_regular, max_decompressed
 from ._base import finite_json, head_bytes, head_text, json_file, parse_json, source_dict
 from ._run import SOURCE_STATUSES, ImportedRun
 
@@ -103,8 +108,78 @@ def detect(path: Path) -> bool:
 
 
 # --------------------------------------------------------------------------- reading a log
-def _member_bytes(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    """One member's bytes, deflate (or stored) through zipfile, zstd from its raw bytes."""
+def _data_start(fp: Any, info: zipfile.ZipInfo, where: str) -> int:
+    """Where a member's data begins, after its local header, whose name must be the directory's."""
+    fp.seek(info.header_offset)
+    local = fp.read(30)
+    if len(local) != 30 or local[:4] != _ZIP_MAGIC:
+        raise InputError(f"{where}: corrupt zip member (no local file header)")
+    name_len, extra_len = struct.unpack("<HH", local[26:30])
+    raw = fp.read(name_len)
+    name = raw.decode("utf-8" if info.flag_bits & 0x800 else "cp437", errors="replace")  # as zipfile decodes it
+    if len(raw) != name_len or name != info.orig_filename:
+        raise InputError(f"{where}: the member's local header names {name[:80]!r}, not the name the archive's "
+                         "directory gives it")
+    return int(info.header_offset) + 30 + int(name_len) + int(extra_len)
+
+
+def _directory(path: Path, zf: zipfile.ZipFile) -> dict[str, tuple[zipfile.ZipInfo, int]]:
+    """The archive's members by name, with where each one's data begins, its directory checked.
+
+    Every name is listed once, each local header names its member as the directory does, and no
+    two members share bytes (an archive whose directory points many names at one member is refused,
+    never decompressed once per name).
+    """
+    fp = zf.fp
+    if fp is None:  # pragma: no cover - the archive is open
+        raise InputError(f"{path}: the archive is closed")
+    size = fp.seek(0, 2)
+    members: dict[str, tuple[zipfile.ZipInfo, int]] = {}
+    spans: list[tuple[int, int, str]] = []
+    for info in zf.infolist():
+        where = f"{path}!{info.filename}"
+        if info.filename in members:
+            raise InputError(f"{where}: the archive's directory lists this name twice")
+        start = _data_start(fp, info, where)
+        end = start + info.compress_size
+        if end > size:
+            raise InputError(f"{where}: corrupt zip member (its data runs past the end of the archive)")
+        members[info.filename] = (info, start)
+        spans.append((int(info.header_offset), end, info.filename))
+    spans.sort()
+    for (_, end, first), (begin, _, second) in zip(spans, spans[1:], strict=False):
+        if begin < end:
+            raise InputError(f"{path}!{second}: overlaps the member {first!r} (an archive's members never share "
+                             "bytes)")
+    return members
+
+
+def _zstd_bytes(name: str, fp: Any, info: zipfile.ZipInfo, start: int) -> bytes:
+    """A zstd member's bytes, never decompressing more than its declared size + 1 byte."""
+    import zstandard  # lazy: only zstd members need it
+
+    want = info.file_size + 1
+    parts: list[bytes] = []
+    got = 0
+    try:
+        fp.seek(start)
+        raw = fp.read(info.compress_size)
+        with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as reader:
+            while got < want:
+                chunk = reader.read(want - got)
+                if not chunk:
+                    break
+                parts.append(chunk)
+                got += len(chunk)
+    except zstandard.ZstdError as exc:
+        raise InputError(f"{name}: corrupt zstd member ({exc})") from None
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read ({exc})") from None
+    return b"".join(parts)
+
+
+def _member_bytes(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, start: int) -> bytes:
+    """One member's bytes, deflate (or stored) through zipfile, zstd from its raw bytes, size and CRC checked."""
     name = f"{path}!{info.filename}"
     if info.file_size > MEMBER_LIMIT:
         raise InputError(f"{name}: member too large to import ({info.file_size} bytes)")
@@ -115,69 +190,79 @@ def _member_bytes(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> byt
             raise InputError(f"{name}: cannot read this zip member ({exc})") from None
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
             raise InputError(f"{name}: corrupt zip member ({exc})") from None
-    import zstandard  # lazy: only zstd members need it
-
-    fp = zf.fp
-    if fp is None:  # pragma: no cover - the archive is open
-        raise InputError(f"{name}: the archive is closed")
-    try:
-        fp.seek(info.header_offset)
-        local = fp.read(30)
-        if len(local) != 30 or local[:4] != _ZIP_MAGIC:
-            raise InputError(f"{name}: corrupt zip member (no local file header)")
-        name_len, extra_len = struct.unpack("<HH", local[26:30])
-        fp.seek(info.header_offset + 30 + name_len + extra_len)
-        raw = fp.read(info.compress_size)
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-        data = reader.read(info.file_size + 1)
-    except zstandard.ZstdError as exc:
-        raise InputError(f"{name}: corrupt zstd member ({exc})") from None
-    except OSError as exc:
-        raise InputError(f"{name}: cannot read ({exc})") from None
+    data = _zstd_bytes(name, zf.fp, info, start)
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
         raise InputError(f"{name}: corrupt zstd member (size or CRC differs from the archive's directory)")
     return data
 
 
-def _read_eval(path: Path) -> dict[str, Any]:
-    """A ``.eval`` archive as the dictionary of a JSON log (``samples`` included)."""
+def _log_members(path: Path, names: Iterable[str]) -> list[str]:
+    """The members a log is read from: its header (as the Inspect version that wrote it names it)."""
+    present = set(names)
+    if "header.json" in present:
+        return ["header.json"]
+    if "start.json" in present and "results.json" in present:  # logs of Inspect before the journal
+        return ["start.json", "results.json"]
+    if "_journal/start.json" in present:  # a run still going (or killed): no results yet
+        return ["_journal/start.json"]
+    raise InputError(f"{path}: not an Inspect log (no header.json or _journal/start.json)")
+
+
+def _check_total(path: Path, infos: Iterable[zipfile.ZipInfo]) -> None:
+    """Refuse an archive whose members to read declare more than ``SCOREKIT_MAX_DECOMPRESSED`` bytes in all."""
+    cap = max_decompressed()
+    total = sum(info.file_size for info in infos)
+    if total > cap:
+        raise InputError(f"{path}: its members would decompress to {total} bytes, more than {MAX_DECOMPRESSED_VAR} "
+                         f"({cap} bytes) allows")
+
+
+def _read_eval(path: Path) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """A ``.eval`` archive: its header as the dictionary of a JSON log, and each sample with its member's name."""
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise InputError(f"{path}: not a readable .eval archive ({exc})") from None
     with zf:
-        infos = {info.filename: info for info in zf.infolist()}
+        members = _directory(path, zf)
+        headers = _log_members(path, members)
+        samples = [name for name in members if _SAMPLE_MEMBER.match(name)]
+        _check_total(path, (members[name][0] for name in [*headers, *samples]))
 
         def member(name: str) -> Any:
-            return parse_json(_member_bytes(path, zf, infos[name]), f"{path}!{name}")
+            return parse_json(_member_bytes(path, zf, *members[name]), f"{path}!{name}")
 
-        if "header.json" in infos:
-            log = member("header.json")
-        elif "start.json" in infos and "results.json" in infos:  # logs of Inspect before the journal
-            log = {**member("start.json"), **member("results.json")}
-        elif "_journal/start.json" in infos:  # a run still going (or killed): no results yet
-            log = {**member("_journal/start.json"), "status": "started"}
-        else:
-            raise InputError(f"{path}: not an Inspect log (no header.json or _journal/start.json)")
-        if not isinstance(log, dict):
-            raise InputError(f"{path}!header.json: expected an object")
-        log["samples"] = [member(name) for name in infos if _SAMPLE_MEMBER.match(name)]
-    return log
+        log: dict[str, Any] = {}
+        for name in headers:
+            part = member(name)
+            if not isinstance(part, dict):
+                raise InputError(f"{path}!{name}: expected an object")
+            log.update(part)
+        if headers == ["_journal/start.json"]:
+            log["status"] = "started"
+        return log, [(f"{path}!{name}", member(name)) for name in samples]
 
 
-def read_log(path: Path) -> dict[str, Any]:
-    """The log at ``path`` (``.eval`` or ``.json``, told by content) as one dictionary."""
-    path = Path(path)
+def _load(path: Path) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """The log at ``path`` (``.eval`` or ``.json``, told by content), and its samples, each with its position."""
     try:
         check_regular(path)
     except FileProblem as problem:
         raise InputError(problem.message(str(path), "Inspect log")) from None
     if head_bytes(path, 4) == _ZIP_MAGIC:
-        return _read_eval(path)
-    log = json_file(path, "Inspect log")
-    if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
-        raise InputError(f"{path}: not an Inspect log (no eval object)")
-    return log
+        log, samples = _read_eval(path)
+    else:
+        log = json_file(path, "Inspect log")
+        if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
+            raise InputError(f"{path}: not an Inspect log (no eval object)")
+        samples = [(f"{path}: samples[{i}]", sample) for i, sample in enumerate(log.get("samples") or [])]
+    return log, samples
+
+
+def read_log(path: Path) -> dict[str, Any]:
+    """The log at ``path`` (``.eval`` or ``.json``, told by content) as one dictionary, ``samples`` included."""
+    log, samples = _load(Path(path))
+    return {**log, "samples": [sample for _, sample in samples]}
 
 
 # --------------------------------------------------------------------------- values
@@ -397,12 +482,12 @@ def _rows_of_sample(
             yield row
 
 
-def _runs_of_log(path: Path, log: dict[str, Any]) -> ImportedRun:
+def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[str, Any]]) -> ImportedRun:
     name = str(path)
     eval_spec = log["eval"]
     if not isinstance(eval_spec, Mapping):
         raise InputError(f"{name}: not an Inspect log (eval is not an object)")
-    samples = [s for s in log.get("samples") or [] if isinstance(s, Mapping)]
+    samples = [s for _, s in raw_samples if isinstance(s, Mapping)]
     raw_status = log.get("status")
     status = raw_status if raw_status in SOURCE_STATUSES else None
     if not samples:
@@ -537,4 +622,4 @@ def read(path: Path) -> list[ImportedRun]:
         from ._read import read_directory
 
         return read_directory(path, [FORMAT])
-    return [_runs_of_log(path, read_log(path))]
+    return [_runs_of_log(path, *_load(path))]
