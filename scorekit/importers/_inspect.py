@@ -20,22 +20,32 @@ NaN, null, missing,     ERROR ``unscored`` (Inspect's own JSON writes NaN for an
 anything else           it is read as no value, never as a number)
 a sample with an error  ERROR ``sample_error`` on each of the task's scorers
 or without scores; a
-listed sample absent
+planned sample epoch
+absent
 ======================  ==========================================================================
 
 The task's scorers are the union of those named by the eval spec, its results and its samples.
-A run is partial (TRIAGE) when its status is not ``success``, a sample limit was set, or fewer
-samples ran than its dataset holds. A mock model (``mockllm/…``) is recognised by the evaluation
-itself (SPEC §8: a mock agent or evaluator decides SELF_TEST).
+A run is partial (TRIAGE) when its status is not ``success``, a sample limit was set, fewer
+samples ran than its dataset holds, or fewer sample epochs than it planned (its samples × its
+epochs: ``source["sample_epochs_run"]`` of ``source["sample_epochs_planned"]``). A mock model
+(``mockllm/…``) is recognised by the evaluation itself (SPEC §8: a mock agent or evaluator decides
+SELF_TEST).
 
-Archives (SPEC §20): a ``.eval``'s directory is checked before a member is read (each name once,
-each local header naming its member as the directory does, no two members sharing bytes), zstd
-members are read no further than their declared size + 1 byte, and the members read may declare at
-most ``SCOREKIT_MAX_DECOMPRESSED`` bytes in all (default 2 GiB).
+Hostile files (SPEC §20): every sample, score, scorer list and the other parts the mapping relies
+on must have the shape Inspect writes, else an input error names the file and the position
+(``log.json: samples[3]``, ``log.eval!samples/3_epoch_1.json: scores``). A declared count never
+makes rows by itself: an absent sample epoch becomes ERROR rows only while the file holds at least
+one sample or listed id per absent sample epoch; a plan larger than that (``epochs: 10**8``) is
+counted in ``sample_epochs_planned`` and the run is partial, no row is built for it. An archive's
+directory is checked before a member is read (each name once, each local header naming its member
+as the directory does, no two members sharing bytes), zstd members are read no further than their
+declared size + 1 byte, and the members read may declare at most ``SCOREKIT_MAX_DECOMPRESSED``
+bytes in all (default 2 GiB).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import struct
@@ -48,7 +58,17 @@ from typing import Any
 
 from .._errors import FileProblem, InputError, NoSamplesError
 from .._io import MAX_DECOMPRESSED_VAR, check_regular, max_decompressed
-from ._base import finite_json, head_bytes, head_text, json_file, parse_json, source_dict
+from ._base import (
+    bounded_count,
+    finite_json,
+    head_bytes,
+    head_text,
+    json_file,
+    parse_json,
+    record,
+    record_list,
+    source_dict,
+)
 from ._run import SOURCE_STATUSES, ImportedRun
 
 __all__ = ["FORMAT", "detect", "read", "read_log", "value_outcome"]
@@ -56,10 +76,13 @@ __all__ = ["FORMAT", "detect", "read", "read_log", "value_outcome"]
 FORMAT = "inspect"
 HARNESS = "Inspect AI"
 
+#: The most epochs a log may declare, unless it holds more sample epochs than that: a larger count is an input error.
+EPOCHS_BOUND = 10_000
 #: The largest zip member read (uncompressed): a declared size above it is refused, not inflated.
 MEMBER_LIMIT = 1 << 30
 _ZIP_MAGIC = b"PK\x03\x04"
 _ZSTD = 93  # the zip compression method of Zstandard (APPNOTE 4.4.5)
+_JSON_INT_MAX = (1 << 53) - 1  # the largest whole number a JSON reader keeps exact
 _HEADER_MEMBERS = ("header.json", "_journal/start.json", "start.json")
 _JSON_HEAD = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"[a-z]+"\s*,\s*"eval"\s*:\s*\{')
 _SAMPLE_MEMBER = re.compile(r"^samples/[^/]+\.json$")
@@ -70,8 +93,8 @@ RULE_NOTES = (
     "values: C, true, 1 -> PASS; I, false, 0 -> FAIL; N -> FAIL no_answer; P (as score 0.5, Inspect's own value) "
     "and numbers in (0,1) -> score, decided by the policy's partial rule; NaN, null, a missing value or any other "
     "value -> ERROR unscored",
-    "a sample with an error or without scores, or one the eval lists that is absent from the log -> ERROR "
-    "sample_error on each of the task's scorers (the union of the eval spec's, the results' and the samples' scorers)",
+    "a sample with an error or without scores, or a planned sample epoch absent from the log -> ERROR sample_error "
+    "on each of the task's scorers (the union of the eval spec's, the results' and the samples' scorers)",
     "sample input and target (and choices) are the case's input and context (suite hash); model usage and total "
     "time are carried (usage, latency_s)",
 )
@@ -234,10 +257,7 @@ def _read_eval(path: Path) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
 
         log: dict[str, Any] = {}
         for name in headers:
-            part = member(name)
-            if not isinstance(part, dict):
-                raise InputError(f"{path}!{name}: expected an object")
-            log.update(part)
+            log.update(record(member(name), f"{path}!{name}"))
         if headers == ["_journal/start.json"]:
             log["status"] = "started"
         return log, [(f"{path}!{name}", member(name)) for name in samples]
@@ -252,10 +272,12 @@ def _load(path: Path) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
     if head_bytes(path, 4) == _ZIP_MAGIC:
         log, samples = _read_eval(path)
     else:
-        log = json_file(path, "Inspect log")
-        if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
-            raise InputError(f"{path}: not an Inspect log (no eval object)")
-        samples = [(f"{path}: samples[{i}]", sample) for i, sample in enumerate(log.get("samples") or [])]
+        log = dict(record(json_file(path, "Inspect log"), str(path)))
+        listed = record_list(log.get("samples"), f"{path}: samples")
+        samples = [(f"{path}: samples[{i}]", sample) for i, sample in enumerate(listed)]
+    if "eval" not in log:
+        raise InputError(f"{path}: not an Inspect log (no eval object)")
+    record(log["eval"], f"{path}: eval")
     return log, samples
 
 
@@ -349,9 +371,47 @@ def _output_text(sample: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _first_line(text: Any, limit: int = 200) -> str:
-    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
-    return line[:limit]
+def _found(value: Any) -> str:
+    return f"found {json.dumps(value)[:40]}"
+
+
+def _at(where: str, field_name: str) -> str:
+    """A field of the record at ``where``: ``l.json: samples[3].scores``, ``l.eval!samples/1_epoch_1.json: scores``."""
+    return f"{where}.{field_name}" if where.endswith("]") else f"{where}: {field_name}"
+
+
+def _optional(value: Any, where: str) -> Mapping[str, Any]:
+    """An optional object of the log: ``{}`` when absent (null), else it must be an object."""
+    return {} if value is None else record(value, where)
+
+
+def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{where}: expected a string, {_found(value)}")
+    return value
+
+
+def _sample_id(value: Any, where: str) -> int | str:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise InputError(f"{where}: expected a string or a whole number (a sample id), {_found(value)}")
+    return value
+
+
+def _epoch(value: Any, where: str) -> int:
+    """A sample's epoch: Inspect counts epochs from 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _JSON_INT_MAX:
+        raise InputError(f"{where}: expected a whole number >= 1 (Inspect counts epochs from 1), {_found(value)}")
+    return value
+
+
+def _error_message(error: Any, where: str) -> str:
+    """The source's own message of an error Inspect recorded (an ``EvalError`` object, or its text)."""
+    if isinstance(error, str):
+        return error
+    message = record(error, where).get("message")
+    return str(_text(message, _at(where, "message")))
 
 
 @dataclass
@@ -381,95 +441,101 @@ class _Scorers:
         return f"inspect:{name}" + (f"@{grader}" if grader else "")
 
 
-def _scorers(log: Mapping[str, Any], samples: Sequence[Mapping[str, Any]]) -> _Scorers:
-    eval_spec = log.get("eval") or {}
-    found = _Scorers()
-    roles = eval_spec.get("model_roles")
-    role_grader = _model_name(roles.get("grader")) if isinstance(roles, Mapping) else None
-    for spec in eval_spec.get("scorers") or []:
-        if isinstance(spec, Mapping) and isinstance(spec.get("name"), str):
-            found.add(spec["name"])
-            options = spec.get("options")
-            grader = _model_name(options.get("model")) if isinstance(options, Mapping) else None
-            if grader:
-                found.graders[spec["name"]] = grader
-    results = log.get("results")
-    for score in (results.get("scores") or []) if isinstance(results, Mapping) else []:
-        if not isinstance(score, Mapping):
-            continue
-        name, scorer = score.get("name"), score.get("scorer")
-        if isinstance(scorer, str) and isinstance(name, str) and name != scorer:
-            found.add_key(scorer, name)  # one entry per key of a dict-valued scorer
-        elif isinstance(scorer, str) or isinstance(name, str):
-            found.add(str(scorer if isinstance(scorer, str) else name))
-        params = score.get("params")
-        grader = _model_name(params.get("model")) if isinstance(params, Mapping) else None
-        if grader and isinstance(scorer, str):
+def _spec_scorers(name: str, eval_spec: Mapping[str, Any], found: _Scorers) -> None:
+    for i, spec in enumerate(record_list(eval_spec.get("scorers"), f"{name}: eval.scorers")):
+        where = f"{name}: eval.scorers[{i}]"
+        scorer = str(_text(record(spec, where).get("name"), f"{where}.name"))
+        found.add(scorer)
+        grader = _model_name(_optional(spec.get("options"), f"{where}.options").get("model"))
+        if grader:
+            found.graders[scorer] = grader
+
+
+def _result_scorers(name: str, results: Mapping[str, Any], found: _Scorers) -> None:
+    for i, score in enumerate(record_list(results.get("scores"), f"{name}: results.scores")):
+        where = f"{name}: results.scores[{i}]"
+        key = str(_text(record(score, where).get("name"), f"{where}.name"))
+        scorer = _text(score.get("scorer"), f"{where}.scorer", optional=True) or key
+        if scorer != key:
+            found.add_key(scorer, key)  # one entry per key of a dict-valued scorer
+        else:
+            found.add(scorer)
+        grader = _model_name(_optional(score.get("params"), f"{where}.params").get("model"))
+        if grader:
             found.graders.setdefault(scorer, grader)
-    for sample in samples:
-        scores = sample.get("scores")
-        if not isinstance(scores, Mapping):
-            continue
-        for name, score in scores.items():
-            found.add(name)
-            value = score.get("value") if isinstance(score, Mapping) else None
+
+
+def _scorers(name: str, log: Mapping[str, Any], samples: Sequence[tuple[str, Mapping[str, Any]]]) -> _Scorers:
+    eval_spec = log["eval"]
+    found = _Scorers()
+    roles = _optional(eval_spec.get("model_roles"), f"{name}: eval.model_roles")
+    role_grader = _model_name(roles.get("grader"))
+    _spec_scorers(name, eval_spec, found)
+    _result_scorers(name, _optional(log.get("results"), f"{name}: results"), found)
+    for where, sample in samples:
+        for scorer, score in _optional(sample.get("scores"), _at(where, "scores")).items():
+            found.add(scorer)
+            value = record(score, _at(where, f"scores[{json.dumps(scorer)}]")).get("value")
             if isinstance(value, Mapping):
                 for key in value:
-                    found.add_key(name, str(key))
+                    found.add_key(scorer, str(key))
     if role_grader:
-        for name in found.names:
-            found.graders.setdefault(name, role_grader)
+        for scorer in found.names:
+            found.graders.setdefault(scorer, role_grader)
     return found
 
 
-def _obj(value: Any) -> Mapping[str, Any]:
-    """``value`` when it is an object, else an empty one (a log's optional parts)."""
-    return value if isinstance(value, Mapping) else {}
+def _definition(sample: Mapping[str, Any]) -> dict[str, Any]:
+    """The case's definition a sample carries: its input, and its target and choices as context."""
+    out: dict[str, Any] = {}
+    if sample.get("input") is not None:
+        out["input"] = finite_json(sample["input"])
+    context = {k: finite_json(sample[k]) for k in ("target", "choices") if sample.get(k) is not None}
+    if context:
+        out["context"] = context
+    return out
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _error_rows(base: dict[str, Any], scorers: _Scorers) -> Iterator[dict[str, Any]]:
+    """ERROR ``sample_error`` on each of the task's scorers (every key of a dict-valued one)."""
+    for name in scorers.names:
+        for dimension in scorers.dimensions(name):
+            yield {**base, "id": f"{base['case_id']}/{base['trial'] + 1}/{dimension}", "dimension": dimension,
+                   "evaluator": scorers.evaluator(name), "status": "ERROR", "reason": "sample_error"}
+
+
+def _score_outcomes(name: str, keys: list[str] | None, dimensions: list[str], score: Any) -> dict[str, Any]:
+    """Per dimension of scorer ``name``: the outcome of its score (and the raw value, under ``"raw"``)."""
+    if not isinstance(score, Mapping) or "value" not in score:
+        return {d: {"status": "ERROR", "reason": "unscored", "detail": f"no score from {name}"} for d in dimensions}
+    value = score["value"]
+    if not keys:
+        return {name: {**value_outcome(value), "raw": value}}
+    if not isinstance(value, Mapping):
+        return {d: {"status": "ERROR", "reason": "unscored", "detail": f"expected a dict of {', '.join(keys)}"}
+                for d in dimensions}
+    return {f"{name}.{k}": ({**value_outcome(value[k]), "raw": value[k]} if k in value else
+                            {"status": "ERROR", "reason": "unscored", "detail": f"no {k!r} key"}) for k in keys}
 
 
 def _rows_of_sample(
-    sample: Mapping[str, Any], scorers: _Scorers, base: dict[str, Any], counts: dict[str, int]
+    sample: Mapping[str, Any], where: str, scorers: _Scorers, base: dict[str, Any], counts: dict[str, int]
 ) -> Iterator[dict[str, Any]]:
     error = sample.get("error")
-    scores = sample.get("scores")
-    crashed: str | None = None
-    if error:
-        message = error.get("message") if isinstance(error, Mapping) else error
-        crashed = f"the sample raised an error: {_first_line(message)}"
+    scores = _optional(sample.get("scores"), _at(where, "scores"))
+    if error is not None:
         counts["errored"] += 1
-    elif not isinstance(scores, Mapping) or not scores:
-        crashed = "the sample has no scores"
+        _error_message(error, _at(where, "error"))  # its shape is checked
+        yield from _error_rows(base, scorers)
+        return
+    if not scores:
         counts["unscored_samples"] += 1
+        yield from _error_rows(base, scorers)
+        return
     for name in scorers.names:
-        evaluator = scorers.evaluator(name)
-        keys = scorers.keys.get(name)
-        score = scores.get(name) if isinstance(scores, Mapping) and crashed is None else None
-        value = score.get("value") if isinstance(score, Mapping) else None
-        raw: dict[str, Any] = {}
-        if crashed is not None:
-            outcomes = {d: {"status": "ERROR", "reason": "sample_error", "detail": crashed}
-                        for d in scorers.dimensions(name)}
-        elif not isinstance(score, Mapping) or "value" not in score:
-            outcomes = {d: {"status": "ERROR", "reason": "unscored", "detail": f"no score from {name}"}
-                        for d in scorers.dimensions(name)}
-        elif keys:
-            if isinstance(value, Mapping):
-                raw = {f"{name}.{k}": value[k] for k in keys if k in value}
-                outcomes = {f"{name}.{k}": (value_outcome(value[k]) if k in value else
-                                            {"status": "ERROR", "reason": "unscored", "detail": f"no {k!r} key"})
-                            for k in keys}
-            else:
-                outcomes = {d: {"status": "ERROR", "reason": "unscored",
-                                "detail": f"expected a dict of {', '.join(keys)}"} for d in scorers.dimensions(name)}
-        else:
-            raw = {name: value}
-            outcomes = {name: value_outcome(value)}
+        outcomes = _score_outcomes(name, scorers.keys.get(name), scorers.dimensions(name), scores.get(name))
         for dimension, outcome in outcomes.items():
-            item = raw.get(dimension)
+            item = outcome.get("raw")
             if isinstance(item, float) and math.isnan(item):
                 counts["nan"] += 1
             if "score" in outcome:
@@ -477,86 +543,108 @@ def _rows_of_sample(
             if outcome.get("reason") == "unscored":
                 counts["unscored_rows"] += 1
             row = {**base, "id": f"{base['case_id']}/{base['trial'] + 1}/{dimension}", "dimension": dimension,
-                   "evaluator": evaluator}
-            row.update((k, v) for k, v in outcome.items() if k != "detail")
+                   "evaluator": scorers.evaluator(name)}
+            row.update((k, v) for k, v in outcome.items() if k not in ("detail", "raw"))
             yield row
+
+
+def _measured(sample: Mapping[str, Any]) -> dict[str, Any]:
+    """What a sample measured beside its scores: the output, model usage and total time."""
+    out: dict[str, Any] = {}
+    text = _output_text(sample)
+    if text is not None:
+        out["agent_output"] = text
+    usage = sample.get("model_usage")
+    if isinstance(usage, Mapping) and usage:
+        out["usage"] = finite_json(usage)
+    total = sample.get("total_time")
+    if isinstance(total, (int, float)) and not isinstance(total, bool) and math.isfinite(total) and total >= 0:
+        out["latency_s"] = total
+    return out
+
+
+@dataclass
+class _Plan:
+    """The sample-epochs a log planned (its samples × its epochs) against those it holds (SPEC §15)."""
+
+    ids: dict[tuple[int, Any], int | str]  # the run's samples: listed, then present and not listed
+    epochs: range | list[int]  # the declared epochs 1..n, else the epochs present
+    seen: set[tuple[tuple[int, Any], int]]
+
+    @property
+    def planned(self) -> int:
+        outside = sum(1 for _, epoch in self.seen if epoch not in self.epochs)
+        return len(self.ids) * len(self.epochs) + outside
+
+    def absent(self) -> Iterator[tuple[int | str, int]]:
+        for key, sid in self.ids.items():
+            for epoch in self.epochs:
+                if (key, epoch) not in self.seen:
+                    yield sid, epoch
+
+
+def _listed_ids(name: str, dataset: Mapping[str, Any]) -> list[int | str]:
+    where = f"{name}: eval.dataset.sample_ids"
+    return [_sample_id(sid, f"{where}[{i}]") for i, sid in enumerate(record_list(dataset.get("sample_ids"), where))]
 
 
 def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[str, Any]]) -> ImportedRun:
     name = str(path)
-    eval_spec = log["eval"]
-    if not isinstance(eval_spec, Mapping):
-        raise InputError(f"{name}: not an Inspect log (eval is not an object)")
-    samples = [s for _, s in raw_samples if isinstance(s, Mapping)]
+    eval_spec = record(log["eval"], f"{name}: eval")
+    samples = [(where, record(sample, where)) for where, sample in raw_samples]
     raw_status = log.get("status")
     status = raw_status if raw_status in SOURCE_STATUSES else None
     if not samples:
         raise NoSamplesError(f"{name}: an Inspect log without samples (status {raw_status}): nothing to import")
     notes = list(RULE_NOTES)
-    task = str(eval_spec.get("task") or path.stem)
-    model = eval_spec.get("model")
-    agent = str(model) if isinstance(model, str) and model else "(unknown model)"
+    task = _text(eval_spec.get("task"), f"{name}: eval.task", optional=True) or path.stem
+    model = _text(eval_spec.get("model"), f"{name}: eval.model", optional=True)
+    agent = model or "(unknown model)"
     if agent != model:
         notes.append("the eval names no model: agent '(unknown model)'")
-    config = _obj(eval_spec.get("config"))
-    dataset = _obj(eval_spec.get("dataset"))
-    epochs = _int(config.get("epochs"))
+    config = _optional(eval_spec.get("config"), f"{name}: eval.config")
+    dataset = _optional(eval_spec.get("dataset"), f"{name}: eval.dataset")
+    epochs = bounded_count(config.get("epochs"), f"{name}: eval.config.epochs", at_most=max(EPOCHS_BOUND, len(samples)),
+                           what=f"the larger of {EPOCHS_BOUND} and the sample epochs the log holds")
     limit = config.get("limit")
-    dataset_size = _int(dataset.get("samples"))
-    samples.sort(key=lambda s: (_sample_key(s.get("id")), _int(s.get("epoch")) or 0))
+    dataset_size = bounded_count(dataset.get("samples"), f"{name}: eval.dataset.samples", at_most=_JSON_INT_MAX,
+                                 what="the largest whole number JSON keeps exact")
+    listed = _listed_ids(name, dataset)
+    keyed = sorted(((_sample_key(_sample_id(s.get("id"), _at(w, "id"))), _epoch(s.get("epoch"), _at(w, "epoch")), w, s)
+                    for w, s in samples), key=lambda x: (x[0], x[1]))
 
-    scorers = _scorers(log, samples)
+    scorers = _scorers(name, log, samples)
     if not scorers.names:
         raise NoSamplesError(f"{name}: an Inspect log that names no scorer: nothing to import")
-    counts = {"errored": 0, "unscored_samples": 0, "nan": 0, "partial_rows": 0, "unscored_rows": 0, "absent": 0}
+    counts = {"errored": 0, "unscored_samples": 0, "nan": 0, "partial_rows": 0, "unscored_rows": 0}
     rows: list[dict[str, Any]] = []
-    seen: set[tuple[Any, int]] = set()
-    bad_samples = 0
-    for sample in samples:
-        sid, epoch = sample.get("id"), _int(sample.get("epoch"))
-        if not isinstance(sid, (int, str)) or isinstance(sid, bool) or epoch is None or epoch < 1:
-            bad_samples += 1
-            continue
-        seen.add((_sample_key(sid), epoch))
-        base: dict[str, Any] = {"case_id": str(sid), "trial": epoch - 1, "agent": agent}
-        context = {k: finite_json(sample[k]) for k in ("target", "choices") if sample.get(k) is not None}
-        if sample.get("input") is not None:
-            base["input"] = finite_json(sample["input"])
-        if context:
-            base["context"] = context
-        text = _output_text(sample)
-        if text is not None:
-            base["agent_output"] = text
-        usage = sample.get("model_usage")
-        if isinstance(usage, Mapping) and usage:
-            base["usage"] = finite_json(usage)
-        total = sample.get("total_time")
-        if isinstance(total, (int, float)) and not isinstance(total, bool) and math.isfinite(total) and total >= 0:
-            base["latency_s"] = total
-        rows.extend(_rows_of_sample(sample, scorers, base, counts))
-    if bad_samples:
-        raise InputError(f"{name}: {bad_samples} sample(s) without a valid id and epoch (>= 1)")
+    for _key, epoch, where, sample in keyed:
+        base: dict[str, Any] = {"case_id": str(sample["id"]), "trial": epoch - 1, "agent": agent}
+        base.update(_definition(sample))
+        base.update(_measured(sample))
+        rows.extend(_rows_of_sample(sample, where, scorers, base, counts))
 
-    # Samples the eval lists (dataset.sample_ids, each epoch) that the log does not hold: ERROR, never dropped.
-    listed = dataset.get("sample_ids")
-    epoch_set = range(1, epochs + 1) if epochs else sorted({e for _, e in seen})
-    if isinstance(listed, list):
-        for sid in listed:
-            if not isinstance(sid, (int, str)) or isinstance(sid, bool):
-                continue
-            for epoch in epoch_set:
-                if (_sample_key(sid), epoch) in seen:
-                    continue
-                counts["absent"] += 1
-                for scorer in scorers.names:
-                    for dimension in scorers.dimensions(scorer):
-                        rows.append({
-                            "id": f"{sid}/{epoch}/{dimension}", "dimension": dimension, "case_id": str(sid),
-                            "trial": epoch - 1, "agent": agent, "status": "ERROR", "reason": "sample_error",
-                            "evaluator": scorers.evaluator(scorer),
-                        })
+    # The sample-epochs the eval planned (its samples × epochs) that the log does not hold: ERROR, as far as the
+    # file holds one record or listed id per absent sample-epoch; a plan beyond that (a declared count, not
+    # evidence) is counted, never materialised.
+    plan = _Plan(ids={}, epochs=[], seen={(key, epoch) for key, epoch, _, _ in keyed})
+    for sid in listed:
+        plan.ids.setdefault(_sample_key(sid), sid)
+    for key, _, _, sample in keyed:
+        plan.ids.setdefault(key, sample["id"])
+    plan.epochs = range(1, epochs + 1) if epochs else sorted({e for _, e in plan.seen})
+    planned, run_epochs = plan.planned, len(plan.seen)
+    absent, budget = planned - run_epochs, len(samples) + len(listed)
+    if 0 < absent <= budget:
+        for sid, epoch in plan.absent():
+            rows.extend(_error_rows({"case_id": str(sid), "trial": epoch - 1, "agent": agent}, scorers))
+        notes.append(f"{absent} planned sample epoch(s) absent from the log: ERROR sample_error")
+    elif absent:
+        notes.append(f"{absent} planned sample epoch(s) absent from the log ({run_epochs} of {planned} ran): more than "
+                     f"the {budget} samples and listed ids the file holds, so they are counted in "
+                     "sample_epochs_planned, not written as rows")
 
-    samples_run = len({key for key, _ in seen})
+    samples_run = len({key for key, _ in plan.seen})
     partial_why = []
     if raw_status != "success":
         partial_why.append(f"status {raw_status}")
@@ -564,6 +652,8 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
         partial_why.append(f"a sample limit was set ({limit})")
     if dataset_size is not None and samples_run < dataset_size:
         partial_why.append(f"{samples_run} of the dataset's {dataset_size} samples ran")
+    if run_epochs < planned:
+        partial_why.append(f"{run_epochs} of {planned} planned sample epochs ran")
     if dataset_size is None:
         notes.append("the eval states no dataset size: whether every sample ran cannot be checked")
     partial = bool(partial_why)
@@ -574,8 +664,6 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     if counts["errored"] or counts["unscored_samples"]:
         notes.append(f"{counts['errored']} sample(s) with an error and {counts['unscored_samples']} without scores: "
                      "ERROR sample_error on each of the task's scorers")
-    if counts["absent"]:
-        notes.append(f"{counts['absent']} listed sample epoch(s) absent from the log: ERROR sample_error")
     if counts["nan"]:
         notes.append(f"{counts['nan']} NaN value(s), which Inspect writes for an unscored value: read as no value, "
                      "ERROR unscored (never a number)")
@@ -593,23 +681,22 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
 
     import pandas as pd
 
-    results = _obj(log.get("results"))
+    results = _optional(log.get("results"), f"{name}: results")
     metrics: dict[str, Any] = {}
-    for score in results.get("scores") or []:
-        if isinstance(score, Mapping) and isinstance(score.get("name"), str):
-            entry = _obj(score.get("metrics"))
-            metrics[score["name"]] = {str(k): (v.get("value") if isinstance(v, Mapping) else v)
-                                      for k, v in entry.items()}
-    for key in ("total_samples", "completed_samples"):
-        if key in results:
-            metrics[key] = results[key]
-    packages = _obj(eval_spec.get("packages"))
+    for i, score in enumerate(results.get("scores") or []):  # each checked by _result_scorers
+        entry = _optional(score.get("metrics"), f"{name}: results.scores[{i}].metrics")
+        metrics[score["name"]] = {str(k): (v.get("value") if isinstance(v, Mapping) else v) for k, v in entry.items()}
+    for total in ("total_samples", "completed_samples"):
+        if total in results:
+            metrics[total] = results[total]
+    packages = _optional(eval_spec.get("packages"), f"{name}: eval.packages")
     version = packages.get("inspect_ai")
     frame = pd.DataFrame(rows)
     source = source_dict(
         fmt=FORMAT, files=[name], status=status, samples_run=samples_run, epochs=epochs or None,
         dataset_size=dataset_size, limit=finite_json(limit), created=eval_spec.get("created"), harness=HARNESS,
         harness_version=str(version) if version is not None else None, metrics=metrics, notes=notes,
+        sample_epochs_run=run_epochs, sample_epochs_planned=planned,
         task=task, run_id=eval_spec.get("run_id"), eval_id=eval_spec.get("eval_id"),
     )
     return ImportedRun(agent=agent, task=task, rows=frame, partial=partial, source=source)

@@ -1,7 +1,8 @@
-"""Hostile Inspect logs (issue 25 item 6; SPEC §20): each is an input error naming file and position.
+"""Hostile Inspect logs (issue 25 items 1, 4, 5, 6; SPEC §20): each is an input error naming file and position.
 
-An archive's directory is checked before any member is read and its decompressed size is capped
-(``SCOREKIT_MAX_DECOMPRESSED``). Each case is also run through the CLI (``scorekit import`` and
+A record that is not the shape Inspect writes is never dropped in silence; a declared count never makes
+rows by itself; an archive's directory is checked before any member is read and its decompressed size is
+capped (``SCOREKIT_MAX_DECOMPRESSED``). Each case is also run through the CLI (``scorekit import`` and
 ``scorekit run --from inspect``): exit 2, one line on stderr, no traceback. The archives are built here,
 small, from the real quiz log (import_logs.py reads and writes zip members without scorekit).
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from import_logs import QUIZ, json_log, members, write_zip
+from import_logs import QUIZ, json_log, members, write_json_log, write_zip
 
 import scorekit as sk
 from scorekit.importers import import_results
@@ -104,6 +105,14 @@ def overlapping(path: Path) -> Path:
 
 
 # --------------------------------------------------------------------------- the hostile files
+def _json(change: Callable[[dict[str, Any]], None]) -> Callable[[Path], Path]:
+    def build(tmp: Path) -> Path:
+        log = json_log([sample(1, s="C"), sample(2, s="I")], scorers=["s"], epochs=1)
+        change(log)
+        return write_json_log(tmp / "log.json", log)
+    return build
+
+
 def _eval(build_files: Callable[[], bytes]) -> Callable[[Path], Path]:
     def build(tmp: Path) -> Path:
         path = tmp / "log.eval"
@@ -112,7 +121,46 @@ def _eval(build_files: Callable[[], bytes]) -> Callable[[Path], Path]:
     return build
 
 
+def _set(*keys: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(log: dict[str, Any]) -> None:
+        target = log
+        for key in keys[:-1]:
+            target = target[key]
+        target[keys[-1]] = value
+    return change
+
+
+def _first_sample(**fields: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda log: log["samples"][0].update(fields)
+
+
 CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
+    # item 1: a sample that is not a JSON object
+    "eval-member-list": (lambda tmp: write_zip(tmp / "log.eval", quiz_files({"samples/3_epoch_1.json": b"[1, 2]"}), 93),
+                         r"log\.eval!samples/3_epoch_1\.json: expected an object, found a list"),
+    "json-sample-string": (_json(lambda log: log["samples"].append("oops")),
+                           r"log\.json: samples\[2\]: expected an object, found a string"),
+    "sample-scores-number": (_json(_first_sample(scores=5)), r"log\.json: samples\[0\]\.scores: expected an object"),
+    "sample-score-number": (_json(_first_sample(scores={"s": 5})),
+                            r'log\.json: samples\[0\]\.scores\["s"\]: expected an object'),
+    "sample-error-number": (_json(_first_sample(error=5)), r"log\.json: samples\[0\]\.error: expected an object"),
+    "sample-epoch-zero": (_json(_first_sample(epoch=0)), r"log\.json: samples\[0\]\.epoch: expected a whole number"),
+    "sample-id-list": (_json(_first_sample(id=[1])), r"log\.json: samples\[0\]\.id: expected a string or"),
+    "listed-id-object": (_json(_set("eval", "dataset", "sample_ids", value=[1, {"id": 2}])),
+                         r"log\.json: eval\.dataset\.sample_ids\[1\]"),
+    # item 4: a field the importer relies on that is a number
+    "eval-scorers-5": (_json(_set("eval", "scorers", value=5)), r"log\.json: eval\.scorers: expected a list"),
+    "eval-scorer-5": (_json(_set("eval", "scorers", value=[5])), r"log\.json: eval\.scorers\[0\]: expected an object"),
+    "results-scores-5": (_json(_set("results", "scores", value=5)), r"log\.json: results\.scores: expected a list"),
+    "results-5": (_json(_set("results", value=5)), r"log\.json: results: expected an object"),
+    "samples-5": (_json(_set("samples", value=5)), r"log\.json: samples: expected a list"),
+    "model-5": (_json(_set("eval", "model", value=5)), r"log\.json: eval\.model: expected a string"),
+    "model-roles-5": (_json(_set("eval", "model_roles", value=5)), r"log\.json: eval\.model_roles: expected an"),
+    "epochs-text": (_json(_set("eval", "config", "epochs", value="3")), r"log\.json: eval\.config\.epochs: expected"),
+    # item 5: a declared count beyond any plausible bound
+    "epochs-1e8": (_json(lambda log: (log["eval"]["config"].update(epochs=10**8),
+                                      log["eval"]["dataset"].update(sample_ids=[1, 2, 3]))),
+                   r"log\.json: eval\.config\.epochs: 100000000 is more than"),
     # item 6: archives
     "400-names-one-member": (lambda tmp: one_member_many_names(tmp / "log.eval"),
                              r"log\.eval!samples/2_epoch_1\.json: the member's local header"),
@@ -175,3 +223,23 @@ def test_an_invalid_cap_is_an_input_error_naming_the_variable(tmp_path, monkeypa
         import_results(QUIZ)
     code, _, err = run_cli("run", "--from", "inspect", "--results", QUIZ, "--out-dir", tmp_path)
     assert code == 2 and len(err.strip().splitlines()) == 1 and CAP in err
+
+
+# --------------------------------------------------------------------------- declared counts
+def test_a_plan_larger_than_the_file_is_counted_not_materialised(tmp_path):
+    """2,000 listed samples × 5,000 epochs: 10**7 planned sample epochs from a small file, one of them ran."""
+    log = json_log([sample(1, s="C")], scorers=["s"], sample_ids=list(range(1, 2001)), epochs=5000)
+    run = import_results(write_json_log(tmp_path / "log.json", log))[0]
+    assert len(run.rows) == 1
+    assert (run.source["sample_epochs_run"], run.source["sample_epochs_planned"]) == (1, 2000 * 5000)
+    assert run.partial and sk.evaluate(run).decision == "TRIAGE"
+    assert any("counted in sample_epochs_planned" in note for note in run.notes)
+
+
+def test_a_plan_the_file_can_hold_gives_error_rows_for_the_absent_sample_epochs(tmp_path):
+    log = json_log([sample(1, s="C"), sample(2, s="C")], scorers=["s"], sample_ids=[1, 2, 3], epochs=2)
+    run = import_results(write_json_log(tmp_path / "log.json", log))[0]
+    errors = run.rows[run.rows["reason"] == "sample_error"]
+    assert sorted(zip(errors["case_id"], errors["trial"], strict=True)) == [("1", 1), ("2", 1), ("3", 0), ("3", 1)]
+    assert (run.source["sample_epochs_run"], run.source["sample_epochs_planned"]) == (2, 6)
+    assert run.partial
