@@ -18,10 +18,10 @@ N                       FAIL ``no_answer``
 P; a number in (0, 1)   ``score`` 0.5 / the number: the policy's ``partial`` rule decides
 NaN, null, missing,     ERROR ``unscored`` (Inspect's own JSON writes NaN for an unscored value;
 anything else           it is read as no value, never as a number)
-a sample with an error  ERROR ``sample_error`` on each of the task's scorers
-or without scores; a
-planned sample epoch
-absent
+a sample with an error  ERROR ``sample_error`` on each of the task's scorers, ``detail`` the
+or without scores; a    sample's own error message (``RuntimeError(...)``), else why it has no rows
+planned sample epoch    (the eval's own error where it stopped on one); such rows carry the case's
+absent                  definition where the log has it (another epoch of the sample), else none
 ======================  ==========================================================================
 
 The task's scorers are the union of those named by the eval spec, its results and its samples.
@@ -94,7 +94,9 @@ RULE_NOTES = (
     "and numbers in (0,1) -> score, decided by the policy's partial rule; NaN, null, a missing value or any other "
     "value -> ERROR unscored",
     "a sample with an error or without scores, or a planned sample epoch absent from the log -> ERROR sample_error "
-    "on each of the task's scorers (the union of the eval spec's, the results' and the samples' scorers)",
+    "on each of the task's scorers (the union of the eval spec's, the results' and the samples' scorers), detail the "
+    "sample's own error message (or the eval's, for a sample that never ran); such rows carry the case's definition "
+    "where the log has it (another epoch of the sample), else none",
     "sample input and target (and choices) are the case's input and context (suite hash); model usage and total "
     "time are carried (usage, latency_s)",
 )
@@ -371,6 +373,12 @@ def _output_text(sample: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _one_line(text: str, limit: int = 500) -> str:
+    """``text`` on one line (its whitespace runs collapsed), at most ``limit`` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def _found(value: Any) -> str:
     return f"found {json.dumps(value)[:40]}"
 
@@ -496,12 +504,13 @@ def _definition(sample: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _error_rows(base: dict[str, Any], scorers: _Scorers) -> Iterator[dict[str, Any]]:
-    """ERROR ``sample_error`` on each of the task's scorers (every key of a dict-valued one)."""
+def _error_rows(base: dict[str, Any], scorers: _Scorers, detail: str) -> Iterator[dict[str, Any]]:
+    """ERROR ``sample_error`` on each of the task's scorers (every key of a dict-valued one), ``detail`` saying why."""
     for name in scorers.names:
         for dimension in scorers.dimensions(name):
             yield {**base, "id": f"{base['case_id']}/{base['trial'] + 1}/{dimension}", "dimension": dimension,
-                   "evaluator": scorers.evaluator(name), "status": "ERROR", "reason": "sample_error"}
+                   "evaluator": scorers.evaluator(name), "status": "ERROR", "reason": "sample_error",
+                   "detail": detail}
 
 
 def _score_outcomes(name: str, keys: list[str] | None, dimensions: list[str], score: Any) -> dict[str, Any]:
@@ -525,12 +534,11 @@ def _rows_of_sample(
     scores = _optional(sample.get("scores"), _at(where, "scores"))
     if error is not None:
         counts["errored"] += 1
-        _error_message(error, _at(where, "error"))  # its shape is checked
-        yield from _error_rows(base, scorers)
+        yield from _error_rows(base, scorers, _one_line(_error_message(error, _at(where, "error"))))
         return
     if not scores:
         counts["unscored_samples"] += 1
-        yield from _error_rows(base, scorers)
+        yield from _error_rows(base, scorers, "the sample has no scores")
         return
     for name in scorers.names:
         outcomes = _score_outcomes(name, scorers.keys.get(name), scorers.dimensions(name), scores.get(name))
@@ -588,6 +596,17 @@ def _listed_ids(name: str, dataset: Mapping[str, Any]) -> list[int | str]:
     return [_sample_id(sid, f"{where}[{i}]") for i, sid in enumerate(record_list(dataset.get("sample_ids"), where))]
 
 
+def _absent_detail(name: str, log: Mapping[str, Any], raw_status: Any) -> str:
+    """Why a planned sample epoch is absent, in the source's own words where it has them (the eval's error)."""
+    error = log.get("error")
+    if error is not None:
+        message = _one_line(_error_message(error, f"{name}: error"))
+        return f"the sample did not run: the eval stopped with an error: {message}"
+    if raw_status != "success":
+        return f"the sample did not run (the eval's status is {json.dumps(raw_status)[:40]})"
+    return "the sample epoch is absent from the log"
+
+
 def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[str, Any]]) -> ImportedRun:
     name = str(path)
     eval_spec = record(log["eval"], f"{name}: eval")
@@ -617,16 +636,21 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     if not scorers.names:
         raise NoSamplesError(f"{name}: an Inspect log that names no scorer: nothing to import")
     counts = {"errored": 0, "unscored_samples": 0, "nan": 0, "partial_rows": 0, "unscored_rows": 0}
+    definitions: dict[tuple[int, Any], dict[str, Any]] = {}
+    for key, _, _, sample in keyed:
+        if key not in definitions and (found := _definition(sample)):
+            definitions[key] = found
     rows: list[dict[str, Any]] = []
-    for _key, epoch, where, sample in keyed:
+    for key, epoch, where, sample in keyed:
         base: dict[str, Any] = {"case_id": str(sample["id"]), "trial": epoch - 1, "agent": agent}
-        base.update(_definition(sample))
+        crashed = sample.get("error") is not None or not sample.get("scores")
+        base.update(_definition(sample) or (definitions.get(key, {}) if crashed else {}))
         base.update(_measured(sample))
         rows.extend(_rows_of_sample(sample, where, scorers, base, counts))
 
-    # The sample-epochs the eval planned (its samples × epochs) that the log does not hold: ERROR, as far as the
-    # file holds one record or listed id per absent sample-epoch; a plan beyond that (a declared count, not
-    # evidence) is counted, never materialised.
+    # The sample-epochs the eval planned (its samples × epochs) that the log does not hold: ERROR, each carrying
+    # the case's definition where another epoch has it, as far as the file holds one record or listed id per
+    # absent sample-epoch; a plan beyond that (a declared count, not evidence) is counted, never materialised.
     plan = _Plan(ids={}, epochs=[], seen={(key, epoch) for key, epoch, _, _ in keyed})
     for sid in listed:
         plan.ids.setdefault(_sample_key(sid), sid)
@@ -636,9 +660,12 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     planned, run_epochs = plan.planned, len(plan.seen)
     absent, budget = planned - run_epochs, len(samples) + len(listed)
     if 0 < absent <= budget:
+        detail = _absent_detail(name, log, raw_status)
         for sid, epoch in plan.absent():
-            rows.extend(_error_rows({"case_id": str(sid), "trial": epoch - 1, "agent": agent}, scorers))
-        notes.append(f"{absent} planned sample epoch(s) absent from the log: ERROR sample_error")
+            base = {"case_id": str(sid), "trial": epoch - 1, "agent": agent, **definitions.get(_sample_key(sid), {})}
+            rows.extend(_error_rows(base, scorers, detail))
+        notes.append(f"{absent} planned sample epoch(s) absent from the log: ERROR sample_error (with the case's "
+                     "definition where another epoch of the sample carries it)")
     elif absent:
         notes.append(f"{absent} planned sample epoch(s) absent from the log ({run_epochs} of {planned} ran): more than "
                      f"the {budget} samples and listed ids the file holds, so they are counted in "
@@ -663,7 +690,7 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
         notes.append(f"unknown status {raw_status!r}: treated as not success")
     if counts["errored"] or counts["unscored_samples"]:
         notes.append(f"{counts['errored']} sample(s) with an error and {counts['unscored_samples']} without scores: "
-                     "ERROR sample_error on each of the task's scorers")
+                     "ERROR sample_error on each of the task's scorers, the sample's own error message as detail")
     if counts["nan"]:
         notes.append(f"{counts['nan']} NaN value(s), which Inspect writes for an unscored value: read as no value, "
                      "ERROR unscored (never a number)")
