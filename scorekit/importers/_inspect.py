@@ -36,7 +36,9 @@ on must have the shape Inspect writes, else an input error names the file and th
 (``log.json: samples[3]``, ``log.eval!samples/3_epoch_1.json: scores``). A declared count never
 makes rows by itself: an absent sample epoch becomes ERROR rows only while the file holds at least
 one sample or listed id per absent sample epoch; a plan larger than that (``epochs: 10**8``) is
-counted in ``sample_epochs_planned`` and the run is partial, no row is built for it. An archive's
+counted in ``sample_epochs_planned`` and the run is partial, no row is built for it; and a log that
+would make more than 64 rows per item it holds (sample, score value, scorer dimension, listed id;
+100,000 rows are always allowed) is refused, so every import stays linear in its file. An archive's
 directory is checked before a member is read (each name once, each local header naming its member
 as the directory does, no two members sharing bytes), zstd members are read no further than their
 declared size + 1 byte, and the members read may declare at most ``SCOREKIT_MAX_DECOMPRESSED``
@@ -78,6 +80,11 @@ HARNESS = "Inspect AI"
 
 #: The most epochs a log may declare, unless it holds more sample epochs than that: a larger count is an input error.
 EPOCHS_BOUND = 10_000
+#: The most rows a log may make per item it holds (sample, score value, scorer dimension, listed id), and the
+#: number of rows always allowed: every sample epoch makes a row per dimension, scored or not, so a file naming
+#: thousands of scorers and thousands of unscored samples would otherwise make millions of rows from kilobytes.
+ROWS_PER_ITEM = 64
+ROWS_FLOOR = 100_000
 #: The largest zip member read (uncompressed): a declared size above it is refused, not inflated.
 MEMBER_LIMIT = 1 << 30
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -440,6 +447,11 @@ class _Scorers:
         if key not in keys:
             keys.append(key)
 
+    @property
+    def width(self) -> int:
+        """The rows each sample epoch makes: one per dimension of each scorer."""
+        return sum(len(self.keys.get(name) or [name]) for name in self.names)
+
     def dimensions(self, name: str) -> list[str]:
         keys = self.keys.get(name)
         return [f"{name}.{k}" for k in keys] if keys else [name]
@@ -591,6 +603,36 @@ class _Plan:
                     yield sid, epoch
 
 
+def _plan(listed: Sequence[int | str], keyed: Sequence[tuple[Any, int, str, Mapping[str, Any]]],
+          epochs: int | None) -> _Plan:
+    """The run's plan: its samples (listed, then present) × its epochs (declared, else those present)."""
+    plan = _Plan(ids={}, epochs=[], seen={(key, epoch) for key, epoch, _, _ in keyed})
+    for sid in listed:
+        plan.ids.setdefault(_sample_key(sid), sid)
+    for key, _, _, sample in keyed:
+        plan.ids.setdefault(key, sample["id"])
+    plan.epochs = range(1, epochs + 1) if epochs else sorted({e for _, e in plan.seen})
+    return plan
+
+
+def _score_entries(samples: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
+    """The score values the samples hold (a dict-valued score counts each of its keys)."""
+    total = 0
+    for _, sample in samples:
+        for score in (sample.get("scores") or {}).values():
+            value = score.get("value")
+            total += len(value) if isinstance(value, Mapping) else 1
+    return total
+
+
+def _check_rows(name: str, rows: int, *, held: int) -> None:
+    """Refuse a log that would make more than :data:`ROWS_PER_ITEM` rows per item it holds (SPEC §20: linear)."""
+    if rows > max(ROWS_FLOOR, ROWS_PER_ITEM * held):
+        raise InputError(f"{name}: the log would make {rows} rows from the {held} samples, scores, scorer "
+                         f"dimensions and listed ids it holds (more than {ROWS_PER_ITEM} per item): not a log "
+                         "Inspect writes")
+
+
 def _listed_ids(name: str, dataset: Mapping[str, Any]) -> list[int | str]:
     where = f"{name}: eval.dataset.sample_ids"
     return [_sample_id(sid, f"{where}[{i}]") for i, sid in enumerate(record_list(dataset.get("sample_ids"), where))]
@@ -635,6 +677,16 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     scorers = _scorers(name, log, samples)
     if not scorers.names:
         raise NoSamplesError(f"{name}: an Inspect log that names no scorer: nothing to import")
+    # The sample-epochs the eval planned (its samples × epochs) that the log does not hold: ERROR, each carrying
+    # the case's definition where another epoch has it, as far as the file holds one record or listed id per
+    # absent sample-epoch; a plan beyond that (a declared count, not evidence) is counted, never materialised.
+    plan = _plan(listed, keyed, epochs)
+    planned, run_epochs = plan.planned, len(plan.seen)
+    absent, budget = planned - run_epochs, len(samples) + len(listed)
+    materialise = 0 < absent <= budget
+    _check_rows(name, (len(samples) + (absent if materialise else 0)) * scorers.width,
+                held=len(samples) + len(listed) + scorers.width + _score_entries(samples))
+
     counts = {"errored": 0, "unscored_samples": 0, "nan": 0, "partial_rows": 0, "unscored_rows": 0}
     definitions: dict[tuple[int, Any], dict[str, Any]] = {}
     for key, _, _, sample in keyed:
@@ -648,18 +700,7 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
         base.update(_measured(sample))
         rows.extend(_rows_of_sample(sample, where, scorers, base, counts))
 
-    # The sample-epochs the eval planned (its samples × epochs) that the log does not hold: ERROR, each carrying
-    # the case's definition where another epoch has it, as far as the file holds one record or listed id per
-    # absent sample-epoch; a plan beyond that (a declared count, not evidence) is counted, never materialised.
-    plan = _Plan(ids={}, epochs=[], seen={(key, epoch) for key, epoch, _, _ in keyed})
-    for sid in listed:
-        plan.ids.setdefault(_sample_key(sid), sid)
-    for key, _, _, sample in keyed:
-        plan.ids.setdefault(key, sample["id"])
-    plan.epochs = range(1, epochs + 1) if epochs else sorted({e for _, e in plan.seen})
-    planned, run_epochs = plan.planned, len(plan.seen)
-    absent, budget = planned - run_epochs, len(samples) + len(listed)
-    if 0 < absent <= budget:
+    if materialise:
         detail = _absent_detail(name, log, raw_status)
         for sid, epoch in plan.absent():
             base = {"case_id": str(sid), "trial": epoch - 1, "agent": agent, **definitions.get(_sample_key(sid), {})}
