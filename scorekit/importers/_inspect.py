@@ -408,6 +408,16 @@ def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
     return value
 
 
+def _keyed(where: str, sample: Mapping[str, Any]) -> tuple[tuple[int, Any], int, str, Mapping[str, Any]]:
+    """A sample with its key and epoch, both checked (the position is built only for a message)."""
+    sid, epoch = sample.get("id"), sample.get("epoch")
+    if isinstance(sid, bool) or not isinstance(sid, (int, str)):
+        sid = _sample_id(sid, _at(where, "id"))
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch <= _JSON_INT_MAX:
+        epoch = _epoch(epoch, _at(where, "epoch"))
+    return _sample_key(sid), epoch, where, sample
+
+
 def _sample_id(value: Any, where: str) -> int | str:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise InputError(f"{where}: expected a string or a whole number (a sample id), {_found(value)}")
@@ -493,9 +503,14 @@ def _scorers(name: str, log: Mapping[str, Any], samples: Sequence[tuple[str, Map
     _spec_scorers(name, eval_spec, found)
     _result_scorers(name, _optional(log.get("results"), f"{name}: results"), found)
     for where, sample in samples:
-        for scorer, score in _optional(sample.get("scores"), _at(where, "scores")).items():
+        scores = sample.get("scores")
+        if not isinstance(scores, Mapping):  # the position is built only for the message
+            scores = _optional(scores, _at(where, "scores"))
+        for scorer, score in scores.items():
             found.add(scorer)
-            value = record(score, _at(where, f"scores[{json.dumps(scorer)}]")).get("value")
+            if not isinstance(score, Mapping):
+                record(score, _at(where, f"scores[{json.dumps(scorer)}]"))
+            value = score.get("value")
             if isinstance(value, Mapping):
                 for key in value:
                     found.add_key(scorer, str(key))
@@ -543,7 +558,7 @@ def _rows_of_sample(
     sample: Mapping[str, Any], where: str, scorers: _Scorers, base: dict[str, Any], counts: dict[str, int]
 ) -> Iterator[dict[str, Any]]:
     error = sample.get("error")
-    scores = _optional(sample.get("scores"), _at(where, "scores"))
+    scores = sample.get("scores") or {}  # its shape checked by _scorers
     if error is not None:
         counts["errored"] += 1
         yield from _error_rows(base, scorers, _one_line(_error_message(error, _at(where, "error"))))
@@ -671,8 +686,7 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     dataset_size = bounded_count(dataset.get("samples"), f"{name}: eval.dataset.samples", at_most=_JSON_INT_MAX,
                                  what="the largest whole number JSON keeps exact")
     listed = _listed_ids(name, dataset)
-    keyed = sorted(((_sample_key(_sample_id(s.get("id"), _at(w, "id"))), _epoch(s.get("epoch"), _at(w, "epoch")), w, s)
-                    for w, s in samples), key=lambda x: (x[0], x[1]))
+    keyed = sorted((_keyed(where, sample) for where, sample in samples), key=lambda x: (x[0], x[1]))
 
     scorers = _scorers(name, log, samples)
     if not scorers.names:
@@ -688,15 +702,16 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
                 held=len(samples) + len(listed) + scorers.width + _score_entries(samples))
 
     counts = {"errored": 0, "unscored_samples": 0, "nan": 0, "partial_rows": 0, "unscored_rows": 0}
+    own = [_definition(sample) for _, _, _, sample in keyed]
     definitions: dict[tuple[int, Any], dict[str, Any]] = {}
-    for key, _, _, sample in keyed:
-        if key not in definitions and (found := _definition(sample)):
-            definitions[key] = found
+    for (key, _, _, _), found in zip(keyed, own, strict=True):
+        if found:
+            definitions.setdefault(key, found)
     rows: list[dict[str, Any]] = []
-    for key, epoch, where, sample in keyed:
+    for (key, epoch, where, sample), found in zip(keyed, own, strict=True):
         base: dict[str, Any] = {"case_id": str(sample["id"]), "trial": epoch - 1, "agent": agent}
         crashed = sample.get("error") is not None or not sample.get("scores")
-        base.update(_definition(sample) or (definitions.get(key, {}) if crashed else {}))
+        base.update(found or (definitions.get(key, {}) if crashed else {}))
         base.update(_measured(sample))
         rows.extend(_rows_of_sample(sample, where, scorers, base, counts))
 
