@@ -608,7 +608,9 @@ class _Plan:
 
     @property
     def planned(self) -> int:
-        outside = sum(1 for _, epoch in self.seen if epoch not in self.epochs)
+        """The run's samples × its epochs, and any sample epoch present outside them (counted, never iterated)."""
+        epochs = self.epochs if isinstance(self.epochs, range) else set(self.epochs)  # O(1) membership
+        outside = sum(1 for _, epoch in self.seen if epoch not in epochs)
         return len(self.ids) * len(self.epochs) + outside
 
     def absent(self) -> Iterator[tuple[int | str, int]]:
