@@ -8,7 +8,7 @@ so the numbers are the reports' own:
   file ``$GITHUB_STEP_SUMMARY`` names, by :func:`append_step_summary`;
 * :func:`gate_annotations` — one ``::error::`` workflow command per dimension that
   stops the release (FAIL, or INCOMPLETE: nothing decided is not a pass), with
-  user text escaped (:func:`scorekit._terminal.workflow_command`);
+  user text escaped (:func:`scorekit._escape.workflow_command`);
 * JUnit XML — :mod:`scorekit.reports.junit`.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._errors import ScorekitError
-from ._terminal import workflow_command
+from ._escape import workflow_command
 
 if TYPE_CHECKING:
     from .reports._sections import Sections

@@ -19,11 +19,10 @@ Rules (SPEC §12):
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from .._terminal import BIDI_CONTROLS
+from .._escape import clean, html_text, markdown_fence, markdown_text, markdown_unescape
 
 __all__ = [
     "DECISION_MEANING",
@@ -416,88 +415,42 @@ def evidence_row_count(data: dict[str, Any], evidence_rows: int | None = None) -
 
 
 # --------------------------------------------------------------------------- text
-# C0 controls except TAB/LF/CR, DEL, C1 controls, lone surrogates and the two
-# non-characters U+FFFE/U+FFFF: parse errors in HTML and invisible or dangerous
-# (terminal escapes) in Markdown; and the bidirectional overrides, isolates and
-# marks, which reorder what a reader sees. They become U+FFFD.
-_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff" + BIDI_CONTROLS + "]")
+# The escaping rules live in scorekit._escape (one module, SPEC §20); these adapters
+# first format a non-string value of the dictionary as the reports show it (None → "—").
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else fmt_value(value)
 
 
 def clean_text(value: Any) -> str:
-    """``str(value)`` with control characters, bidirectional controls, lone surrogates and
-    non-characters replaced by U+FFFD.
+    """``value`` as text with control characters, bidirectional controls, lone surrogates and
+    non-characters replaced by U+FFFD (:func:`scorekit._escape.clean`).
 
     >>> clean_text("invoice\u202efdp.exe")
     'invoice\ufffdfdp.exe'
     """
-    text = value if isinstance(value, str) else fmt_value(value)
-    return _BAD_CHARS.sub("\ufffd", text)
+    return clean(_text(value))
 
 
 def h(value: Any) -> str:
-    """Untrusted text made inert for HTML text or a quoted attribute (and for inline SVG).
-
-    :func:`clean_text`, then :func:`html.escape` with ``quote=True``; the ``/``
-    of ``scheme://`` becomes ``&#47;`` (the same character on screen), so text
-    from the data never reads as a URL in a page that must hold none (SPEC §12).
+    """``value`` as text made inert for HTML text or a quoted attribute (:func:`scorekit._escape.html_text`).
 
     >>> h('<a href="https://x">')
     '&lt;a href=&quot;https:&#47;&#47;x&quot;&gt;'
     """
-    import html
-
-    return html.escape(clean_text(value), quote=True).replace("://", ":&#47;&#47;")
-
-
-# Backslash first so the escapes added below are not escaped again.
-_MD_BACKSLASH = re.compile(r"([\\`*_\[\]|~#!])")
-
-
-# GFM extended autolinks start at "scheme://" and "www.": escaping the ":" or "."
-# keeps a URL in the data from becoming a clickable link.
-_MD_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]):(?=//)|(?<![a-z0-9])www\.")
+    return html_text(_text(value))
 
 
 def md_escape(value: Any, *, newline: str = "<br>") -> str:
-    """Untrusted text made inert for Markdown: no HTML, no link, no emphasis, no table break.
-
-    ``&``, ``<`` and ``>`` become HTML entities (so no tag or autolink can form);
-    ``\\``, backtick, ``*``, ``_``, ``[``, ``]``, ``|``, ``~``, ``#`` and ``!`` are
-    backslash-escaped (CommonMark/GFM escapes, also valid inside table cells); so
-    is the ``:`` of ``scheme://`` and the ``.`` of ``www.``, so a URL in the data
-    does not become an autolink; a line break becomes ``newline`` (``<br>``; a
-    space in plain Markdown without HTML) so it cannot end a table row or start a
-    block.
+    """``value`` as text made inert for Markdown (:func:`scorekit._escape.markdown_text`): no line break, no
+    HTML, no link, no emphasis, no table break, no block started.
 
     >>> md_escape("a|b <i>[x](javascript:alert(1))")
     'a\\\\|b &lt;i&gt;\\\\[x\\\\](javascript:alert(1))'
     """
-    text = clean_text(value)
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MD_BACKSLASH.sub(r"\\\1", text)
-    text = _MD_AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.replace("\n", newline)
+    return markdown_text(_text(value), newline=newline)
 
 
-_MD_UNESCAPE = re.compile(r"\\([\\`*_\[\]|~#!:.])|&lt;|&gt;|&amp;|<br>")
-_MD_ENTITY = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "<br>": "\n"}
-
-
-def md_unescape(text: str) -> str:
-    """Inverse of :func:`md_escape` (for readers and tests): ``md_unescape(md_escape(s)) == s``.
-
-    Exact for text without control characters or carriage returns, which
-    :func:`md_escape` replaces or normalises.
-    """
-    return _MD_UNESCAPE.sub(lambda m: m.group(1) if m.group(1) is not None else _MD_ENTITY[m.group(0)], text)
-
-
-def md_fence(text: str) -> str:
-    """A code fence longer than any run of backticks in ``text`` (at least three), so ``text`` cannot close it.
-
-    >>> md_fence("a ``` b")
-    '````'
-    """
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)
+#: Inverse of :func:`md_escape` (for readers and tests).
+md_unescape = markdown_unescape
+#: A code fence ``text`` cannot close.
+md_fence = markdown_fence

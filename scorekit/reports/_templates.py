@@ -3,7 +3,8 @@
 Templates live in ``scorekit/templates/report/`` (shipped in the wheel). Both
 environments escape *every* value a template prints through ``finalize``: HTML
 with :func:`~scorekit.reports._format.h`, Markdown with
-:func:`~scorekit.reports._format.md_escape` — a template cannot forget to escape,
+:func:`~scorekit.reports._format.md_escape` (the rules of :mod:`scorekit._escape`,
+the one escaping module) — a template cannot forget to escape,
 and only the templates' literal text is markup. Macro output (already escaped)
 is :class:`markupsafe.Markup` and passes through unchanged. Undefined names are
 errors (``StrictUndefined``), never an empty string.
@@ -110,8 +111,12 @@ def markdown_env(newline: str = "<br>") -> jinja2.Environment:
 
 
 def tidy_markdown(text: str) -> str:
-    """One blank line between blocks, none at the ends: template layout, not content, made the others."""
-    lines = [line.rstrip() for line in text.splitlines()]
+    """One blank line between blocks, none at the ends: template layout, not content, made the others.
+
+    Lines are split at LF only (the templates' own line ends): ``str.splitlines`` would also split at
+    U+2028, U+2029, NEL, VT and FF, and turn a character inside a value into a line break.
+    """
+    lines = [line.rstrip() for line in text.split("\n")]
     out: list[str] = []
     for line in lines:
         if line or (out and out[-1]):

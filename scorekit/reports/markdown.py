@@ -4,7 +4,7 @@ The text is the template ``templates/report/scorecard.md.j2`` over the sections
 of :func:`scorekit.reports._sections.build_sections`. Every string from the data
 (dimension names, case ids, reasons, findings text, problems, evaluator and
 judge names) is untrusted and escaped by the environment through
-:func:`~scorekit.reports._format.md_escape`, so it cannot inject HTML, links,
+:func:`~scorekit.reports._format.md_escape` (the rules of :mod:`scorekit._escape`), so it cannot inject HTML, links,
 images or emphasis, nor break a table.
 """
 

@@ -3,7 +3,7 @@
 What ``scorekit run``, ``validate``, ``demo`` and ``history`` print. Every value
 is already formatted by the section model; this module only aligns columns and
 makes each value safe for a terminal and a CI log
-(:func:`scorekit._terminal.terminal_text`: one line, no escape sequence, no
+(:func:`scorekit._escape.terminal_text`: one line, no escape sequence, no
 bidirectional reordering, no workflow command).
 
 Examples
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._terminal import terminal_text
+from .._escape import terminal_text
 from ._sections import History, Sections, Table
 
 __all__ = ["demo_text", "history_text", "run_text", "table_text", "validation_text"]
