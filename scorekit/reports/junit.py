@@ -15,7 +15,9 @@ NOT_IN_SCOPE   not written (not a test of this release)
 The suite's properties carry the decision, its reasons and the purpose, so a
 TRIAGE or SELF_TEST decision is visible even when every dimension passed.
 The values are the section model's already-formatted strings (``84.7%``), the
-same as every other report.
+same as every other report. Every text and attribute value passes through
+:func:`scorekit._escape.xml_text` (XML 1.0 forbids most C0 controls even as
+character references; they become U+FFFD) before ElementTree escapes it.
 
 Examples
 --------
@@ -34,13 +36,28 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._escape import xml_text
+
 if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
+
     from ._sections import Sections
 
 __all__ = ["render_junit", "write_junit"]
 
 _OUTCOME = {"FAIL": "failure", "INCOMPLETE": "error"}
 _SKIPPED_VERDICTS = ("NOT_IN_SCOPE",)
+
+
+def _element(parent: ET.Element | None, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    """An element (a child of ``parent`` when given) whose text and attribute values are :func:`xml_text`."""
+    import xml.etree.ElementTree as ET
+
+    safe = {key: xml_text(value) for key, value in attrs.items()}
+    element = ET.Element(tag, safe) if parent is None else ET.SubElement(parent, tag, safe)
+    if text is not None:
+        element.text = xml_text(text)
+    return element
 
 
 def render_junit(sections: Sections) -> str:
@@ -58,30 +75,29 @@ def render_junit(sections: Sections) -> str:
         dimension, verdict = cells[0].text, cells[at["verdict"]].text
         if verdict in _SKIPPED_VERDICTS:
             continue
-        case = ET.Element("testcase", name=dimension, classname=f"scorekit.{s.decision.purpose}")
+        case = _element(None, "testcase", name=dimension, classname=f"scorekit.{s.decision.purpose}")
         facts = f"rate {cells[at['rate']].text}, threshold {cells[at['threshold']].text}"
         if dimension in rate_ci:
             facts += f", {s.confidence} Wilson CI {rate_ci[dimension]}"
         outcome = _OUTCOME.get(verdict)
         if outcome is not None:
             reasons = cells[at["verdict reasons"]].text
-            child = ET.SubElement(case, outcome, message=f"{verdict}: {reasons}", type=verdict)
-            child.text = facts
+            _element(case, outcome, facts, message=f"{verdict}: {reasons}", type=verdict)
         else:
-            ET.SubElement(case, "system-out").text = facts
+            _element(case, "system-out", facts)
         cases.append((verdict, case))
     failures = sum(v == "FAIL" for v, _ in cases)
     errors = sum(v == "INCOMPLETE" for v, _ in cases)
-    root = ET.Element("testsuites", name="scorekit", tests=str(len(cases)), failures=str(failures),
-                      errors=str(errors))
-    suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(cases)), failures=str(failures),
-                          errors=str(errors), skipped="0")
+    root = _element(None, "testsuites", name="scorekit", tests=str(len(cases)), failures=str(failures),
+                    errors=str(errors))
+    suite = _element(root, "testsuite", name=name, tests=str(len(cases)), failures=str(failures),
+                     errors=str(errors), skipped="0")
     if s.decision.generated_at:
-        suite.set("timestamp", s.decision.generated_at)
-    props = ET.SubElement(suite, "properties")
+        suite.set("timestamp", xml_text(s.decision.generated_at))
+    props = _element(suite, "properties")
     for key, value in (("decision", s.decision.value), ("purpose", s.decision.purpose),
                        ("decision reasons", "; ".join(s.decision.reasons) or "—")):
-        ET.SubElement(props, "property", name=key, value=value)
+        _element(props, "property", name=key, value=value)
     suite.extend(case for _, case in cases)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
