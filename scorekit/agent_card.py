@@ -21,7 +21,6 @@ FAIL counts as evidence that exists and says no, and is always shown.
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import os
 import re
@@ -33,8 +32,8 @@ from typing import Any
 
 from ._datafiles import data_text, load_data_yaml
 from ._errors import InputError
+from ._escape import markdown_text
 from ._io import atomic_write
-from ._terminal import BIDI_CONTROLS
 from ._version import __version__
 from .reports._format import confidence_label
 
@@ -436,27 +435,12 @@ def build_agent_card(
 
 
 # --------------------------------------------------------------------------- Markdown
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # inline Markdown syntax, table cell separators
-_MD_LEADING = re.compile(r"^(\s*)([#+=-])")  # would start a heading, list or setext line at a line start
-_MD_ORDERED = re.compile(r"^(\s*\d+)([.)])")  # would start an ordered list
-_WS = re.compile(r"[\r\n\t\f\v\u2028\u2029\x85]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")  # bidi controls reorder what is read
-
-
 def _md(value: Any) -> str:
-    """Escape an untrusted value for Markdown and for the HTML a Markdown renderer passes through.
-
-    Line breaks become spaces (a value never leaves its table cell or line),
-    ``& < >`` become entities (no raw HTML), and Markdown syntax characters are
-    backslash-escaped.
-    """
+    """An untrusted value as Markdown text (:func:`scorekit._escape.markdown_text`): a line break becomes a
+    space (a value never leaves its table cell or line), no raw HTML, link, emphasis or block start."""
     if value is None:
         return "—"
-    text = _CONTROL.sub("", _WS.sub(" ", str(value)))
-    text = html.escape(text, quote=False)
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    text = _MD_LEADING.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
-    return _MD_ORDERED.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    return markdown_text(str(value), newline=" ")
 
 
 def _code(value: Any) -> str:
