@@ -5,7 +5,7 @@ matter in the seed's exact layout (``yaml.safe_dump``, ``sort_keys=False``) and
 a human body with the worked recomputation of the aggregate and a
 ``## Reproduction`` section. ``write_scorecard`` validates what it renders and
 writes atomically. Every text from the payload passes through the reports'
-Markdown escape (:func:`~scorekit.reports._format.md_escape`). PyYAML is
+Markdown escape (:func:`~scorekit.reports._format.md_escape`, the rules of :mod:`scorekit._escape`). PyYAML is
 imported inside the functions that need it.
 """
 
@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._escape import LINE_BREAKS
 from .._io import atomic_write, finite_float
 from ..reports._format import clean_text, md_escape, md_fence
 from ._parse import parse_scorecard_text
@@ -46,8 +47,8 @@ def _md(value: Any) -> str:
 def _code(value: Any) -> str:
     """``value`` as a Markdown code span, or escaped text when a code span cannot hold it."""
     text = clean_text(value)
-    if "`" in text or "\n" in text or "\r" in text or not text.strip():
-        return _md(text)
+    if "`" in text or any(char in LINE_BREAKS for char in str(value)) or not text.strip():
+        return _md(value)
     return f"`{text}`"
 
 
