@@ -15,6 +15,9 @@ HTML (and SVG)     :func:`html_text`              an element, attribute, entity 
 Markdown           :func:`markdown_text`          a line break, HTML, a link, an image, an
                                                   autolink, emphasis, math, a table break, or
                                                   a heading / list / quote started by a value
+Markdown code      :func:`code_text`              a control, bidi control or line separator
+block (literal)                                   inside the block (:func:`markdown_fence`
+                                                  keeps the text from closing it)
 XML (JUnit)        :func:`xml_text`               a character XML 1.0 forbids (even escaped)
 terminal, CI log   :func:`terminal_text`          a line break, an escape sequence, bidi
                                                   reordering, a workflow command
@@ -72,6 +75,7 @@ __all__ = [
     "LINE_BREAKS",
     "annotation_line",
     "clean",
+    "code_text",
     "html_text",
     "markdown_fence",
     "markdown_text",
@@ -189,6 +193,23 @@ def markdown_unescape(text: str) -> str:
     which :func:`markdown_text` replaces or turns into LF.
     """
     return _MD_UNESCAPE.sub(lambda m: m.group(1) if m.group(1) is not None else _MD_ENTITY[m.group(0)], text)
+
+
+_CODE_LINE_END = re.compile("\r\n?")
+_CODE_SEPARATORS = re.compile("[\u2028\u2029]")
+
+
+def code_text(text: str) -> str:
+    """Untrusted text for the inside of a fenced code block, where nothing can be escaped.
+
+    Lines stay lines (CR and CRLF become LF); the Unicode line and paragraph
+    separators, which no shell reads as a line end but a viewer may, and every
+    control (except TAB and LF), bidi control and lone surrogate become U+FFFD.
+
+    >>> code_text("make eval\\u202e \\u2028x\\r\\n")
+    'make eval\\ufffd \\ufffdx\\n'
+    """
+    return _CODE_SEPARATORS.sub("\ufffd", clean(_CODE_LINE_END.sub("\n", text)))
 
 
 def markdown_fence(text: str) -> str:

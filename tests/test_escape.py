@@ -113,3 +113,11 @@ def test_markdown_text_is_one_line_without_controls_and_round_trips(text):
                      for c in text.replace("\r\n", "\n").replace("\r", "\n"))
     wanted = "".join("\ufffd" if _forbidden(c) and c != "\n" else c for c in wanted)
     assert markdown_unescape(out) == wanted
+
+
+def test_code_text_keeps_lines_and_drops_what_a_code_block_cannot_escape():
+    from scorekit._escape import code_text, markdown_fence
+
+    text = code_text("run \u202eevil\x1b[31m\x00\r\nnext\u2028x\u2029y\tz ```")
+    assert text == "run \ufffdevil\ufffd[31m\ufffd\nnext\ufffdx\ufffdy\tz ```"
+    assert markdown_fence(text) == "````"

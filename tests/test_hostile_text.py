@@ -319,11 +319,13 @@ def test_release_scorecard_md(cards):
     from scorekit.release import render_scorecard
 
     def text(card: Any, name: str, reference: str) -> str:
+        command = "scorekit run --agent-name '" + reference + "'\nscorekit gate"
         payload = card.to_release_payload(name, "1.2.3", require_pass=False, dataset_reference=reference,
-                                          dataset_description=reference)
+                                          dataset_description=reference, reproduction_command=command)
         return render_scorecard(payload).split("\n---\n", 1)[1]  # the Markdown body after the front matter
 
-    reference = "suite" + HOSTILE["line_separator"] + HOSTILE["paragraph_separator"] + HOSTILE["next_line"]
+    reference = ("suite" + HOSTILE["line_separator"] + HOSTILE["paragraph_separator"] + HOSTILE["next_line"]
+                 + HOSTILE["bidi"] + HOSTILE["escape"] + "```")
     assert_markdown_safe(text(cards["hostile"], AGENT, reference), text(cards["plain"], "agent plain", "suite`"))
     # (a backtick: the plain reference is not a code span either)
 

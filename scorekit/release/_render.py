@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._escape import LINE_BREAKS
+from .._escape import LINE_BREAKS, code_text
 from .._io import atomic_write, finite_float
 from ..reports._format import clean_text, md_escape, md_fence
 from ._parse import parse_scorecard_text
@@ -175,9 +175,9 @@ def _render_body(front: dict[str, Any], reproduction_command: str | None, notes:
 
     out += ["## Reproduction", ""]
     if reproduction_command:
-        fence = md_fence(reproduction_command)
-        out += ["Run the following commands from the repository root:", "", f"{fence}bash",
-                reproduction_command, fence, ""]
+        command = code_text(reproduction_command)  # literal: no escape, but no control or bidi character
+        fence = md_fence(command)
+        out += ["Run the following commands from the repository root:", "", f"{fence}bash", command, fence, ""]
     else:
         out += ["No reproduction command recorded.", ""]
     if notes:
