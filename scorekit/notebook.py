@@ -248,13 +248,14 @@ def reproduction(commands: Sequence[str], facts: Mapping[str, Any] | None = None
     """Reproduction commands (one per block) and environment facts."""
     from markupsafe import Markup
 
-    from .reports._format import UNDEFINED, clean_text, md_fence
+    from ._escape import code_text
+    from .reports._format import UNDEFINED, md_fence
     from .reports._templates import macros
 
     pairs = [(str(k), UNDEFINED if v is None or v == "" else str(v)) for k, v in (facts or {}).items()]
     html = str(macros("html").reproduction(list(commands), pairs)).strip()
-    # Inside a fence the commands are literal: cleaned of control characters, never escaped.
-    literal = [Markup(clean_text(c)) for c in commands]
+    # Inside a fence the commands are literal: cleaned of controls and separators (code_text), never escaped.
+    literal = [Markup(code_text(str(c))) for c in commands]
     fence = Markup(md_fence("\n".join(literal)))
     from .reports._templates import tidy_markdown
 

@@ -380,3 +380,13 @@ def test_a_lone_surrogate_in_the_agent_name_is_replaced_in_every_writer():
         assert "ag\ufffdent" in text, kind
     assert_terminal_safe(run_text(s))
     ET.fromstring(texts["junit"].encode("utf-8"))
+
+
+def test_notebook_reproduction_block_is_literal_but_clean():
+    from scorekit.notebook import reproduction
+
+    command = "scorekit run --agent-name '" + AGENT + HOSTILE["escape"] + HOSTILE["next_line"] + "'\nscorekit gate"
+    hostile = reproduction([command], {AGENT: VERSION})
+    plain = reproduction(["scorekit run --agent-name 'agent plain'\nscorekit gate"], {"agent plain": "1.0"})
+    assert_markdown_safe(hostile.markdown, plain.markdown, html=False)
+    assert "\nscorekit gate\n" in hostile.markdown  # the command's own lines stay lines
