@@ -152,10 +152,11 @@ def test_every_command_on_each_kind_of_file(workspace, runner):
 
 @pytest.mark.slow
 @pytest.mark.timeout(0)
-def test_every_command_on_every_file(workspace, runner, request):
+def test_every_command_on_every_file(request):
     chosen = request.config.option.markexpr or ""
     if ("slow" not in chosen or "not slow" in chosen) and not os.environ.get("SCOREKIT_SWEEP_FULL"):
-        pytest.skip("the full corpus sweep (~30 min on 2 cores): pytest -m slow, or SCOREKIT_SWEEP_FULL=1")
+        pytest.skip("the full corpus sweep (~1 h on 2 busy cores): pytest -m slow, or SCOREKIT_SWEEP_FULL=1")
+    workspace, runner = request.getfixturevalue("workspace"), request.getfixturevalue("runner")
     matrix = sweep.Matrix(workspace.root / "full", workspace.refs, workspace.labels)
     invocations = sweep.full_matrix(matrix, workspace.targets, workspace.dask_subset, workspace.render_subset)
     _assert_clean(sweep.sweep(invocations, runner))
