@@ -26,6 +26,8 @@ __all__ = [
     "head_bytes",
     "head_text",
     "json_file",
+    "kind_of",
+    "optional_record",
     "parse_json",
     "record",
     "record_list",
@@ -82,8 +84,14 @@ def finite_json(value: Any) -> Any:
     return value
 
 
-def _kind(value: Any) -> str:
-    """What a JSON value is, in the words a message uses (``a list``, ``a string``, ``null``)."""
+def kind_of(value: Any) -> str:
+    """What a JSON value is, in the words a message uses (``a list``, ``a string``, ``null``).
+
+    Examples
+    --------
+    >>> kind_of([1]), kind_of("x"), kind_of(None), kind_of(True), kind_of(2.5)
+    ('a list', 'a string', 'null', 'a boolean', 'a number')
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -115,8 +123,23 @@ def record(value: Any, where: str) -> Mapping[str, Any]:
     scorekit._errors.InputError: log.json: samples[3]: expected an object, found a list
     """
     if not isinstance(value, Mapping):
-        raise InputError(f"{where}: expected an object, found {_kind(value)}")
+        raise InputError(f"{where}: expected an object, found {kind_of(value)}")
     return value
+
+
+def optional_record(value: Any, where: str) -> Mapping[str, Any]:
+    """An optional object field: absent or null → ``{}``, an object → itself, anything else an InputError.
+
+    Examples
+    --------
+    >>> optional_record(None, "results.json: results[0].gradingResult")
+    {}
+    >>> optional_record("x", "results.json: results[0].gradingResult")
+    Traceback (most recent call last):
+    ...
+    scorekit._errors.InputError: results.json: results[0].gradingResult: expected an object, found a string
+    """
+    return {} if value is None else record(value, where)
 
 
 def record_list(value: Any, where: str, *, missing_ok: bool = True) -> list[Any]:
@@ -134,7 +157,7 @@ def record_list(value: Any, where: str, *, missing_ok: bool = True) -> list[Any]
     if value is None and missing_ok:
         return []
     if not isinstance(value, list):
-        raise InputError(f"{where}: expected a list, found {_kind(value)}")
+        raise InputError(f"{where}: expected a list, found {kind_of(value)}")
     return value
 
 
@@ -157,7 +180,7 @@ def bounded_count(value: Any, where: str, *, at_most: int, what: str) -> int | N
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InputError(f"{where}: expected a whole number >= 0, found {_kind(value)} {json.dumps(value)[:40]}")
+        raise InputError(f"{where}: expected a whole number >= 0, found {kind_of(value)} {json.dumps(value)[:40]}")
     if value > at_most:
         raise InputError(f"{where}: {value} is more than the file holds ({at_most}, {what})")
     return value

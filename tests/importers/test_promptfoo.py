@@ -108,3 +108,64 @@ def test_promptfoo_output_is_detected_by_content(tmp_path):
     renamed = tmp_path / "anything.txt"
     renamed.write_bytes(PROMPTFOO_EXPORT.read_bytes())
     assert {r.agent for r in sk.import_results(renamed)} == {"openai:gpt-5", "openai:gpt-5-mini"}
+
+
+# --------------------------------------------------------------------------- --repeat (SPEC §15, issue 25 e)
+# promptfoo's evaluator (src/evaluator.ts, appendRunEvalOptionsForTestCase) loops test → repeat → var
+# combination → provider → prompt and gives every (test, repeat, vars) a testIdx of its own: test k's
+# repeat r of a --repeat 2 run is testIdx 2k + r. No real --repeat output is in the shared data, so this
+# one is built that way from the real export's results; some versions write no repeatIndex at all.
+PASSES = {0: (True, True), 1: (True, True), 2: (True, True), 3: (False, False), 4: (True, False)}
+
+
+def repeat_export(*, with_repeat_index: bool) -> dict:
+    doc = copy.deepcopy(EXPORT)
+    template = {r["provider"]["id"]: r for r in doc["results"]["results"] if r["testIdx"] == 0}
+    results = []
+    for k, passes in PASSES.items():
+        for r, passed in enumerate(passes):
+            for provider in sorted(template):
+                result = copy.deepcopy(template[provider])
+                result["testIdx"] = 2 * k + r
+                result["testCase"]["vars"] = result["vars"] = {"riddle": f"riddle number {k}"}
+                for comp in result["gradingResult"]["componentResults"]:
+                    if comp["assertion"]["type"] == "contains":
+                        comp["pass"], comp["score"] = passed, float(passed)
+                if with_repeat_index:
+                    result["repeatIndex"] = r
+                else:
+                    result.pop("repeatIndex", None)
+                results.append(result)
+    doc["results"]["results"] = results
+    doc["config"]["tests"] = [{"vars": {"riddle": f"riddle number {k}"}} for k in PASSES]
+    return doc
+
+
+@pytest.mark.parametrize("with_repeat_index", [False, True])
+def test_repeat_2_gives_5_cases_of_2_trials_never_10_cases(tmp_path, with_repeat_index):
+    runs = runs_of(repeat_export(with_repeat_index=with_repeat_index), tmp_path)
+    assert len(runs) == 2
+    for run in runs:
+        rows = run.rows[run.rows["dimension"] == "contains"]
+        assert rows["case_id"].nunique() == 5 and len(rows) == 10
+        assert sorted(Counter(rows["case_id"]).values()) == [2] * 5
+        assert set(rows["trial"]) == {0, 1}
+        assert run.source["samples_run"] == 5 and run.source["dataset_size"] == 5 and not run.partial
+        if not with_repeat_index:
+            assert any("writes no repeatIndex" in note for note in run.notes)
+        # trial t of case k is test k's repeat t
+        got = {(c, t): s for c, t, s in zip(rows["case_id"], rows["trial"], rows["status"], strict=True)}
+        assert got == {(str(k), t): ("PASS" if p else "FAIL") for k, ps in PASSES.items() for t, p in enumerate(ps)}
+
+
+def test_repeat_trials_give_pass_k_and_a_clustered_interval_wider_than_wilson(tmp_path):
+    run = runs_of(repeat_export(with_repeat_index=False), tmp_path)[0]
+    card = sk.evaluate(run)
+    contains = next(d for d in card.to_dict()["dimensions"] if d["name"] == "contains")
+    assert (contains["n"], contains["cases"], contains["passes"]) == (10, 5, 7)
+    # pass^2 = mean over cases of C(c, 2) / C(2, 2): cases 0-2 pass both trials
+    assert contains["pass_k"]["2"] == pytest.approx(3 / 5)
+    # trials of one case agree more than trials of different cases: the case-clustered interval is wider
+    assert contains["deff"] > 1
+    assert contains["ci_cluster_low"] < contains["ci_low"]
+    assert (contains["ci_low"], contains["ci_high"]) == pytest.approx(sk.wilson_interval(7, 10))
