@@ -17,7 +17,10 @@ FAILs here. A τ² simulation ended by an infrastructure error is ERROR
 ``infrastructure_error`` (τ² leaves those out of its metrics too); one without a
 reward is ERROR ``unscored``; a listed task with fewer simulations than
 ``info.num_trials`` gets an ERROR ``not_run`` row per missing trial and makes the run
-partial. pass^k over the rows equals τ's own (mean over tasks of C(c, k)/C(n, k)).
+partial (``num_trials`` is a count the file declares: more trials per task than the file
+holds simulations is an input error, SPEC §20). A result, task or simulation that is not
+an object, or a reward, cost or duration that is not a number, is an input error naming
+the file and its position. pass^k over the rows equals τ's own (mean over tasks of C(c, k)/C(n, k)).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 
 from .._errors import InputError, NoSamplesError
 from .._io import finite_float, read_bounded, read_json_strict
+from ._base import bounded_count, kind_of, optional_record, record, record_list
 from ._run import ImportedRun
 
 __all__ = ["DIMENSION", "FORMAT", "TOLERANCE", "detect", "pass_hat_k_by_task", "read"]
@@ -38,6 +42,9 @@ DIMENSION = "tau_reward"
 #: A reward within this of 1 is a success (τ-bench's and τ²-bench's ``is_successful``).
 TOLERANCE = 1e-6
 _WHAT = "τ-bench results file"
+#: The largest k of the source's own pass^k headline (τ reports k = 1 … its trials; a file stating
+#: thousands of trials per task would cost thousands of passes over it).
+MAX_HEADLINE_K = 16
 _HEAD = 1 << 16
 
 
@@ -92,6 +99,13 @@ def read(path: Path) -> list[ImportedRun]:
         return [_tau2(data, path)]
     if data == [] or (isinstance(data, dict) and data.get("simulations") == []):
         raise NoSamplesError(f"{path}: the {_WHAT} holds no results")
+    if isinstance(data, dict) and ("simulations" in data or "info" in data):  # a τ² object, damaged
+        record_list(data.get("simulations"), f"{path}: simulations", missing_ok=False)
+        record(data.get("info"), f"{path}: info")
+    if isinstance(data, list):  # a τ-bench list whose first result is not one
+        first = next((i for i, x in enumerate(data) if not isinstance(x, dict)), None)
+        if first is not None:
+            record(data[first], f"{path}: [{first}]")
     raise InputError(
         f"{path}: not a τ-bench results file (expected a list of {{task_id, trial, reward}} "
         "or a τ²-bench {info, tasks, simulations} object)"
@@ -101,12 +115,22 @@ def read(path: Path) -> list[ImportedRun]:
 # --------------------------------------------------------------------------- shared
 def _task_key(value: Any, where: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)) or (isinstance(value, str) and not value.strip()):
-        raise InputError(f"{where}: task_id: expected a string or an integer, got {value!r}")
+        raise InputError(f"{where}: expected a string or an integer, found {kind_of(value)} {str(value)[:40]!r}")
     return str(value)
 
 
-def _reward_status(reward: Any) -> tuple[str, str | None, float | None]:
-    """(status, reason, reward as float) of one reward value."""
+def _reward_status(reward: Any, where: str) -> tuple[str, str | None, float | None]:
+    """(status, reason, reward as float) of one reward value: a number, or null (no reward: ERROR).
+
+    Raises
+    ------
+    InputError
+        The reward is not a number (a string, a boolean, a list, an object), naming ``where``.
+    """
+    if reward is None:
+        return "ERROR", "invalid_reward", None
+    if isinstance(reward, bool) or not isinstance(reward, (int, float)):
+        raise InputError(f"{where}: expected a number, found {kind_of(reward)}")
     value = finite_float(reward)
     if value is None:
         return "ERROR", "invalid_reward", None
@@ -143,7 +167,7 @@ def _headline(rewards: dict[str, list[float]], success: dict[str, list[bool]]) -
     """The source's own headline numbers, computed its way: average reward and pass^k for k = 1..min trials."""
     values = [r for v in rewards.values() for r in v]
     metrics: dict[str, Any] = {"avg_reward": sum(values) / len(values) if values else None}
-    max_k = min((len(v) for v in success.values()), default=0)
+    max_k = min(min((len(v) for v in success.values()), default=0), MAX_HEADLINE_K)
     for k in range(1, max_k + 1):
         metrics[f"pass^{k}"] = pass_hat_k_by_task(success, k)
     return metrics
@@ -175,7 +199,7 @@ _COMMON_NOTES = [
     f"dimension {DIMENSION}: PASS when the reward is 1 within {TOLERANCE:g} (τ's is_successful), "
     "else FAIL reward_not_one; a partial reward is not partial credit",
     "case_id = the task id; trial = the result's trial; run = the trial (each τ trial is one pass over the tasks)",
-    "a reward that is not a finite number is ERROR invalid_reward",
+    "a reward that is null is ERROR invalid_reward; one that is not a number is an input error",
 ]
 
 
@@ -186,22 +210,22 @@ def _tau1(data: list[Any], path: Path) -> ImportedRun:
     notes.append(f"agent = {agent!r}, the file name's stem: τ-bench results name no model")
     notes.append(f"task = {task!r}, the file name's stem: τ-bench results name no environment")
     entries: list[dict[str, Any]] = []
+    infos: list[Any] = []
     for i, entry in enumerate(data):
-        if not isinstance(entry, dict):
-            raise InputError(f"{path}: result {i}: expected an object, got {type(entry).__name__}")
-        entries.append(entry)
-    keys = [_task_key(e.get("task_id"), f"{path}: result {i}") for i, e in enumerate(entries)]
+        entries.append(dict(record(entry, f"{path}: [{i}]")))
+        info = optional_record(entry.get("info"), f"{path}: [{i}].info")
+        infos.append(optional_record(info.get("task"), f"{path}: [{i}].info.task") if info else {})
+    keys = [_task_key(e.get("task_id"), f"{path}: [{i}].task_id") for i, e in enumerate(entries)]
     trials = _trials([e.get("trial") for e in entries], keys, notes)
     rows: list[dict[str, Any]] = []
     rewards: dict[str, list[float]] = {}
     success: dict[str, list[bool]] = {}
     with_input = 0
-    for entry, case, trial in zip(entries, keys, trials, strict=True):
-        status, reason, value = _reward_status(entry.get("reward"))
+    for i, (entry, case, trial) in enumerate(zip(entries, keys, trials, strict=True)):
+        status, reason, value = _reward_status(entry.get("reward"), f"{path}: [{i}].reward")
         row = _row(case, trial, agent, "tau-bench", status, reason)
-        info = entry.get("info")
-        if isinstance(info, dict) and isinstance(info.get("task"), dict):
-            row["input"] = info["task"]
+        if infos[i]:
+            row["input"] = dict(infos[i])
             with_input += 1
         rows.append(row)
         if value is not None:
@@ -247,6 +271,28 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+def _amount(value: Any, where: str) -> float | None:
+    """A measured amount (cost, duration): a number or null; a negative one carries no value."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where}: expected a number, found {kind_of(value)}")
+    amount = finite_float(value)
+    return amount if amount is not None and amount >= 0 else None
+
+
+def _tau2_tasks(value: Any, path: Path) -> dict[str, Any]:
+    """Task id → definition, from a τ² file's ``tasks`` (absent: none listed)."""
+    tasks: dict[str, Any] = {}
+    for i, item in enumerate(record_list(value, f"{path}: tasks")):
+        task = record(item, f"{path}: tasks[{i}]")
+        key = _task_key(task.get("id"), f"{path}: tasks[{i}].id")
+        if key in tasks:
+            raise InputError(f"{path}: tasks[{i}].id: task {key!r} is listed twice")
+        tasks[key] = task
+    return tasks
+
+
 def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
     notes = list(_COMMON_NOTES)
     info = data["info"]
@@ -258,44 +304,38 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
         notes.append("agent = info.agent_info.llm")
     task = _text(_dig(info, "environment_info", "domain_name")) or path.stem
     notes.append(f"task = {task!r} (info.environment_info.domain_name, else the file name's stem)")
-    tasks: dict[str, Any] = {}
-    raw_tasks = data.get("tasks")
-    for i, item in enumerate(raw_tasks if isinstance(raw_tasks, list) else []):
-        if isinstance(item, dict) and "id" in item:
-            tasks[_task_key(item["id"], f"{path}: tasks[{i}]")] = item
-    sims: list[dict[str, Any]] = []
-    for i, sim in enumerate(data["simulations"]):
-        if not isinstance(sim, dict):
-            raise InputError(f"{path}: simulations[{i}]: expected an object, got {type(sim).__name__}")
-        sims.append(sim)
+    tasks = _tau2_tasks(data.get("tasks"), path)
+    sims = [dict(record(sim, f"{path}: simulations[{i}]")) for i, sim in enumerate(data["simulations"])]
     if not sims:
         raise NoSamplesError(f"{path}: the {_WHAT} holds no simulations")
-    keys = [_task_key(s.get("task_id"), f"{path}: simulations[{i}]") for i, s in enumerate(sims)]
+    keys = [_task_key(s.get("task_id"), f"{path}: simulations[{i}].task_id") for i, s in enumerate(sims)]
     trials = _trials([s.get("trial") for s in sims], keys, notes)
     rows: list[dict[str, Any]] = []
     rewards: dict[str, list[float]] = {}
     success: dict[str, list[bool]] = {}
     infra = unscored = 0
-    for sim, case, trial in zip(sims, keys, trials, strict=True):
+    for i, (sim, case, trial) in enumerate(zip(sims, keys, trials, strict=True)):
+        where = f"{path}: simulations[{i}]"
         status: str
         reason: str | None
         value: float | None
+        reward_info = optional_record(sim.get("reward_info"), f"{where}.reward_info")
         if sim.get("termination_reason") == "infrastructure_error":
             status, reason, value = "ERROR", "infrastructure_error", None
             infra += 1
-        elif not isinstance(sim.get("reward_info"), dict) or "reward" not in sim["reward_info"]:
+        elif "reward" not in reward_info:
             status, reason, value = "ERROR", "unscored", None
             unscored += 1
         else:
-            status, reason, value = _reward_status(sim["reward_info"]["reward"])
+            status, reason, value = _reward_status(reward_info["reward"], f"{where}.reward_info.reward")
         row = _row(case, trial, agent, "tau2-bench", status, reason)
         if case in tasks:
             row["input"] = tasks[case]
-        cost = finite_float(sim.get("agent_cost"))
-        if cost is not None and cost >= 0:
+        cost = _amount(sim.get("agent_cost"), f"{where}.agent_cost")
+        if cost is not None:
             row["cost_usd"] = cost
-        duration = finite_float(sim.get("duration"))
-        if duration is not None and duration >= 0:
+        duration = _amount(sim.get("duration"), f"{where}.duration")
+        if duration is not None:
             row["latency_s"] = duration
         rows.append(row)
         if value is not None:
@@ -308,15 +348,19 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
                      "(τ² leaves them out of its metrics too)")
     if unscored:
         notes.append(f"{unscored} simulation(s) have no reward: ERROR unscored")
-    num_trials = info.get("num_trials")
-    epochs = num_trials if isinstance(num_trials, int) and not isinstance(num_trials, bool) and num_trials > 0 else None
+    # a declared count is bounded by what the file holds: no more trials per task than simulations
+    epochs = bounded_count(info.get("num_trials"), f"{path}: info.num_trials", at_most=len(sims),
+                           what="simulations") or None
     partial = False
     ran = Counter(keys)
     if epochs is not None and tasks:
         missing = 0
+        present: dict[str, set[int]] = {}
+        for key, trial in zip(keys, trials, strict=True):
+            present.setdefault(key, set()).add(trial)
         for case, definition in tasks.items():
-            present = {t for k, t in zip(keys, trials, strict=True) if k == case}
-            for trial in (t for t in range(epochs) if t not in present):  # missing evidence, never dropped
+            held = present.get(case, set())
+            for trial in (t for t in range(epochs) if t not in held):  # missing evidence, never dropped
                 row = _row(case, trial, agent, "tau2-bench", "ERROR", "not_run")
                 row["input"] = definition
                 rows.append(row)

@@ -158,11 +158,13 @@ def test_tau_result_without_task_id_is_input_error(tmp_path: Path) -> None:
         _tau.read(_write(tmp_path, [{"task_id": 0, "reward": 1.0}, {"task_id": None, "reward": 1.0}]))
 
 
-def test_tau_non_number_reward_is_error(tmp_path: Path) -> None:
-    data = [{"task_id": 0, "trial": 0, "reward": "1"}, {"task_id": 1, "trial": 0, "reward": True}]
-    run = _one(_write(tmp_path, data))
+def test_tau_null_reward_is_error_and_a_non_number_reward_an_input_error(tmp_path: Path) -> None:
+    run = _one(_write(tmp_path, [{"task_id": 0, "trial": 0, "reward": None}]))
     assert _status(run, "0", 0) == ("ERROR", "invalid_reward")
-    assert _status(run, "1", 0) == ("ERROR", "invalid_reward")
+    for bad in ("1", True, [1]):  # a damaged record: refused naming its position, never a row
+        data = [{"task_id": 0, "trial": 0, "reward": 1.0}, {"task_id": 1, "trial": 0, "reward": bad}]
+        with pytest.raises(sk.InputError, match=r"results.json: \[1\]\.reward: expected a number"):
+            _tau.read(_write(tmp_path, data))
 
 
 def test_tau_detect_by_content_not_name(tmp_path: Path) -> None:
@@ -266,6 +268,10 @@ def test_tau_never_pass_unless_reward_one(tmp_path: Path, rewards: list[Any], ta
                                       "reward_info": {"reward": r}} for i, r in enumerate(rewards)]}
     else:
         data = [{"task_id": i, "trial": 0, "reward": r} for i, r in enumerate(rewards)]
+    if any(r is not None and (isinstance(r, bool) or not isinstance(r, (int, float))) for r in rewards):
+        with pytest.raises(sk.InputError, match="reward: expected a number"):
+            _tau.read(_write(tmp_path, data))
+        return
     run = _one(_write(tmp_path, data))
     for i, reward in enumerate(rewards):
         status, _ = _status(run, str(i), 0)
