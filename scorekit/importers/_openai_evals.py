@@ -30,6 +30,7 @@ from typing import Any
 
 from .._errors import InputError, NoSamplesError, StrictJSONError
 from .._io import decode_utf8, finite_float, loads_strict, read_bounded, read_input_bytes
+from ._base import kind_of, optional_record, record, record_list
 from ._run import ImportedRun
 
 __all__ = ["FORMAT", "detect", "first_object", "jsonl_objects", "read"]
@@ -123,14 +124,15 @@ def _case(value: Any, path: Path, number: int, field: str) -> str:
 
 
 def _normalise(value: dict[str, Any], path: Path, number: int) -> dict[str, Any]:
-    """One output item as {run, case, item, model, error, grades, usage, output, eval}."""
-    sample: dict[str, Any] = value["sample"] if isinstance(value.get("sample"), dict) else {}
+    """One output item as {run, case, item, model, error, grades, usage, output, eval}, its shape checked."""
+    where = f"{path}:{number}"
+    sample = optional_record(value.get("sample"), f"{where}: sample")
     grades: dict[str, Any] = {}
-    if isinstance(value.get("results"), list):  # the API object
-        for i, result in enumerate(value["results"]):
-            name = _text(result.get("name")) if isinstance(result, dict) else None
+    if "passes" not in value:  # the API object
+        for i, result in enumerate(record_list(value.get("results"), f"{where}: results", missing_ok=False)):
+            name = _text(record(result, f"{where}: results[{i}]").get("name"))
             if name is None:
-                raise InputError(f"{path}:{number}: results[{i}]: a grader result without a name")
+                raise InputError(f"{where}: results[{i}]: a grader result without a name")
             grades[name] = result.get("passed")
         case_field = "datasource_item_id"
         item = value.get("datasource_item")
@@ -138,8 +140,8 @@ def _normalise(value: dict[str, Any], path: Path, number: int) -> dict[str, Any]
         usage = sample.get("usage")
         outputs = sample.get("output")
     else:  # the dashboard export
-        passes: dict[str, Any] = value["passes"] if isinstance(value.get("passes"), dict) else {}
-        scored: dict[str, Any] = value["grades"] if isinstance(value.get("grades"), dict) else {}
+        passes = optional_record(value.get("passes"), f"{where}: passes")
+        scored = optional_record(value.get("grades"), f"{where}: grades")
         for name in [*passes, *(n for n in scored if n not in passes)]:
             grades[name] = passes.get(name)
         case_field = next((f for f in ("data_source_idx", "datasource_item_id", "data_source_id") if f in value),
@@ -148,9 +150,15 @@ def _normalise(value: dict[str, Any], path: Path, number: int) -> dict[str, Any]
         model = _text(sample.get("sampled_model_name")) or _text(sample.get("model"))
         usage = sample.get("token_usage")
         outputs = sample.get("outputs")
+    usage = optional_record(usage, f"{where}: sample usage")
+    outputs = record_list(outputs, f"{where}: sample outputs")
     output = None
-    if isinstance(outputs, list) and outputs and isinstance(outputs[-1], dict):
-        output = outputs[-1].get("content") if isinstance(outputs[-1].get("content"), str) else None
+    if outputs:
+        last = record(outputs[-1], f"{where}: sample outputs[{len(outputs) - 1}]")
+        output = last.get("content") if isinstance(last.get("content"), str) else None
+    created = value.get("created_at")
+    if created is not None and (isinstance(created, bool) or not isinstance(created, (int, float))):
+        raise InputError(f"{where}: created_at: expected a number, found {kind_of(created)}")
     error = sample.get("error")
     if not _has_error(error) and value.get("status") == "error":
         error = "the item's status is error"
@@ -161,10 +169,10 @@ def _normalise(value: dict[str, Any], path: Path, number: int) -> dict[str, Any]
         "model": model,
         "error": _error_text(error) if _has_error(error) else None,
         "grades": grades,
-        "usage": usage if isinstance(usage, dict) else None,
+        "usage": dict(usage) if usage else None,
         "output": output,
         "eval": _text(value.get("eval_id")),
-        "created": value.get("created_at") if finite_float(value.get("created_at")) is not None else None,
+        "created": created if finite_float(created) is not None else None,
     }
 
 
@@ -199,23 +207,18 @@ def read(path: Path) -> list[ImportedRun]:
         items.append(_normalise(value, path, number))
     if not items:
         raise NoSamplesError(f"{path}: the {_WHAT} holds no output items")
-    graders: list[str] = []
+    graders: dict[str, None] = {}  # dicts keep first-appearance order with O(1) membership
+    runs: dict[str | None, int] = {}
+    by_model: dict[str | None, list[dict[str, Any]]] = {}
     for item in items:
-        graders.extend(g for g in item["grades"] if g not in graders)
-    runs: list[str | None] = []
-    for item in items:
-        if item["run"] not in runs:
-            runs.append(item["run"])
-    models: list[str | None] = []
-    for item in items:
-        if item["model"] not in models:
-            models.append(item["model"])
-    named = [m for m in models if m is not None]
-    return [_run(path, [i for i in items if i["model"] == model], graders, runs, model, len(named) > 1)
-            for model in models]
+        graders.update(dict.fromkeys(item["grades"]))
+        runs.setdefault(item["run"], len(runs))
+        by_model.setdefault(item["model"], []).append(item)
+    named = [m for m in by_model if m is not None]
+    return [_run(path, mine, list(graders), runs, model, len(named) > 1) for model, mine in by_model.items()]
 
 
-def _run(path: Path, items: list[dict[str, Any]], graders: list[str], runs: list[str | None],
+def _run(path: Path, items: list[dict[str, Any]], graders: list[str], runs: dict[str | None, int],
          model: str | None, split: bool) -> ImportedRun:
     notes = [
         f"one dimension per grader the file uses ({', '.join(graders) or 'none'}): PASS when its passed is true, "
@@ -237,7 +240,7 @@ def _run(path: Path, items: list[dict[str, Any]], graders: list[str], runs: list
     rows: list[dict[str, Any]] = []
     counts: dict[str, Counter[str]] = {g: Counter() for g in graders}
     for item in items:
-        trial = runs.index(item["run"])
+        trial = runs[item["run"]]
         for grader in graders:
             status, reason = _outcome(item, grader)
             counts[grader][status] += 1
@@ -262,7 +265,7 @@ def _run(path: Path, items: list[dict[str, Any]], graders: list[str], runs: list
             rows.append(row)
     per_run: dict[int, set[str]] = {}
     for item in items:
-        per_run.setdefault(runs.index(item["run"]), set()).add(item["case"])
+        per_run.setdefault(runs[item["run"]], set()).add(item["case"])
     cases = set().union(*per_run.values())
     partial = any(len(v) < len(cases) for v in per_run.values())
     if partial:
