@@ -36,6 +36,7 @@ from typing import Any
 
 from .._errors import FileProblem, InputError, NoSamplesError
 from .._io import DEFAULT_LIMIT, decode_utf8, finite_float, loads_strict, read_bounded, read_input_bytes
+from ._base import kind_of
 from ._openai_evals import first_object, jsonl_objects
 from ._run import ImportedRun
 
@@ -230,7 +231,8 @@ def read(path: Path) -> list[ImportedRun]:
     prices, config = _price_table(path)
     rows: list[dict[str, Any]] = []
     positions: Counter[tuple[Any, Any]] = Counter()
-    for _, row in raw:
+    for number, row in raw:
+        _check_keys(row, f"{path}:{number}")
         out = dict(row)
         if "case_id" in out and "trial" not in out and "trial_id" not in out:
             match = _TRIAL_ID.search(out["id"]) if isinstance(out.get("id"), str) else None
@@ -277,22 +279,31 @@ def read(path: Path) -> list[ImportedRun]:
                 counts["unpriced"] += 1
         rows.append(out)
     _notes(notes, counts, prices, config)
-    agents: list[str | None] = []
+    by_agent: dict[str | None, list[dict[str, Any]]] = {}  # first-appearance order, one pass
     for row in rows:
         named = row.get("agent") if isinstance(row.get("agent"), str) and row["agent"].strip() else None
-        if named not in agents:
-            agents.append(named)
-    if None in agents:
+        by_agent.setdefault(named, []).append(row)
+    if None in by_agent:
         notes.append(f"agent = {path.stem!r}, the file name's stem, for rows naming none")
-    if len([a for a in agents if a is not None]) > 1:
+    if len([a for a in by_agent if a is not None]) > 1:
         notes.append("the rows name several agents: one run per agent, never mixed")
     runs = []
-    for agent in agents:
+    for agent, mine in by_agent.items():
         name = agent if agent is not None else path.stem
-        mine = [dict(r, agent=name) for r in rows
-                if (r.get("agent") if isinstance(r.get("agent"), str) and r["agent"].strip() else None) == agent]
-        runs.append(_run(path, name, mine, notes))
+        runs.append(_run(path, name, [dict(r, agent=name) for r in mine], notes))
     return runs
+
+
+def _check_keys(row: dict[str, Any], where: str) -> None:
+    """The fields the reading keys on (``id``, ``case_id``, ``dimension``) are a string or a whole number.
+
+    Any other field is kept as written for validation (SPEC §5) to judge; these two are read
+    here to number trials, so a list or an object there is an input error naming the line.
+    """
+    for field in ("id", "case_id", "dimension"):
+        value = row.get(field)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+            raise InputError(f"{where}: {field}: expected a string, found {kind_of(value)}")
 
 
 def _notes(notes: list[str], counts: Counter[str], prices: tuple[float, float] | None, config: str | None) -> None:
