@@ -100,12 +100,13 @@ def certain(path: Path) -> bool:
 def _head_rows(path: Path, limit: int = 200) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) of the first ``limit`` rows held whole in the first
     :data:`_HEAD_BYTES` of ``path``: what detection looks at, never the whole file
-    (``run`` asks every importer about a results file that may be gigabytes).
+    (``run`` asks every importer about a results file that may be gigabytes). A line that is
+    not a strict JSON object is passed over here: reading the file names it (an input error).
 
     Raises
     ------
     InputError
-        That head is unreadable, not UTF-8, or has a line that is not a strict JSON object.
+        That head is unreadable or not UTF-8.
     """
     try:
         head = read_bounded(path, _HEAD_BYTES, head=True)
@@ -119,11 +120,10 @@ def _head_rows(path: Path, limit: int = 200) -> list[tuple[int, dict[str, Any]]]
             continue
         try:
             value = loads_strict(line)
-        except ValueError:  # JSONDecodeError or StrictJSONError
-            raise InputError(f"{path}:{number}: not strict JSON") from None
-        if not isinstance(value, dict):
-            raise InputError(f"{path}:{number}: expected a JSON object")
-        rows.append((number, value))
+        except ValueError:  # JSONDecodeError or StrictJSONError: the reader names this line
+            continue
+        if isinstance(value, dict):  # a line that is not an object: the reader names it too
+            rows.append((number, value))
         if len(rows) >= limit:
             break
     return rows

@@ -91,7 +91,7 @@ def _is_item(value: dict[str, Any]) -> bool:
         return True
     if isinstance(value.get("results"), list) and "datasource_item_id" in value:
         return True
-    return "run_id" in value and isinstance(value.get("passes"), dict) and "item" in value
+    return "run_id" in value and "passes" in value and "item" in value  # passes' shape: checked when read
 
 
 def detect(path: Path) -> bool:

@@ -76,8 +76,8 @@ def _shape(data: Any) -> str | None:
         if first is not None and "task_id" in first and "reward" in first:
             return "tau"
         return None
-    if isinstance(data, dict) and isinstance(data.get("simulations"), list) and isinstance(data.get("info"), dict):
-        return "tau2"
+    if isinstance(data, dict) and "simulations" in data and "info" in data:
+        return "tau2"  # its shape is checked by the reader: a damaged τ² file is an error naming the field
     return None
 
 
@@ -99,9 +99,6 @@ def read(path: Path) -> list[ImportedRun]:
         return [_tau2(data, path)]
     if data == [] or (isinstance(data, dict) and data.get("simulations") == []):
         raise NoSamplesError(f"{path}: the {_WHAT} holds no results")
-    if isinstance(data, dict) and ("simulations" in data or "info" in data):  # a τ² object, damaged
-        record_list(data.get("simulations"), f"{path}: simulations", missing_ok=False)
-        record(data.get("info"), f"{path}: info")
     if isinstance(data, list):  # a τ-bench list whose first result is not one
         first = next((i for i, x in enumerate(data) if not isinstance(x, dict)), None)
         if first is not None:
@@ -259,14 +256,6 @@ def _tau1(data: list[Any], path: Path) -> ImportedRun:
 
 
 # --------------------------------------------------------------------------- τ²-bench
-def _dig(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
-
-
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
@@ -295,17 +284,19 @@ def _tau2_tasks(value: Any, path: Path) -> dict[str, Any]:
 
 def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
     notes = list(_COMMON_NOTES)
-    info = data["info"]
-    agent = _text(_dig(info, "agent_info", "llm"))
+    info = record(data["info"], f"{path}: info")
+    agent = _text(optional_record(info.get("agent_info"), f"{path}: info.agent_info").get("llm"))
     if agent is None:
         agent = path.stem
         notes.append(f"agent = {agent!r}, the file name's stem: info.agent_info.llm is not set")
     else:
         notes.append("agent = info.agent_info.llm")
-    task = _text(_dig(info, "environment_info", "domain_name")) or path.stem
+    task = _text(optional_record(info.get("environment_info"), f"{path}: info.environment_info").get("domain_name")) \
+        or path.stem
     notes.append(f"task = {task!r} (info.environment_info.domain_name, else the file name's stem)")
     tasks = _tau2_tasks(data.get("tasks"), path)
-    sims = [dict(record(sim, f"{path}: simulations[{i}]")) for i, sim in enumerate(data["simulations"])]
+    listed = record_list(data["simulations"], f"{path}: simulations", missing_ok=False)
+    sims = [dict(record(sim, f"{path}: simulations[{i}]")) for i, sim in enumerate(listed)]
     if not sims:
         raise NoSamplesError(f"{path}: the {_WHAT} holds no simulations")
     keys = [_task_key(s.get("task_id"), f"{path}: simulations[{i}].task_id") for i, s in enumerate(sims)]
