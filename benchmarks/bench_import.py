@@ -1,33 +1,216 @@
-"""Benchmark importing a directory of Inspect AI logs: scorekit vs inspect_ai's own reader.
+"""Benchmark the importers: time per item of every format scorekit imports, at two sizes.
 
-Times, each in its own fresh process (one process per tool, so neither pays for the other's
-imports or caches), the median of ``--runs`` repetitions of
+``formats`` (the default) writes, in a temporary directory, one file of each format
+``sk.import_results`` reads — Inspect AI ``.eval`` (zstd members) and ``.json``, promptfoo
+``results.json``, τ-bench, τ²-bench, OpenAI Evals output items and an Assevra dataset — each
+holding N items (samples, results, simulations, output items, rows), at each size of
+``--sizes``. Every file is built from the project's real files of that tool
+(``tests/data/imports``): their records cloned with new ids, the bulky parts a scorer never
+reads trimmed (Inspect's events and messages, τ-bench's trajectories), so the shapes are the
+tools' own. Each file is imported with ``sk.import_results(path, format=FMT)`` (after a
+warm-up on a small file of the same format) and the best of ``--runs`` is printed as total
+seconds and µs per item. An importer linear in its input shows the same µs/item at both
+sizes: the last column is the ratio of the two totals (≈ the size ratio, 10 by default;
+a quadratic importer shows ≈ 100).
 
-* scorekit: ``scorekit.import_results(DIR, format="inspect")`` (every log to SPEC §2 rows);
-* inspect_ai: ``inspect_ai.log.read_eval_log(path)`` on every ``.eval``/``.json`` log of DIR
-  (its pydantic models, samples included), in a separate virtual environment: inspect_ai is
-  not a dependency of scorekit.
-
-Both exclude interpreter start-up and the first import of the library (measured after a warm-up
-read in the same process). Prints both medians and the ratio.
+``inspect-ai`` times importing a directory of Inspect logs against inspect_ai's own reader
+(``read_eval_log``), each in its own process, in a virtual environment holding inspect_ai.
 
 Usage::
 
+    python benchmarks/bench_import.py [formats] [--sizes 10000 100000] [--runs 1] [--only tau2 promptfoo]
     python -m venv /tmp/inspect-venv && /tmp/inspect-venv/bin/pip install inspect_ai
-    python benchmarks/bench_import.py [--dir tests/data/imports/inspect] [--runs 5] \\
+    python benchmarks/bench_import.py inspect-ai [--dir tests/data/imports/inspect] [--runs 5] \\
         [--inspect-python /tmp/inspect-venv/bin/python]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import gc
 import json
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "imports"
+sys.path.insert(0, str(ROOT / "tests" / "importers"))  # the .eval reader/writer the importer tests use
 
+TASKS_PER_TRIAL = 4  # trials (epochs, repeats, runs) per case in the generated files
+
+
+# --------------------------------------------------------------------------- generators (one per format)
+def _inspect_sample(template: dict[str, Any], sample_id: int, epoch: int) -> dict[str, Any]:
+    sample = copy.deepcopy(template)
+    sample.update(id=sample_id, epoch=epoch, uuid=f"s{sample_id}e{epoch}", events=[], attachments={})
+    sample["messages"] = sample.get("messages", [])[:2]
+    sample["input"] = f"question {sample_id}"
+    return sample
+
+
+def write_inspect_eval(path: Path, n: int) -> Path:
+    """An Inspect ``.eval`` of n sample-epochs (n / 4 samples × 4 epochs), zstd members as Inspect 0.3.2xx writes."""
+    from import_logs import QUIZ, members, write_zip
+
+    real = members(QUIZ)
+    header = json.loads(real["header.json"])
+    template = json.loads(next(v for k, v in real.items() if k.startswith("samples/")))
+    cases = n // TASKS_PER_TRIAL
+    header["eval"]["dataset"].update(samples=cases, sample_ids=list(range(1, cases + 1)))
+    header["eval"]["config"]["epochs"] = TASKS_PER_TRIAL
+    files = {"_journal/start.json": real["_journal/start.json"]}
+    summaries = []
+    for epoch in range(1, TASKS_PER_TRIAL + 1):
+        for sample_id in range(1, cases + 1):
+            sample = _inspect_sample(template, sample_id, epoch)
+            files[f"samples/{sample_id}_epoch_{epoch}.json"] = json.dumps(sample).encode()
+            summaries.append({k: sample[k] for k in ("id", "epoch", "input", "target", "scores")})
+    files["summaries.json"] = json.dumps(summaries).encode()
+    files["header.json"] = json.dumps(header).encode()
+    return write_zip(path, files, 93)
+
+
+def write_inspect_json(path: Path, n: int) -> Path:
+    """An Inspect ``.json`` log of n sample-epochs (n / 4 samples × 4 epochs)."""
+    from import_logs import SECURITY
+
+    log = json.loads(SECURITY.read_text(encoding="utf-8"))
+    template = log["samples"][0]
+    cases = n // TASKS_PER_TRIAL
+    log["eval"]["dataset"].update(samples=cases, sample_ids=list(range(1, cases + 1)))
+    log["eval"]["config"]["epochs"] = TASKS_PER_TRIAL
+    log["samples"] = [_inspect_sample(template, i, e) for e in range(1, TASKS_PER_TRIAL + 1)
+                      for i in range(1, cases + 1)]
+    log.pop("reductions", None)
+    path.write_text(json.dumps(log), encoding="utf-8")
+    return path
+
+
+def write_promptfoo(path: Path, n: int) -> Path:
+    """promptfoo ``results.json`` of n results: n / 4 tests × ``--repeat 2`` × 2 providers (promptfoo's numbering)."""
+    doc = json.loads((DATA / "promptfoo" / "sample-export.json").read_text(encoding="utf-8"))
+    template = {r["provider"]["id"]: r for r in doc["results"]["results"] if r["testIdx"] == 0}
+    tests, repeat = n // 4, 2
+    results = []
+    for k in range(tests):
+        for r in range(repeat):
+            for provider in sorted(template):
+                result = copy.copy(template[provider])
+                result["testCase"] = {**result["testCase"], "vars": {"riddle": f"riddle {k}"}}
+                result.update(testIdx=k * repeat + r, vars={"riddle": f"riddle {k}"}, id=f"{k}-{r}-{provider}")
+                results.append(result)
+    doc["results"]["results"] = results
+    doc["config"]["tests"] = [{"vars": {"riddle": f"riddle {k}"}} for k in range(tests)]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def write_tau(path: Path, n: int) -> Path:
+    """τ-bench results of n (task, trial) results: n / 4 tasks × 4 trials, trajectories trimmed."""
+    real = json.loads((DATA / "tau" / "gpt-4o-airline-10tasks.json").read_text(encoding="utf-8"))
+    out = []
+    for i in range(n):
+        entry = dict(real[i % len(real)], task_id=i // TASKS_PER_TRIAL, trial=i % TASKS_PER_TRIAL, traj=[])
+        out.append(entry)
+    path.write_text(json.dumps(out), encoding="utf-8")
+    return path
+
+
+def write_tau2(path: Path, n: int) -> Path:
+    """A τ²-bench results object of n simulations: n / 4 tasks × ``num_trials`` 4."""
+    doc = json.loads((DATA / "tau" / "tau2-airline-mini.json").read_text(encoding="utf-8"))
+    task, sims = doc["tasks"][0], doc["simulations"]
+    cases = n // TASKS_PER_TRIAL
+    doc["info"]["num_trials"] = TASKS_PER_TRIAL
+    doc["tasks"] = [dict(task, id=str(i)) for i in range(cases)]
+    doc["simulations"] = [dict(sims[(i + t) % len(sims)], id=f"{i}-{t}", task_id=str(i), trial=t, messages=[])
+                          for t in range(TASKS_PER_TRIAL) for i in range(cases)]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def write_openai_evals(path: Path, n: int) -> Path:
+    """OpenAI Evals output items (the dashboard export) of n items: n / 4 data-source items × 4 runs."""
+    lines = (DATA / "openai-evals" / "openai-evals-items.jsonl").read_text(encoding="utf-8").splitlines()
+    real = [json.loads(line) for line in lines if line.strip()]
+    cases = n // TASKS_PER_TRIAL
+    with path.open("w", encoding="utf-8") as out:
+        for run in range(TASKS_PER_TRIAL):
+            for i in range(cases):
+                out.write(json.dumps(dict(real[i % len(real)], run_id=f"evalrun_{run}", data_source_idx=i)) + "\n")
+    return path
+
+
+def write_assevra(path: Path, n: int) -> Path:
+    """An Assevra dataset of n rows: its demo rows cloned, n / 4 cases × 4 trials named ``-t<n>``."""
+    lines = (DATA / "assevra" / "demo.jsonl").read_text(encoding="utf-8").splitlines()
+    real = [json.loads(line) for line in lines if line.strip()]
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            case, trial = divmod(i, TASKS_PER_TRIAL)
+            row = dict(real[case % len(real)], case_id=f"case-{case}", id=f"case-{case}-t{trial + 1}")
+            out.write(json.dumps(row) + "\n")
+    return path
+
+
+#: --from name, file name, generator.
+FORMATS: dict[str, tuple[str, str, Callable[[Path, int], Path]]] = {
+    "inspect-eval": ("inspect", "log.eval", write_inspect_eval),
+    "inspect-json": ("inspect", "log.json", write_inspect_json),
+    "promptfoo": ("promptfoo", "results.json", write_promptfoo),
+    "tau": ("tau", "tau-results.json", write_tau),
+    "tau2": ("tau", "tau2-results.json", write_tau2),
+    "openai-evals": ("openai-evals", "items.jsonl", write_openai_evals),
+    "assevra": ("assevra", "dataset.jsonl", write_assevra),
+}
+
+
+def _time_import(path: Path, fmt: str, runs: int) -> tuple[float, int]:
+    import scorekit as sk
+
+    best, rows = float("inf"), 0
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        imported = sk.import_results(path, format=fmt)
+        best = min(best, time.perf_counter() - start)
+        rows = sum(len(r.rows) for r in imported)
+        del imported
+    return best, rows
+
+
+def bench_formats(sizes: list[int], runs: int, only: list[str] | None) -> int:
+    names = only or list(FORMATS)
+    print(f"{'format':<14}" + "".join(f"{f'{n:,} items':>26}" for n in sizes) + f"{'ratio':>9}")
+    print(f"{'':<14}" + "".join(f"{'total s':>12}{'µs/item':>10}{'':>4}" for _ in sizes))
+    with tempfile.TemporaryDirectory(prefix="sk-bench-import-") as tmp:
+        root = Path(tmp)
+        for name in names:
+            fmt, file_name, write = FORMATS[name]
+            warm = write(root / f"warm-{file_name}", 400)
+            _time_import(warm, fmt, 1)  # imports and caches, outside the timing
+            totals: list[float] = []
+            cells = []
+            for n in sizes:
+                path = write(root / f"{n}-{file_name}", n)
+                seconds, rows = _time_import(path, fmt, runs)
+                path.unlink()
+                totals.append(seconds)
+                cells.append(f"{seconds:>12.2f}{seconds / n * 1e6:>10.1f}{'':>4}")
+            ratio = totals[-1] / totals[0] if len(totals) > 1 and totals[0] else float("nan")
+            print(f"{name:<14}" + "".join(cells) + f"{ratio:>9.1f}   ({rows:,} rows at {sizes[-1]:,})", flush=True)
+    if len(sizes) > 1:
+        print(f"size ratio {sizes[-1] / sizes[0]:g}: a linear importer's ratio is about the same")
+    return 0
+
+
+# --------------------------------------------------------------------------- scorekit vs inspect_ai
 _SCOREKIT = """
 import json, sys, time
 import scorekit as sk
@@ -55,11 +238,11 @@ print(json.dumps({"times": times, "logs": len(logs), "samples": sum(len(l.sample
 """
 
 
-def _run(python: str, code: str, directory: Path, runs: int) -> dict[str, object]:
+def _run(python: str, code: str, directory: Path, runs: int) -> dict[str, Any]:
     proc = subprocess.run([python, "-c", code, str(directory), str(runs)], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{python}: benchmark failed:\n{proc.stderr.strip()}")
-    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
 
 
@@ -69,21 +252,35 @@ def _median(values: list[float]) -> float:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=ROOT / "tests" / "data" / "imports" / "inspect")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--inspect-python", default="/tmp/inspect-venv/bin/python")
-    args = parser.parse_args(argv)
-    ours = _run(sys.executable, _SCOREKIT, args.dir, args.runs)
-    theirs = _run(args.inspect_python, _INSPECT, args.dir, args.runs)
-    a, b = _median(ours["times"]), _median(theirs["times"])  # type: ignore[arg-type]
-    print(f"directory: {args.dir} ({theirs['logs']} logs, {theirs['samples']} samples)")
-    print(f"scorekit.import_results:   {a * 1000:8.1f} ms median of {args.runs} ({ours['runs']} runs, "
+def bench_inspect_ai(directory: Path, runs: int, inspect_python: str) -> int:
+    ours = _run(sys.executable, _SCOREKIT, directory, runs)
+    theirs = _run(inspect_python, _INSPECT, directory, runs)
+    a, b = _median(ours["times"]), _median(theirs["times"])
+    print(f"directory: {directory} ({theirs['logs']} logs, {theirs['samples']} samples)")
+    print(f"scorekit.import_results:   {a * 1000:8.1f} ms median of {runs} ({ours['runs']} runs, "
           f"{ours['rows']} rows)")
-    print(f"inspect_ai read_eval_log:  {b * 1000:8.1f} ms median of {args.runs}")
+    print(f"inspect_ai read_eval_log:  {b * 1000:8.1f} ms median of {runs}")
     print(f"ratio (inspect_ai / scorekit): {b / a:.2f}x")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command")
+    formats = sub.add_parser("formats", help="time per item of every format, at two sizes (the default)")
+    formats.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    formats.add_argument("--runs", type=int, default=1, help="best of this many imports per file")
+    formats.add_argument("--only", nargs="+", choices=list(FORMATS), help="these formats only")
+    versus = sub.add_parser("inspect-ai", help="scorekit against inspect_ai's own reader on a log directory")
+    versus.add_argument("--dir", type=Path, default=DATA / "inspect")
+    versus.add_argument("--runs", type=int, default=5)
+    versus.add_argument("--inspect-python", default="/tmp/inspect-venv/bin/python")
+    args = parser.parse_args(argv)
+    if args.command == "inspect-ai":
+        return bench_inspect_ai(args.dir, args.runs, args.inspect_python)
+    if args.command is None:
+        args = formats.parse_args([])
+    return bench_formats(args.sizes, args.runs, args.only)
 
 
 if __name__ == "__main__":

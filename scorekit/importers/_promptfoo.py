@@ -143,7 +143,7 @@ class _Result:
         description = test.get("description")
         self.description = description if isinstance(description, str) and description.strip() else None
         # one test's repeats share their testCase (promptfoo gives each repeat a testIdx of its own)
-        self.fingerprint = json.dumps(finite_json(test) if test else {"vars": result.get("vars")},
+        self.fingerprint = json.dumps(test if test else {"vars": result.get("vars")},
                                       sort_keys=True, ensure_ascii=False, default=str)
         self.input = finite_json({"vars": test.get("vars", result.get("vars")), "prompt": prompt.get("raw")})
         self.output = _output(response)

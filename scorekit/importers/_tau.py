@@ -49,7 +49,11 @@ _HEAD = 1 << 16
 
 
 def detect(path: Path) -> bool:
-    """True when ``path`` is a τ-bench results list or a τ²-bench results object (by content)."""
+    """True when ``path`` is a τ-bench results list or a τ²-bench results object (by content).
+
+    Its first 64 KiB must name ``task_id`` and ``reward`` (a list) or ``simulations`` or
+    ``agent_info`` (an object); a file no longer than that is also parsed and its shape checked.
+    """
     try:
         head = read_bounded(path, _HEAD, head=True)
     except Exception:  # noqa: BLE001 - detection never raises: the file is simply not ours
@@ -63,6 +67,8 @@ def detect(path: Path) -> bool:
             return False
     else:
         return False
+    if len(head) == _HEAD:  # a larger file: its head decides (parsing it twice would double the import)
+        return True
     try:
         data = read_json_strict(path, _WHAT, InputError)
     except InputError:
