@@ -8,7 +8,10 @@ Two shapes, told apart by content:
 * **τ²-bench** (``sierra-research/tau2-bench``) writes one JSON object ``{timestamp,
   info, tasks, simulations}`` (``Results`` in ``tau2/data_model/simulation.py``): each
   simulation has ``task_id``, ``trial``, ``termination_reason`` and
-  ``reward_info.reward``; the agent is ``info.agent_info.llm``.
+  ``reward_info.reward``; the agent is ``info.agent_info.llm``. Its directory layout
+  (``tau2 convert-results --to dir``: ``results.json`` + ``simulations/<id>.json``) is
+  read from ``results.json``, whose ``simulation_index`` lists every simulation's task,
+  trial, reward, termination, cost and duration (the files add the messages only).
 
 Every result is one row of dimension ``tau_reward``: PASS when the reward is 1 within
 1e-6 (τ's own ``is_successful``), else FAIL ``reward_not_one`` — a partial reward is
@@ -82,7 +85,7 @@ def _shape(data: Any) -> str | None:
         if first is not None and "task_id" in first and "reward" in first:
             return "tau"
         return None
-    if isinstance(data, dict) and "simulations" in data and "info" in data:
+    if isinstance(data, dict) and ("simulations" in data or "simulation_index" in data) and "info" in data:
         return "tau2"  # its shape is checked by the reader: a damaged τ² file is an error naming the field
     return None
 
@@ -103,7 +106,7 @@ def read(path: Path) -> list[ImportedRun]:
         return [_tau1(data, path)]
     if shape == "tau2":
         return [_tau2(data, path)]
-    if data == [] or (isinstance(data, dict) and data.get("simulations") == []):
+    if data == [] or (isinstance(data, dict) and (data.get("simulations") == [] or data.get("simulation_index") == [])):
         raise NoSamplesError(f"{path}: the {_WHAT} holds no results")
     if isinstance(data, list):  # a τ-bench list whose first result is not one
         first = next((i for i, x in enumerate(data) if not isinstance(x, dict)), None)
@@ -276,6 +279,14 @@ def _amount(value: Any, where: str) -> float | None:
     return amount if amount is not None and amount >= 0 else None
 
 
+def _indexed(entry: dict[str, Any]) -> dict[str, Any]:
+    """A ``simulation_index`` entry (its reward flat) in the shape of a full simulation (``reward_info.reward``)."""
+    sim = {k: entry[k] for k in ("task_id", "trial", "termination_reason", "agent_cost", "duration") if k in entry}
+    if "reward" in entry:
+        sim["reward_info"] = {"reward": entry["reward"]}
+    return sim
+
+
 def _tau2_tasks(value: Any, path: Path) -> dict[str, Any]:
     """Task id → definition, from a τ² file's ``tasks`` (absent: none listed)."""
     tasks: dict[str, Any] = {}
@@ -301,18 +312,23 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
         or path.stem
     notes.append(f"task = {task!r} (info.environment_info.domain_name, else the file name's stem)")
     tasks = _tau2_tasks(data.get("tasks"), path)
-    listed = record_list(data["simulations"], f"{path}: simulations", missing_ok=False)
-    sims = [dict(record(sim, f"{path}: simulations[{i}]")) for i, sim in enumerate(listed)]
+    field = "simulations" if "simulations" in data else "simulation_index"
+    listed = record_list(data[field], f"{path}: {field}", missing_ok=False)
+    sims = [dict(record(sim, f"{path}: {field}[{i}]")) for i, sim in enumerate(listed)]
     if not sims:
         raise NoSamplesError(f"{path}: the {_WHAT} holds no simulations")
-    keys = [_task_key(s.get("task_id"), f"{path}: simulations[{i}].task_id") for i, s in enumerate(sims)]
+    if field == "simulation_index":  # tau2 convert-results --to dir: results.json + simulations/<id>.json
+        sims = [_indexed(entry) for entry in sims]
+        notes.append("τ²'s directory layout: the simulations are read from results.json's simulation_index "
+                     "(task, trial, reward, termination, cost, duration); simulations/*.json add only messages")
+    keys = [_task_key(s.get("task_id"), f"{path}: {field}[{i}].task_id") for i, s in enumerate(sims)]
     trials = _trials([s.get("trial") for s in sims], keys, notes)
     rows: list[dict[str, Any]] = []
     rewards: dict[str, list[float]] = {}
     success: dict[str, list[bool]] = {}
     infra = unscored = 0
     for i, (sim, case, trial) in enumerate(zip(sims, keys, trials, strict=True)):
-        where = f"{path}: simulations[{i}]"
+        where = f"{path}: {field}[{i}]"
         status: str
         reason: str | None
         value: float | None
@@ -324,7 +340,9 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
             status, reason, value = "ERROR", "unscored", None
             unscored += 1
         else:
-            status, reason, value = _reward_status(reward_info["reward"], f"{where}.reward_info.reward")
+            flat = field == "simulation_index"  # its reward is the entry's own field
+            status, reason, value = _reward_status(reward_info["reward"],
+                                                   f"{where}.reward" if flat else f"{where}.reward_info.reward")
         row = _row(case, trial, agent, "tau2-bench", status, reason)
         if case in tasks:
             row["input"] = tasks[case]

@@ -278,3 +278,37 @@ def test_tau_never_pass_unless_reward_one(tmp_path: Path, rewards: list[Any], ta
         is_one = (isinstance(reward, (int, float)) and not isinstance(reward, bool)
                   and abs(reward - 1) <= 1e-6)
         assert (status == "PASS") == is_one
+
+
+# --------------------------------------------------------------------------- τ² directory layout
+TAU2_DIR = DATA / "mock-llm_agent-dir"
+
+
+def test_tau2_directory_layout_imports_with_tau2s_own_figures() -> None:
+    """``tau2 convert-results --to dir`` output: results.json's simulation_index + simulations/*.json (SPEC §15)."""
+    runs = sk.import_results(TAU2_DIR, format="tau")
+    assert len(runs) == 1
+    run = runs[0]
+    assert (run.agent, run.task, len(run.rows)) == ("gpt-4.1-mini", "mock", 12)
+    assert run.source["epochs"] == 3 and run.source["dataset_size"] == 4 and not run.partial
+    # τ²'s own figures for this run (shared expected.json, computed by tau2's compute_metrics)
+    assert run.source["metrics"]["avg_reward"] == pytest.approx(0.25)
+    for k in (1, 2, 3):
+        assert run.source["metrics"][f"pass^{k}"] == pytest.approx(0.25)
+    passed = run.rows[run.rows["status"] == "PASS"]
+    assert set(passed["case_id"]) == {"create_task_1_nl_eval"} and len(passed) == 3
+    # the simulations' own outcomes, read from each simulations/<id>.json independently
+    for sim_file in (TAU2_DIR / "simulations").glob("*.json"):
+        sim = _json(sim_file)
+        expected = "PASS" if abs(sim["reward_info"]["reward"] - 1) <= 1e-6 else "FAIL"
+        assert _status(run, sim["task_id"], sim["trial"])[0] == expected
+    card = sk.evaluate(run)
+    dim = next(d for d in card.to_dict()["dimensions"] if d["name"] == "tau_reward")
+    assert dim["pass_k"]["2"] == pytest.approx(0.25)
+
+
+def test_tau2_directory_layout_damaged_index_names_its_position(tmp_path: Path) -> None:
+    data = _json(TAU2_DIR / "results.json")
+    data["simulation_index"][2]["reward"] = "1"
+    with pytest.raises(sk.InputError, match=r"results.json: simulation_index\[2\]\.reward: expected a number"):
+        _tau.read(_write(tmp_path, data))
