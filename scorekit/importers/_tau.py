@@ -281,7 +281,8 @@ def _amount(value: Any, where: str) -> float | None:
 
 def _indexed(entry: dict[str, Any]) -> dict[str, Any]:
     """A ``simulation_index`` entry (its reward flat) in the shape of a full simulation (``reward_info.reward``)."""
-    sim = {k: entry[k] for k in ("task_id", "trial", "termination_reason", "agent_cost", "duration") if k in entry}
+    sim: dict[str, Any] = {k: entry[k] for k in ("task_id", "trial", "termination_reason", "agent_cost", "duration")
+                           if k in entry}
     if "reward" in entry:
         sim["reward_info"] = {"reward": entry["reward"]}
     return sim
