@@ -46,12 +46,14 @@ TASKS_PER_TRIAL = 4  # trials (epochs, repeats, runs) per case in the generated 
 
 
 # --------------------------------------------------------------------------- generators (one per format)
+def _trimmed(sample: dict[str, Any]) -> dict[str, Any]:
+    """A real Inspect sample without what no scorer reads (its events, attachments, all but 2 messages)."""
+    return {**sample, "events": [], "attachments": {}, "messages": sample.get("messages", [])[:2]}
+
+
 def _inspect_sample(template: dict[str, Any], sample_id: int, epoch: int) -> dict[str, Any]:
-    sample = copy.deepcopy(template)
-    sample.update(id=sample_id, epoch=epoch, uuid=f"s{sample_id}e{epoch}", events=[], attachments={})
-    sample["messages"] = sample.get("messages", [])[:2]
-    sample["input"] = f"question {sample_id}"
-    return sample
+    return {**template, "id": sample_id, "epoch": epoch, "uuid": f"s{sample_id}e{epoch}",
+            "input": f"question {sample_id}"}
 
 
 def write_inspect_eval(path: Path, n: int) -> Path:
@@ -60,7 +62,7 @@ def write_inspect_eval(path: Path, n: int) -> Path:
 
     real = members(QUIZ)
     header = json.loads(real["header.json"])
-    template = json.loads(next(v for k, v in real.items() if k.startswith("samples/")))
+    template = _trimmed(json.loads(next(v for k, v in real.items() if k.startswith("samples/"))))
     cases = n // TASKS_PER_TRIAL
     header["eval"]["dataset"].update(samples=cases, sample_ids=list(range(1, cases + 1)))
     header["eval"]["config"]["epochs"] = TASKS_PER_TRIAL
@@ -81,7 +83,7 @@ def write_inspect_json(path: Path, n: int) -> Path:
     from import_logs import SECURITY
 
     log = json.loads(SECURITY.read_text(encoding="utf-8"))
-    template = log["samples"][0]
+    template = _trimmed(log["samples"][0])
     cases = n // TASKS_PER_TRIAL
     log["eval"]["dataset"].update(samples=cases, sample_ids=list(range(1, cases + 1)))
     log["eval"]["config"]["epochs"] = TASKS_PER_TRIAL

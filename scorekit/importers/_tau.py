@@ -20,10 +20,12 @@ FAILs here. A τ² simulation ended by an infrastructure error is ERROR
 ``infrastructure_error`` (τ² leaves those out of its metrics too); one without a
 reward is ERROR ``unscored``; a listed task with fewer simulations than
 ``info.num_trials`` gets an ERROR ``not_run`` row per missing trial and makes the run
-partial (``num_trials`` is a count the file declares: more trials per task than the file
-holds simulations is an input error, SPEC §20). A result, task or simulation that is not
-an object, or a reward, cost or duration that is not a number, is an input error naming
-the file and its position. pass^k over the rows equals τ's own (mean over tasks of C(c, k)/C(n, k)).
+partial (``num_trials`` is a count the file declares: above :data:`TRIALS_BOUND` and the
+simulations the file holds it is an input error, SPEC §20; missing pairs beyond the tasks
+and simulations the file holds are counted in ``sample_epochs_planned``, not written as
+rows). A result, task or simulation that is not an object, or a reward, cost or duration
+that is not a number, is an input error naming the file and its position. pass^k over
+the rows equals τ's own (mean over tasks of C(c, k)/C(n, k)).
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ _WHAT = "τ-bench results file"
 #: The largest k of the source's own pass^k headline (τ reports k = 1 … its trials; a file stating
 #: thousands of trials per task would cost thousands of passes over it).
 MAX_HEADLINE_K = 16
+#: The most trials per task ``info.num_trials`` may declare beyond the simulations the file holds
+#: (the Inspect importer bounds a declared epochs count the same way).
+TRIALS_BOUND = 10_000
 _HEAD = 1 << 16
 
 
@@ -364,27 +369,36 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
                      "(τ² leaves them out of its metrics too)")
     if unscored:
         notes.append(f"{unscored} simulation(s) have no reward: ERROR unscored")
-    # a declared count is bounded by what the file holds: no more trials per task than simulations
-    epochs = bounded_count(info.get("num_trials"), f"{path}: info.num_trials", at_most=len(sims),
-                           what="simulations") or None
+    # a declared count is bounded by what the file holds (SPEC §20); the (task, trial) pairs it plans
+    # that the file lacks are ERROR rows as far as the file holds one task or simulation per pair,
+    # and beyond that counted (sample_epochs_planned), never materialised
+    epochs = bounded_count(info.get("num_trials"), f"{path}: info.num_trials", at_most=max(TRIALS_BOUND, len(sims)),
+                           what=f"the larger of {TRIALS_BOUND} and the simulations the file holds") or None
     partial = False
     ran = Counter(keys)
+    pairs = set(zip(keys, trials, strict=True))
+    planned = None
     if epochs is not None and tasks:
-        missing = 0
-        present: dict[str, set[int]] = {}
-        for key, trial in zip(keys, trials, strict=True):
-            present.setdefault(key, set()).add(trial)
-        for case, definition in tasks.items():
-            held = present.get(case, set())
-            for trial in (t for t in range(epochs) if t not in held):  # missing evidence, never dropped
-                row = _row(case, trial, agent, "tau2-bench", "ERROR", "not_run")
-                row["input"] = definition
-                rows.append(row)
-                missing += 1
-        if missing:
-            partial = True
+        inside = sum(1 for key, trial in pairs if key in tasks and trial < epochs)
+        planned = len(tasks) * epochs + len(pairs) - inside  # a simulation outside the plan counts too
+        missing, budget = len(tasks) * epochs - inside, len(sims) + len(tasks)
+        if 0 < missing <= budget:
+            present: dict[str, set[int]] = {}
+            for key, trial in pairs:
+                present.setdefault(key, set()).add(trial)
+            for case, definition in tasks.items():
+                held = present.get(case, set())
+                for trial in (t for t in range(epochs) if t not in held):  # missing evidence, never dropped
+                    row = _row(case, trial, agent, "tau2-bench", "ERROR", "not_run")
+                    row["input"] = definition
+                    rows.append(row)
             notes.append(f"partial: {missing} listed (task, trial) pair(s) of {len(tasks)} tasks × {epochs} trials "
                          "have no simulation: ERROR not_run")
+        elif missing:
+            notes.append(f"partial: {missing} listed (task, trial) pair(s) of {len(tasks)} tasks × {epochs} trials "
+                         f"have no simulation: more than the {budget} tasks and simulations the file holds, so "
+                         "they are counted in sample_epochs_planned, not written as rows")
+        partial = missing > 0
     if len(set(ran.values())) > 1 and not partial:
         partial = True
         notes.append(f"partial: tasks ran unequal numbers of trials (from {min(ran.values())} to {max(ran.values())})")
@@ -395,6 +409,8 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
         "files": [str(path)],
         "status": None,
         "samples_run": len(ran),
+        "sample_epochs_run": len(pairs),
+        "sample_epochs_planned": planned if planned is not None else len(pairs),
         "epochs": epochs,
         "dataset_size": len(tasks) or None,
         "limit": None,

@@ -151,7 +151,20 @@ def test_tau2_huge_num_trials_from_a_small_file_is_refused_not_materialised(tmp_
     path.write_text(json.dumps(data), encoding="utf-8")
     assert path.stat().st_size < 1024
     message = _refused(path, "tau", "info.num_trials")
-    assert "more than the file holds (1, simulations)" in message
+    assert "100000000 is more than the file holds" in message
+
+
+def test_tau2_planned_trials_beyond_what_the_file_holds_are_counted_not_materialised(tmp_path):
+    """A plan within the bound (5,000 trials × 2 tasks) but far beyond the 3 records held: no 9,999 rows."""
+    data = {"info": {"num_trials": 5000, "agent_info": {"llm": "m"}}, "tasks": [{"id": "a"}, {"id": "b"}],
+            "simulations": [{"task_id": "a", "trial": 0, "reward_info": {"reward": 1.0}}]}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    run = sk.import_results(path, format="tau")[0]
+    assert len(run.rows) == 1 and run.partial
+    assert (run.source["sample_epochs_run"], run.source["sample_epochs_planned"]) == (1, 10_000)
+    assert any("counted in sample_epochs_planned" in note for note in run.notes)
+    assert sk.evaluate(run).decision == "TRIAGE"
 
 
 # --------------------------------------------------------------------------- OpenAI Evals
