@@ -281,6 +281,8 @@ def _run(path: Path, items: list[dict[str, Any]], graders: list[str], runs: dict
         "files": [str(path)],
         "status": None,
         "samples_run": len(cases),
+        "sample_epochs_run": len(items),
+        "sample_epochs_planned": len(cases) * len(per_run),
         "epochs": len(per_run),
         "dataset_size": None,
         "limit": None,

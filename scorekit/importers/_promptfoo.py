@@ -17,6 +17,10 @@ a provider or runtime    ERROR ``provider_error`` on each of the test's assertio
 error (not an assertion) whose ``failureReason`` is 2, or whose response carries an error)
 cost_usd, latency_ms     the result's ``cost`` and ``latencyMs``
 =======================  ========================================================================
+
+A result, its ``testCase``, assertions, grading components, response or prompt that is not the
+shape promptfoo writes is an input error naming the file and the position (SPEC §20), and a
+declared ``config.evaluateOptions.repeat`` is bounded by the results the file holds.
 """
 
 from __future__ import annotations
@@ -330,6 +334,7 @@ def read(path: Path) -> list[ImportedRun]:
             row["id"] = f"{row['case_id']}/{row['trial']}/{row['dimension']}"
         per_case = Counter(cases[results[i].fingerprint] for i in mine)  # results (trials) per case
         samples_run = len(per_case)
+        trials_per_case = declared if declared is not None else max(per_case.values())
         run_notes = list(notes)
         if counts["errors"]:
             run_notes.append(f"{counts['errors']} result(s) failed for a provider or runtime error: "
@@ -349,7 +354,8 @@ def read(path: Path) -> list[ImportedRun]:
                                for j, p in enumerate(prompts) if p.get("provider") == agent]}
         source = source_dict(
             fmt=FORMAT, files=[name], status=None, samples_run=samples_run, dataset_size=dataset_size,
-            epochs=declared if declared is not None else max(per_case.values()),
+            epochs=trials_per_case, sample_epochs_run=len(mine),
+            sample_epochs_planned=max(len(mine), (dataset_size or samples_run) * trials_per_case),
             created=summary.get("timestamp") or meta.get("evaluationCreatedAt"), harness=HARNESS,
             harness_version=meta.get("promptfooVersion"), metrics=metrics, notes=run_notes,
             eval_id=doc.get("evalId"),

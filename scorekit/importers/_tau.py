@@ -257,6 +257,8 @@ def _tau1(data: list[Any], path: Path) -> ImportedRun:
         "files": [str(path)],
         "status": None,
         "samples_run": len(counts),
+        "sample_epochs_run": len(entries),
+        "sample_epochs_planned": len(counts) * max(counts.values()),
         "epochs": max(counts.values()),
         "dataset_size": None,
         "limit": None,
