@@ -151,7 +151,8 @@ def test_repeat_2_gives_5_cases_of_2_trials_never_10_cases(tmp_path, with_repeat
         assert sorted(Counter(rows["case_id"]).values()) == [2] * 5
         assert set(rows["trial"]) == {0, 1}
         assert run.source["samples_run"] == 5 and run.source["dataset_size"] == 5 and not run.partial
-        assert (run.source["sample_epochs_run"], run.source["sample_epochs_planned"], run.source["epochs"]) == (10, 10, 2)
+        source = run.source
+        assert (source["sample_epochs_run"], source["sample_epochs_planned"], source["epochs"]) == (10, 10, 2)
         if not with_repeat_index:
             assert any("writes no repeatIndex" in note for note in run.notes)
         # trial t of case k is test k's repeat t
