@@ -10,8 +10,10 @@ raise.
 
 Order of the checks, as in the document:
 
-1. presence and validity of the candidate; its ``agent.version`` against
-   ``expected_version`` (and which release its results were measured on);
+1. presence and validity of the candidate; the scorekit decision it records
+   (``recipe.config.decision``), which must be PASS when recorded; its
+   ``agent.version`` against ``expected_version`` (and which release its
+   results were measured on);
    a recorded ``ctx_size`` when ``require_ctx_match``;
 2. the absolute bar (``min_aggregate``) and metric floors (``min_metrics``) —
    on every path, first adoption included;
@@ -42,7 +44,7 @@ from .._errors import PolicyError
 from .._io import decode_utf8, finite_float, read_input_bytes
 from .._terminal import workflow_command
 from ._basis import ABSENT, BASIS_FIELDS, basis_mismatches, basis_of, ctx_size_of, variance_stdev
-from ._parse import ScorecardDocument, ScorecardFileError, parse_scorecard_text
+from ._parse import ScorecardDocument, ScorecardFileError, _get, parse_scorecard_text
 from ._schema import SEMVER, ScorecardInvalidError, _kind, load_scorecard, validate_scorecard
 
 __all__ = [
@@ -62,6 +64,7 @@ WITHIN_BAND = "within-band"
 IMPROVED = "improved"
 REGRESSION_ALLOWED = "regression-allowed"
 INVALID_CANDIDATE = "invalid-candidate"
+DECISION_NOT_PASS = "decision-not-pass"
 VERSION_MISMATCH = "version-mismatch"
 CTX_SIZE_MISSING = "ctx-size-missing"
 BAR_NOT_MET = "bar-not-met"
@@ -82,7 +85,7 @@ class GateResult:
     outcome : str
         ``first-adoption``, ``equal``, ``within-band``, ``improved`` or
         ``regression-allowed`` when passed; otherwise the first failure:
-        ``invalid-candidate``, ``version-mismatch``, ``ctx-size-missing``,
+        ``invalid-candidate``, ``decision-not-pass``, ``version-mismatch``, ``ctx-size-missing``,
         ``bar-not-met``, ``invalid-baseline``, ``basis-mismatch`` or
         ``regression``.
     failures : tuple of str
@@ -506,6 +509,7 @@ def gate(
         f"candidate: {candidate.agent_name} v{cand_version}  aggregate {_score(cand_score)}  ({candidate_path})"
     )
     fields: dict[str, Any] = {"candidate_version": cand_version, "candidate_score": cand_score}
+    _check_decision(report, candidate)
 
     # 1a. The release the card is for, and the release its results were measured on.
     if expected_version is not None:
@@ -606,6 +610,25 @@ def gate(
             report.fail(REGRESSION, f"Scorecard regression: {pair} (below {floor:g}; "
                                     "investigate, or use --allow-regression if intentional)")
     return report.result(passed_outcome, **fields)
+
+
+def _check_decision(report: _Report, candidate: ScorecardDocument) -> None:
+    """A card recording the scorekit decision it was built from releases only a PASS (SPEC §13).
+
+    ``to_release_payload(require_pass=False)`` records a FAIL, INCOMPLETE,
+    TRIAGE or SELF_TEST evaluation in ``recipe.config.decision``: a card to
+    show, never one to release. A card without the key (not built by
+    scorekit) is gated on its aggregate alone, as the document says.
+    """
+    decision = _get(candidate.front_matter, "recipe.config.decision", ABSENT)
+    if decision is ABSENT:
+        return
+    if decision == "PASS":
+        report.info("decision: the scorekit evaluation behind this card decided PASS (recipe.config.decision)")
+        return
+    report.fail(DECISION_NOT_PASS,
+                f"Candidate scorecard records the scorekit decision {decision!s} (recipe.config.decision), not "
+                "PASS: a card built with to_release_payload(require_pass=False) is shown, never released")
 
 
 def _check_version(report: _Report, candidate: ScorecardDocument, expected: str) -> None:

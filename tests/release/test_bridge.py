@@ -166,8 +166,9 @@ def test_card_written_from_the_bundled_example_passes_refresh_check_when_nothing
     code = cli.main(["refresh-check", "--scorecard", str(path), "--limit", str(payload.test_cases_run),
                      "--experiments", "1"])
     assert code == 0 and capsys.readouterr().out.startswith("profile=full commit=allowed")
-    # And the gate sees the same card as its own equal baseline.
-    assert gate(path, baseline_file=path).outcome == "equal"
+    # The gate sees the same card as its own equal baseline, and refuses it only for its FAIL decision (§13).
+    result = gate(path, baseline_file=path)
+    assert (result.exit_code, result.failures) == (1, ("decision-not-pass",))
 
 
 def test_limit_recorded_by_the_bridge_is_compared_by_the_gate(card, tmp_path):
