@@ -103,6 +103,9 @@ def _side(value: Any, history: str | os.PathLike[str] | None, which: str) -> _Si
     if isinstance(value, Scorecard):
         return _from_card(value, which.upper())
     if isinstance(value, Mapping):
+        from ._stored import check_scorecard
+
+        check_scorecard(value, which)  # a dictionary is stored evidence too: recomputed before it is shown
         return _from_dict(value, which.upper())
     if isinstance(value, (str, os.PathLike)):
         from .reports.json import read_scorecard_json

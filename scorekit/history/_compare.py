@@ -20,7 +20,8 @@ from .._decide import COMPARISON_STATUSES, apply_comparison
 from .._policy import REGRESSION_METHODS, Regression
 from .._regression import regressions as _regressions
 from ._card import _case_counts, _confidence, _dimension_counts, _key
-from ._db import _connect, _fetch, _frame, _transaction
+from ._check import check_history
+from ._db import _as_frame, _connect, _fetch, _rows, _transaction
 from ._eligibility import _COMPARABLE_SQL, _ELIGIBLE_SQL, _why_not
 
 __all__ = ["COMPARISON_STATUSES", "compare", "with_comparison"]
@@ -163,18 +164,25 @@ def compare(
                 if baseline_row is None:
                     status, detail = "missing", "no comparable eligible baseline in the history"
             if baseline_row is not None:
-                baseline_dims = _frame(
+                dim_rows = _rows(
                     conn,
-                    "SELECT dimension, n, passes, fails, in_scope FROM dimensions WHERE record_id = ?",
-                    (int(baseline_row["id"]),),
-                ).set_index("dimension")
+                    "SELECT record_id, dimension, in_scope, verdict, n, passes, fails, errors, abstains "
+                    "FROM dimensions WHERE record_id = ?",
+                    (baseline_row["id"],),
+                )
+                case_rows = _rows(
+                    conn,
+                    "SELECT record_id, dimension, case_id, passes, n FROM cases WHERE record_id = ? "
+                    "ORDER BY dimension, case_id",
+                    (baseline_row["id"],),
+                ) if "has_case_counts" in baseline_row else None  # schema 1: no cases table
+                # The baseline is stored evidence read back: checked before a number is derived from it.
+                check_history(db, [baseline_row], dim_rows[1], None if case_rows is None else case_rows[1])
+                baseline_dims = _as_frame(dim_rows)[["dimension", "n", "passes", "fails", "in_scope"]]
+                baseline_dims = baseline_dims.set_index("dimension")
                 if baseline_row.get("has_case_counts"):  # absent or 0: recorded without them
-                    baseline_cases = _frame(
-                        conn,
-                        "SELECT dimension, case_id, passes, n FROM cases WHERE record_id = ? "
-                        "ORDER BY dimension, case_id",
-                        (int(baseline_row["id"]),),
-                    )
+                    assert case_rows is not None
+                    baseline_cases = _as_frame(case_rows)[["dimension", "case_id", "passes", "n"]]
             if results_hash is not None:
                 rescored = _fetch(
                     conn,

@@ -25,6 +25,7 @@ from .._decide import COMPARISON_STATUSES
 from .._errors import HistoryError
 from .._version import __version__
 from ._card import _case_counts, _confidence, _dimension_counts, _key
+from ._check import check_history
 from ._eligibility import _eligible
 
 __all__ = ["APPLICATION", "DEFAULT_PATH", "SCHEMA_VERSION", "read_history", "record"]
@@ -304,11 +305,20 @@ def _fetch(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> dict[
     return dict(zip([c[0] for c in cur.description], row, strict=True))
 
 
-def _frame(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> pd.DataFrame:
-    """A query's rows as a DataFrame (sqlite3 errors stay sqlite3 errors)."""
+_Rows = tuple[list[str], list[dict[str, Any]]]
+
+
+def _rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> _Rows:
+    """A query's column names and rows (column → value, as SQLite stored it; sqlite3 errors stay sqlite3 errors)."""
     cur = conn.execute(sql, params)
     columns = [c[0] for c in cur.description]
-    return pd.DataFrame.from_records(cur.fetchall(), columns=columns)
+    return columns, [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]
+
+
+def _as_frame(rows: _Rows) -> pd.DataFrame:
+    """Rows :func:`_rows` read (and :func:`check_history` checked) as a DataFrame."""
+    columns, values = rows
+    return pd.DataFrame.from_records([tuple(v.values()) for v in values], columns=columns)
 
 
 # --------------------------------------------------------------------------- record
@@ -442,27 +452,35 @@ def read_history(
         if conn is None:
             raise _fail(path, "no history database here")
         with _transaction(conn, "DEFERRED"):  # one snapshot, even while a writer migrates
-            dims = _dimension_frame(_frame(
+            records = _rows(conn, "SELECT * FROM records ORDER BY id")
+            dim_rows = _rows(
                 conn,
                 "SELECT d.record_id, r.label, r.agent_name, r.agent_version, r.created_at, r.confidence, "
                 "d.dimension, d.in_scope, d.verdict, d.n, d.passes, d.fails, d.errors, d.abstains "
-                "FROM dimensions d JOIN records r ON r.id = d.record_id ORDER BY d.record_id, d.dimension",
-            ))
-            if dimensions:
-                return dims
-            if cases:
-                if "cases" not in _tables(conn):  # schema 1: no per-case counts anywhere
-                    return _case_frame(pd.DataFrame({c: pd.Series(dtype=object) for c in _CASE_COLUMNS}))
-                return _case_frame(_frame(
+                "FROM dimensions d LEFT JOIN records r ON r.id = d.record_id ORDER BY d.record_id, d.dimension",
+            )
+            case_rows = None
+            if cases and "cases" in _tables(conn):  # schema 1: no per-case counts anywhere
+                case_rows = _rows(
                     conn,
                     "SELECT c.record_id, r.label, r.agent_name, r.agent_version, r.created_at, "
                     "c.dimension, c.case_id, c.passes, c.n "
-                    "FROM cases c JOIN records r ON r.id = c.record_id ORDER BY c.record_id, c.dimension, c.case_id",
-                ))
-            records = _frame(conn, "SELECT * FROM records ORDER BY id")
-    if "has_case_counts" not in records.columns:  # schema 1
-        records["has_case_counts"] = 0
-    return _with_dimension_columns(_record_frame(records[list(_RECORD_COLUMNS)]), dims)
+                    "FROM cases c LEFT JOIN records r ON r.id = c.record_id "
+                    "ORDER BY c.record_id, c.dimension, c.case_id",
+                )
+    # Every reader checks what it read before deriving a number from it (SPEC §20).
+    check_history(path, records[1], dim_rows[1], None if case_rows is None else case_rows[1])
+    dims = _dimension_frame(_as_frame(dim_rows))
+    if dimensions:
+        return dims
+    if cases:
+        if case_rows is None:
+            return _case_frame(pd.DataFrame({c: pd.Series(dtype=object) for c in _CASE_COLUMNS}))
+        return _case_frame(_as_frame(case_rows))
+    frame = _as_frame(records)
+    if "has_case_counts" not in frame.columns:  # schema 1
+        frame["has_case_counts"] = 0
+    return _with_dimension_columns(_record_frame(frame[list(_RECORD_COLUMNS)]), dims)
 
 
 #: The per-dimension columns of the record frame: ``<dimension>.<field>``.

@@ -152,14 +152,17 @@ def validate_scorecard_json(data: Any) -> None:
 
 
 def read_scorecard_json(path: str | Path, *, error: type[Exception] = ScorecardSchemaError) -> Any:
-    """A stored ``scorecard.json``, read strictly and checked against the shipped schema.
+    """A stored ``scorecard.json``, read strictly, checked against the shipped schema and recomputed.
 
     Unreadable, not UTF-8 or not strict JSON is an :class:`~scorekit.InputError`; a file that
     does not match the schema is ``error``, in one line naming the file, the first mismatch
-    and how many more there are.
+    and how many more there are. A file whose derived numbers (rates, intervals, verdicts,
+    decision) do not recompute from its own counts is an :class:`~scorekit.InputError`
+    naming the file and the field (:func:`scorekit._stored.check_scorecard`, SPEC §20).
     """
     from .._errors import InputError
     from .._io import read_json_strict
+    from .._stored import check_scorecard
 
     data = read_json_strict(path, "scorecard", InputError)
     try:
@@ -171,6 +174,7 @@ def read_scorecard_json(path: str | Path, *, error: type[Exception] = ScorecardS
         if issubclass(error, ScorecardSchemaError):
             raise error(message, exc.errors) from None
         raise error(message) from None
+    check_scorecard(data, path)
     return data
 
 

@@ -8,6 +8,7 @@ import re
 import pytest
 
 import scorekit as sk
+from scorekit import InputError
 from scorekit.reports import REPORT_FILES, render_stored, write_reports
 
 
@@ -71,10 +72,11 @@ def test_a_missing_scorecard_is_exit_2(run_cli, tmp_path):
     assert code == 2 and "not found" in err
 
 
-def test_a_tampered_number_is_rendered_as_stored_not_recomputed(stored, tmp_path):
+def test_a_tampered_number_is_refused_not_rendered(stored, tmp_path):
     data = json.loads(stored["json"].read_text("utf-8"))
     data["dimensions"][0]["rate"] = 0.123
     path = tmp_path / "scorecard.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    written = render_stored(path)
-    assert "12.3%" in written["markdown"].read_text("utf-8")  # the report shows the file; verify checks it
+    with pytest.raises(InputError, match=r"scorecard\.json: \$\.dimensions\[0\]\.rate is 0\.123, but its counts give"):
+        render_stored(path)  # SPEC §20: recomputed from the stored counts, never shown as evidence
+    assert not (tmp_path / "scorecard.md").exists()
