@@ -45,15 +45,35 @@ class _Side:
     dims: pd.DataFrame            # indexed by dimension: passes, n, verdict
     cases: pd.DataFrame | None    # dimension, case_id, passes, n
     confidence: float
+    agent: str = ""               # "name version", empty when the evaluation names none
+    decision: str | None = None
+    partial: bool = False
+    purpose: str | None = None
+    source: str = "scorekit rows"  # where the rows came from (SPEC §15 source line) or the history record
+    suite: str | None = None
+    policy: str | None = None
+    identity: Any = None          # equal on both sides: the same record
+
+
+def _agent_of(agent: Any) -> str:
+    agent = agent if isinstance(agent, Mapping) else {}
+    return " ".join(str(agent[k]) for k in ("name", "version") if agent.get(k) not in (None, ""))
 
 
 def _label_of(agent: Any, fallback: str) -> str:
-    agent = agent if isinstance(agent, Mapping) else {}
-    who = " ".join(str(agent[k]) for k in ("name", "version") if agent.get(k) not in (None, ""))
-    return who or fallback
+    return _agent_of(agent) or fallback
 
 
-def _from_dict(data: Mapping[str, Any], fallback: str) -> _Side:
+def _source_of(data: Mapping[str, Any]) -> str:
+    source = data.get("source")
+    if not isinstance(source, Mapping):
+        return "scorekit rows"
+    from .importers._base import source_line
+
+    return source_line(source)
+
+
+def _from_dict(data: Mapping[str, Any], fallback: str, identity: Any = None) -> _Side:
     import pandas as pd
 
     dims = [d for d in data.get("dimensions") or [] if isinstance(d, Mapping) and "name" in d]
@@ -63,14 +83,22 @@ def _from_dict(data: Mapping[str, Any], fallback: str) -> _Side:
         index=pd.Index([str(d["name"]) for d in dims], name="dimension"),
     )
     confidence = float((data.get("policy") or {}).get("confidence", 0.95))
-    return _Side(_label_of(data.get("agent"), fallback), frame, None, confidence)
+    hashes = data.get("hashes") if isinstance(data.get("hashes"), Mapping) else {}
+    return _Side(_label_of(data.get("agent"), fallback), frame, None, confidence, agent=_agent_of(data.get("agent")),
+                 decision=data.get("decision"), partial=bool(data.get("partial", False)),
+                 purpose=data.get("purpose"), source=_source_of(data), suite=(hashes or {}).get("suite"),
+                 policy=(hashes or {}).get("policy"), identity=identity)
 
 
 def _from_card(card: Any, fallback: str) -> _Side:
     dims = card.dimensions[["passes", "n", "verdict"]].rename(index=str)
     dims.index.name = "dimension"
     confidence = float((card.policy or {}).get("confidence", 0.95))
-    return _Side(_label_of(card.agent, fallback), dims, card.case_counts, confidence)
+    hashes = card.hashes or {}
+    return _Side(_label_of(card.agent, fallback), dims, card.case_counts, confidence, agent=_agent_of(card.agent),
+                 decision=card.decision, partial=bool(card.partial), purpose=card.purpose,
+                 source=_source_of({"source": card.source}), suite=hashes.get("suite"), policy=hashes.get("policy"),
+                 identity=("card", id(card)))
 
 
 def _from_history(db: str | os.PathLike[str], label: str) -> _Side:
@@ -89,8 +117,13 @@ def _from_history(db: str | os.PathLike[str], label: str) -> _Side:
         all_cases = read_history(db, cases=True)
         cases = all_cases[all_cases["record_id"] == record_id][["dimension", "case_id", "passes", "n"]]
         cases = cases.reset_index(drop=True)
-    confidence = float(chosen.loc[record_id, "confidence"]) if "confidence" in chosen.columns else 0.95
-    return _Side(label, dims, cases, confidence)
+    row = chosen.loc[record_id]
+    confidence = float(row["confidence"]) if "confidence" in chosen.columns else 0.95
+    agent = {k: row[f"agent_{k}"] for k in ("name", "version") if isinstance(row[f"agent_{k}"], str)}
+    return _Side(label, dims, cases, confidence, agent=_agent_of(agent),
+                 decision=str(row["decision"]), partial=bool(row["partial"]), purpose=row["purpose"],
+                 source=f"history record {record_id}", suite=row["suite_hash"], policy=row["policy_hash"],
+                 identity=("history", record_id))
 
 
 def _side(value: Any, history: str | os.PathLike[str] | None, which: str) -> _Side:
@@ -106,14 +139,89 @@ def _side(value: Any, history: str | os.PathLike[str] | None, which: str) -> _Si
         from ._stored import check_scorecard
 
         check_scorecard(value, which)  # a dictionary is stored evidence too: recomputed before it is shown
-        return _from_dict(value, which.upper())
+        return _from_dict(value, which.upper(), ("dict", id(value)))
     if isinstance(value, (str, os.PathLike)):
         from .reports.json import read_scorecard_json
 
         path = Path(value)
-        return _from_dict(read_scorecard_json(path, error=InputError), path.name)
+        return _from_dict(read_scorecard_json(path, error=InputError), path.name, ("file", path.resolve()))
     raise TypeError(f"{which} must be a Scorecard, a scorecard dict or a scorecard.json path; "
                     f"got {type(value).__name__}")
+
+
+def _measured_pairs(cases: pd.DataFrame) -> set[tuple[str, str]]:
+    measured = cases[cases["n"].to_numpy() > 0]
+    return set(zip(measured["dimension"].astype(str), measured["case_id"].astype(str), strict=True))
+
+
+def _restricted(side: _Side, shared: set[tuple[str, str]]) -> _Side:
+    """``side`` with its counts summed over the shared (dimension, case) pairs only."""
+    import dataclasses
+
+    assert side.cases is not None
+    keys = zip(side.cases["dimension"].astype(str), side.cases["case_id"].astype(str), strict=True)
+    cases = side.cases[[key in shared for key in keys]].reset_index(drop=True)
+    sums = cases.groupby("dimension")[["passes", "n"]].sum()
+    dims = side.dims.copy()
+    for column in ("passes", "n"):
+        dims[column] = sums[column].reindex(dims.index).fillna(0).astype("int64")
+    return dataclasses.replace(side, dims=dims, cases=cases)
+
+
+def _side_note(side: _Side, which: str) -> str | None:
+    if side.partial:
+        return (f"{which} is partial (decision {side.decision}): a run cut short, limited or short of its dataset; "
+                "its rates cover only the cases it ran, and it is never release evidence")
+    if side.decision == "TRIAGE":
+        return f"{which} was decided TRIAGE ({side.purpose or 'exploratory'} purpose): never a passing gate"
+    return None
+
+
+def _hash_notes(a: _Side, b: _Side) -> tuple[_Side, _Side, list[str]]:
+    """Sentences on differing or unrecorded suite and policy hashes; with per-case counts on both
+    sides, the sides restricted to the cases both measured (SPEC §17)."""
+    notes: list[str] = []
+    differ = [kind for kind in ("suite", "policy")
+              if getattr(a, kind) is not None and getattr(b, kind) is not None and getattr(a, kind) != getattr(b, kind)]
+    for kind in ("suite", "policy"):
+        unknown = [w for w, side in (("A", a), ("B", b)) if getattr(side, kind) is None]
+        if unknown:
+            notes.append(f"the {kind} hash of {' and '.join(unknown)} is not recorded: whether both sides "
+                         f"{'measured the same cases' if kind == 'suite' else 'were scored alike'} cannot be checked")
+    if not differ:
+        return a, b, notes
+    what = " and ".join(differ)
+    if a.cases is None or b.cases is None:
+        notes.insert(0, f"the {what} hashes differ: A and B measured different cases or scored them differently, "
+                        "and a side without per-case counts cannot be restricted to the cases both measured; "
+                        "the rates below cover each side's own cases")
+        return a, b, notes
+    pairs_a, pairs_b = _measured_pairs(a.cases), _measured_pairs(b.cases)
+    shared = pairs_a & pairs_b
+    ids = {case for _, case in shared}
+    only_a = {case for _, case in pairs_a} - {case for _, case in pairs_b}
+    only_b = {case for _, case in pairs_b} - {case for _, case in pairs_a}
+    notes.insert(0, f"the {what} hashes differ: the comparison covers only the {len(ids)} case"
+                    f"{'' if len(ids) == 1 else 's'} measured on both sides ({len(only_a)} only in A, "
+                    f"{len(only_b)} only in B)")
+    return _restricted(a, shared), _restricted(b, shared), notes
+
+
+def _notes(a: _Side, b: _Side) -> tuple[_Side, _Side, list[str]]:
+    """What the header says in words (SPEC §17), and the sides the table compares."""
+    if a.identity is not None and a.identity == b.identity:
+        kind = a.identity[0]
+        what = a.source if kind == "history" else {"file": "the same file"}.get(kind, "the same evaluation")
+        same = f"A and B are the same record ({what}): every difference is zero by construction, not a finding"
+        return a, b, [same, *(note for note in (_side_note(a, "that record"),) if note is not None)]
+    notes = [note for note in (_side_note(a, "A"), _side_note(b, "B")) if note is not None]
+    a, b, more = _hash_notes(a, b)
+    return a, b, notes + more
+
+
+def _side_facts(side: _Side) -> dict[str, Any]:
+    return {"label": side.label, "agent": side.agent, "decision": side.decision, "source": side.source,
+            "partial": side.partial}
 
 
 def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
@@ -141,8 +249,13 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
         ``Newcombe``), ``shared_cases`` (cases measured on both sides, when both
         hold per-case counts), ``significant`` (the interval excludes 0; ``<NA>``
         when either side has no measured row) and ``verdict_change`` (``"PASS →
-        FAIL"``, empty when unchanged). ``attrs`` holds ``a``, ``b`` (labels) and
-        ``confidence``.
+        FAIL"``, empty when unchanged). ``attrs`` holds ``a``, ``b`` (labels),
+        ``confidence``, ``sides`` (per side: ``label``, ``agent``, ``decision``,
+        ``source`` and ``partial``) and ``notes``: sentences saying when a side is
+        partial or TRIAGE, when the suite or policy hashes differ or are not
+        recorded, or when the two sides are the same record (SPEC §17). When the
+        hashes differ and both sides hold per-case counts, every number covers
+        only the cases measured on both sides.
 
     Examples
     --------
@@ -158,6 +271,7 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
     from ._regression import regressions
 
     side_a, side_b = _side(a, history, "a"), _side(b, history, "b")
+    side_a, side_b, notes = _notes(side_a, side_b)
     level = side_a.confidence if confidence is None else confidence
     options: dict[str, Any] = {"confidence": level, "baseline_cases": side_a.cases, "candidate_cases": side_b.cases}
     independent = regressions(side_a.dims, side_b.dims, "newcombe", **options)
@@ -190,5 +304,6 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
     frame["shared_cases"] = pd.array(frame["shared_cases"].tolist(), dtype="Int64")
     frame["significant"] = pd.array(frame["significant"].tolist(), dtype="boolean")
-    frame.attrs.update({"a": side_a.label, "b": side_b.label, "confidence": level})
+    frame.attrs.update({"a": side_a.label, "b": side_b.label, "confidence": level,
+                        "sides": {"a": _side_facts(side_a), "b": _side_facts(side_b)}, "notes": notes})
     return frame

@@ -44,7 +44,8 @@ def after() -> sk.Scorecard:
 def test_a_clear_drop_is_significant_and_an_unchanged_dimension_is_not(before, after):
     table = sk.compare(before, after)
     assert list(table.columns) == list(COMPARE_COLUMNS)
-    assert table.attrs == {"a": "agent 1.0", "b": "agent 1.1", "confidence": 0.95}
+    assert {k: table.attrs[k] for k in ("a", "b", "confidence")} == {"a": "agent 1.0", "b": "agent 1.1",
+                                                                    "confidence": 0.95}
     drop = table.loc["task_completion"]
     assert bool(drop["significant"]) is True
     assert math.isclose(drop["difference"], -0.3, abs_tol=1e-12) and drop["diff_high"] < 0

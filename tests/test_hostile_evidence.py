@@ -242,3 +242,95 @@ def test_a_regression_baseline_edited_in_place_is_refused(history_db):
         compare(make_card(8, 2, "3", policy={"gate": {"thresholds": {"task_completion": 0.5}}}), history_db,
                 baseline_label="v1")
 
+
+# --------------------------------------------------------------------------- (d) what compare's header says
+def _compare_outputs(run_cli, out_dir, *argv):
+    code, out, err = run_cli("compare", *argv, "--out-dir", out_dir)
+    assert (code, err) == (0, ""), err
+    return out, (out_dir / "compare.md").read_text("utf-8"), (out_dir / "compare.html").read_text("utf-8")
+
+
+def test_compare_names_the_partial_side_and_the_differing_suites(run_cli, tmp_path):
+    rows, policy = _rows(n_cases=20, fails=1), {"gate": {"thresholds": {"task_completion": 0.5}}}
+    full = sk.evaluate(rows, policy=policy, agent_name="agent", agent_version="1").write(tmp_path / "full")["json"]
+    triage = sk.evaluate(rows, policy=policy, agent_name="agent", agent_version="2", limit=8)
+    assert (triage.decision, triage.partial) == ("TRIAGE", True)
+    part = triage.write(tmp_path / "part")["json"]
+    for text in _compare_outputs(run_cli, tmp_path / "c", full, part):
+        assert "B is partial (decision TRIAGE)" in text
+        assert "decision PASS" in text and "decision TRIAGE (partial)" in text
+        assert "The suite hashes differ" in text
+        assert "A is partial" not in text
+    # Said the other way round too: the side, not the position, is named.
+    for text in _compare_outputs(run_cli, tmp_path / "d", part, full):
+        assert "A is partial (decision TRIAGE)" in text and "B is partial" not in text
+
+
+def test_compare_of_history_records_with_different_suites_covers_the_shared_cases_counted(run_cli, tmp_path):
+    from history_cards import make_card
+
+    from scorekit.history import record
+
+    db = tmp_path / "history.sqlite"
+    policy = {"gate": {"thresholds": {"task_completion": 0.5}}}
+    record(make_card(8, 2, "1", policy=policy), db, label="v1")          # cases c0..c9
+    record(make_card(9, 3, "2", policy=policy), db, label="v2")          # cases c0..c11: another suite
+    out, md, html = _compare_outputs(run_cli, tmp_path / "c", "v1", "v2", "--history", db)
+    sentence = "The suite hashes differ: the comparison covers only the 10 cases measured on both sides " \
+               "(0 only in A, 2 only in B)"
+    for text in (out, md, html):
+        assert sentence in text
+    table = sk.compare("v1", "v2", history=db)
+    assert (int(table.loc["task_completion", "n_a"]), int(table.loc["task_completion", "n_b"])) == (10, 10)
+    assert int(table.loc["task_completion", "passes_b"]) == 9  # c0..c8 pass; c9 fails; c10, c11 left out
+
+
+def test_compare_says_when_the_two_sides_are_the_same_record(run_cli, stored, tmp_path):
+    from history_cards import make_card
+
+    from scorekit.history import record
+
+    a, _ = stored
+    for text in _compare_outputs(run_cli, tmp_path / "c", a, a):
+        assert "A and B are the same record (the same file)" in text
+    db = tmp_path / "history.sqlite"
+    record(make_card(8, 2, "1", policy={"gate": {"thresholds": {"task_completion": 0.5}}}), db, label="v1")
+    for text in _compare_outputs(run_cli, tmp_path / "h", "v1", "v1", "--history", db):
+        assert "A and B are the same record (history record 1)" in text
+    out, _, _ = _compare_outputs(run_cli, tmp_path / "x", a, stored[1])
+    assert "same record" not in out
+
+
+# --------------------------------------------------------------------------- 11: evidence strings on the terminal
+HOSTILE = "agent\n::error::injected \x1b[31mred\x1b[0m \u2028 \u202eevil\r::warning::x"
+UNSAFE_ON_A_LINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _assert_terminal_safe(text):
+    for line in text.splitlines():
+        assert not line.lstrip().startswith("::"), line
+        assert UNSAFE_ON_A_LINE.search(line) is None, line
+        assert "##[" not in line
+
+
+def test_compare_and_history_print_hostile_names_escaped(run_cli, tmp_path):
+    from scorekit.history import record
+
+    policy = {"gate": {"thresholds": {"task_completion": 0.5, "::error::dim": 0.5}}}
+    rows = _rows() + _rows(dimension="::error::dim")
+    cards = [sk.evaluate(rows, policy=policy, agent_name=HOSTILE, agent_version=f"{v}\n::error::v") for v in (1, 2)]
+    paths = [card.write(tmp_path / f"r{i}")["json"] for i, card in enumerate(cards)]
+    db = tmp_path / "history.sqlite"
+    for i, card in enumerate(cards):
+        record(card, db, label=f"{HOSTILE}{i}")
+    runs = [("compare", *paths, "--out-dir", tmp_path / "c"),
+            ("compare", f"{HOSTILE}0", f"{HOSTILE}1", "--history", db, "--out-dir", tmp_path / "h"),
+            ("history", db), ("report", paths[0], "--out-dir", tmp_path / "r")]
+    for argv in runs:
+        code, out, err = run_cli(*argv)
+        assert code == 0, (argv, err)
+        _assert_terminal_safe(out)
+        _assert_terminal_safe(err)
+    code, out, _ = run_cli(*runs[0])
+    assert "agent\\n\\x3a:error::injected" not in out  # escaped in place, not only at line start:
+    assert "agent\\n::error::injected" in out          # the line break is shown, the text kept

@@ -18,6 +18,7 @@ Examples
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,15 @@ def _value(value: Any) -> Any:
     return None if value is None or bool(pd.isna(value)) else value  # NaN, pd.NA → None
 
 
+def _side_text(side: Mapping[str, Any]) -> str:
+    """One side of the header: label, agent, decision and source status (SPEC §17)."""
+    label, agent = side.get("label"), side.get("agent")
+    who = "" if agent and agent == label else f"agent {agent or 'not named'}, "
+    partial = " (partial)" if side.get("partial") else ""
+    return (f"{label} — {who}decision {side.get('decision') or 'not recorded'}{partial}, "
+            f"source: {side.get('source')}")
+
+
 def compare_sections(frame: pd.DataFrame) -> CompareSections:
     """Sections of :func:`scorekit.compare`'s DataFrame (its ``attrs`` name the sides)."""
     from .._version import __version__
@@ -77,7 +87,13 @@ def compare_sections(frame: pd.DataFrame) -> CompareSections:
                  "status", tone="unknown" if undefined else ("fail" if bool(significant) else "pass")),
             Cell(clean_text(r["verdict_change"]) or "unchanged"),
         ])
-    facts = (("A", a), ("B", b), ("intervals", f"{confidence}; Wilson for each rate"))
+    side_facts: Mapping[str, Any] = frame.attrs.get("sides") or {}
+    facts = (
+        *((which.upper(), clean_text(_side_text(side_facts[which]) if which in side_facts else name))
+          for which, name in (("a", a), ("b", b))),
+        *(("note", clean_text(note[:1].upper() + note[1:] + ".")) for note in frame.attrs.get("notes") or ()),
+        ("intervals", f"{confidence}; Wilson for each rate"),
+    )
     note = (f"difference = B − A in percentage points, with its {confidence} interval: paired t over the cases "
             f"measured on both sides when both hold per-case counts, else Newcombe's interval for two "
             f"independent rates. Significant: the interval excludes 0.")
@@ -98,10 +114,17 @@ def render_compare_markdown(sections: CompareSections) -> str:
 
 
 def compare_text(sections: CompareSections) -> str:
-    """What ``scorekit compare`` prints: the title, then the table."""
+    """What ``scorekit compare`` prints: the title, the header facts (each side, the notes), then the table.
+
+    Every value from evidence — labels, agent names, sources, dimension names — goes
+    through :func:`scorekit._terminal.terminal_text`: one line each, never a workflow command.
+    """
+    from .._terminal import terminal_text
     from .text import table_text
 
-    return f"comparison: {sections.title}\n{table_text(sections.table)}"
+    lines = [f"comparison: {terminal_text(sections.title)}"]
+    lines += [f"{terminal_text(label)}: {terminal_text(value)}" for label, value in sections.facts]
+    return "\n".join([*lines, table_text(sections.table)])
 
 
 def write_compare(sections: CompareSections, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
