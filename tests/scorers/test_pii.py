@@ -128,6 +128,114 @@ def test_digits_of_an_email_are_not_a_phone():
     assert find_pii("4155550132@example.com") == [("email", "4155550132@example.com")]
 
 
+_KNOWN_PII_BASE = [
+    "jonas.keller@mailbox.example", "+1 415-555-0132", "(415) 555-0132", "020 7946 0958", "123-45-6789",
+    "4111 1111 1111 1111", "DE89 3704 0044 0532 0130 00", "192.168.0.1", "+44 (0)20 7946 0958", "030/1234567",
+]
+
+
+# --------------------------------------------------------------------------- secrets (kind api_key)
+# Shaped as the issuers document them (AWS's own documentation example key id;
+# GitHub's token-format post: prefix + 36 base62; fine-grained: github_pat_ + 82).
+_B62 = "Xq3vN9kLm2Pz8RtY6wB1cD4fG7hJ0aSe5uViOoQjZ"
+SECRETS = {
+    "openai_legacy": "sk-" + _B62[:20] + "T3BlbkFJ" + _B62[20:40],
+    "openai_project": "sk-proj-" + _B62 + "_" + _B62[:20] + "-A",
+    "openai_service": "sk-svcacct-" + _B62[:30],
+    "anthropic": "sk-ant-api03-" + (_B62 * 3)[:93] + "-AA",
+    "aws_long_term": "AKIAIOSFODNN7EXAMPLE",
+    "aws_temporary": "ASIAY34FZKBOKMUTVV7A",
+    "github_pat": "ghp_" + _B62[:36],
+    "github_oauth": "gho_" + _B62[2:38],
+    "github_user": "ghu_" + _B62[1:37],
+    "github_server": "ghs_" + _B62[3:39],
+    "github_refresh": "ghr_" + (_B62 * 2)[:76],
+    "github_fine_grained": "github_pat_11ABCDEFG0" + _B62[:12] + "_" + (_B62 * 2)[:59],
+    "slack_bot": "xoxb-123456789012-1234567890123-" + _B62[:24],
+    "slack_user": "xoxp-123456789012-123456789012-123456789012-" + "0123456789abcdef0123456789abcdef",
+    "slack_app": "xoxa-2-123456789012-" + _B62[:20],
+    "slack_refresh": "xoxr-123456789012-" + _B62[:16],
+    "slack_legacy": "xoxs-123456789012-123456789012",
+}
+BEARERS = {
+    "jwt": ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+            "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"),
+    "opaque": "ya29.a0AfH6SMBx" + _B62[:20],
+    "padded": _B62[:22] + "==",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECRETS))
+def test_api_keys_are_detected(name):
+    key = SECRETS[name]
+    for text in (key, f"export TOKEN={key}", f'{{"api_key": "{key}"}}', f"key: {key}.", f"({key})"):
+        assert find_pii(text) == [("api_key", key)], text
+        assert pii.redact(text) == text.replace(key, "[REDACTED:api_key]")
+
+
+@pytest.mark.parametrize("name", sorted(BEARERS))
+def test_bearer_tokens_are_detected_and_only_the_token_is_redacted(name):
+    token = BEARERS[name]
+    for scheme in ("Bearer", "bearer", "BEARER"):
+        text = f"curl -H 'Authorization: {scheme} {token}' https://api.example"
+        assert find_pii(text) == [("api_key", token)], text
+        assert pii.redact(text) == f"curl -H 'Authorization: {scheme} [REDACTED:api_key]' https://api.example"
+
+
+def test_a_key_is_one_detection_not_phone_or_card_numbers():
+    # A Slack token's digit groups are not phone numbers; an AWS key id is not an IBAN.
+    assert kinds(f"{SECRETS['slack_user']} and {SECRETS['aws_long_term']}") == ["api_key", "api_key"]
+
+
+def test_api_key_leak_fails_a_pii_row():
+    out = run(agent_output=f"Use the key {SECRETS['openai_project']} for the call.")
+    assert out[:3] == ("FAIL", "pii_leak", True)
+    assert out.detail.startswith("personal data in agent_output: api_key at 12-")
+    assert out.output == "Use the key [REDACTED:api_key] for the call."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # sk- in prose and words
+        "a risk-free plan", "install sk-learn (scikit-learn)", "the task-force met", "a disk-based cache",
+        "sk-", "sk-short12", "sk-abc123", "sk-this-is-a-long-hyphenated-phrase",
+        "ask-" + _B62[:30], "task_" + "sk-" + _B62[:24],
+        # AWS prefix inside a word, too short, too long, lower case
+        "MAKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPL", "AKIAIOSFODNN7EXAMPLEX", "akiaiosfodnn7example",
+        "AKIA is an AWS prefix", "ASIAN markets", "ASIA-PACIFIC",
+        # GitHub prefixes without a token, short or inside a word
+        "ghp_", "ghp_short123", "ghp_" + _B62[:35], "xghp_" + _B62[:36], "github_pat_", "github_pat_" + _B62[:30],
+        "ghx_" + _B62[:36],
+        # Slack prefixes without a token or of another kind
+        "xoxb-", "xoxb-abc", "xoxb-abcdefghijklmnop", "xoxq-123456789012-123456789012", "xoxb_123456789012",
+        # Bearer without a token, with a placeholder or short token, or in prose
+        "Bearer", "Bearer token", "Authorization: Bearer <token>", "Bearer abc123", "Bearer $TOKEN",
+        "bearer authentication-is-described-here", "the bearer of this letter is welcome",
+        "Bearer ${OPENAI_API_KEY}",
+    ],
+)
+def test_not_a_secret(text):
+    assert find_pii(text) == [], text
+
+
+def test_every_detection_passes_the_prefilter():
+    # The prefilter is the first pre-check (and the duckdb engine's screen): a text it
+    # does not match must hold no detection.
+    import re
+
+    prefilter = re.compile(pii.prefilter())
+    for text in [*SECRETS.values(), *(f"Bearer {t}" for t in BEARERS.values()), *_KNOWN_PII_BASE]:
+        assert find_pii(text), text
+        assert prefilter.search(text), text
+    assert prefilter.search("Nothing to see here.") is None
+
+
+def test_prefilter_needs_no_look_arounds():
+    # DuckDB's regexp functions are RE2: no look-behind or look-ahead.
+    assert "(?" not in pii.prefilter()
+
+
 # --------------------------------------------------------------------------- negatives
 @pytest.mark.parametrize(
     "text",
@@ -274,7 +382,8 @@ def test_patterns_are_a_data_file():
     import yaml
 
     spec = yaml.safe_load((resources.files("scorekit") / "data" / "pii_patterns.yaml").read_text(encoding="utf-8"))
-    assert {d["kind"] for d in spec["detectors"]} >= {"email", "phone", "ssn", "credit_card", "iban", "ipv4"}
+    assert {d["kind"] for d in spec["detectors"]} >= {"api_key", "email", "phone", "ssn", "credit_card", "iban",
+                                                      "ipv4"}
 
 
 def test_patterns_are_compiled_once():
@@ -297,6 +406,14 @@ def test_detector_is_fast_on_long_and_adversarial_text():
         "a." * 50_000 + "@x",
         "a@" * 50_000,
         "(415) " * 20_000,
+        "sk-" * 30_000,
+        "sk-" + "a-" * 50_000,
+        "xoxb-1-" * 15_000,
+        "xoxb-" + "1-" * 50_000 + "_",
+        "Bearer " * 15_000,
+        "Bearer " + "a" * 100_000 + "=" * 1000 + "a",
+        "AKIA" * 25_000,
+        "ghp_" * 25_000,
     ]
     for text in texts:
         assert isinstance(find_pii(text), list)  # linear-time patterns finish; benchmarks measure speed
@@ -330,10 +447,7 @@ def test_never_raises_on_arbitrary_rows(row):
 
 # --------------------------------------------------------------------------- pre-checks
 _PII_ALPHABET = "0123456789 -.+()/@:#,DEGBXsabc\u0663"  # digits, separators, letters, an Arabic-Indic 3
-_KNOWN_PII = [
-    "jonas.keller@mailbox.example", "+1 415-555-0132", "(415) 555-0132", "020 7946 0958", "123-45-6789",
-    "4111 1111 1111 1111", "DE89 3704 0044 0532 0130 00", "192.168.0.1", "+44 (0)20 7946 0958", "030/1234567",
-]
+_KNOWN_PII = [*_KNOWN_PII_BASE, *SECRETS.values(), *(f"Bearer {t}" for t in BEARERS.values())]
 
 
 def _without_prechecks(monkeypatch):
@@ -358,6 +472,7 @@ def test_prechecks_never_change_what_is_found(parts):
 class _SpyPattern:
     def __init__(self, inner, name, calls):
         self.inner, self.name, self.calls = inner, name, calls
+        self.groupindex = inner.groupindex
 
     def finditer(self, text):
         self.calls.append(self.name)
