@@ -6,6 +6,7 @@ together and builds the evidence table.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +31,7 @@ from ._spool import Spool
 from ._tally import Counted, tally_frame
 from ._validate import Validation, case_definition_conflicts, duplicate_identities
 from .scorers.judges import is_mock
+from .scorers.pii import scrub
 
 __all__ = ["evaluate"]
 
@@ -376,7 +378,8 @@ def evaluate(
     }
     # Validation summary: every problem, in source order.
     unlabeled_problems = [_unlabeled_problem(counted.source, *row) for row in tally.unlabeled]
-    problems = sorted(counted.problems + unlabeled_problems, key=lambda p: (p.line, p.field))
+    # A problem may quote the row's text: no detected value leaves scorekit (SPEC §3).
+    problems = sorted((_scrubbed(p) for p in counted.problems + unlabeled_problems), key=lambda p: (p.line, p.field))
     validation = Validation(strict=strict, **tally.labels, problems=problems)
 
     # Controls: did the evaluator catch each known-bad row (scored FAIL)?
@@ -562,7 +565,20 @@ def _source_record(run: Any) -> dict[str, Any]:
 
     # A JSON round trip: only JSON values reach the scorecard (its hash and signature).
     record = {"agent": run.agent, "task": run.task, "partial": bool(run.partial), **run.source}
-    return dict(json.loads(json.dumps(record, allow_nan=False, default=str)))
+    plain = dict(json.loads(json.dumps(record, allow_nan=False, default=str)))
+    # The source's own texts (notes, error messages) are written out: redacted (SPEC §3).
+    return {key: value if key in ("agent", "task") else _scrub_json(value) for key, value in plain.items()}
+
+
+def _scrub_json(value: Any) -> Any:
+    """``value`` (JSON) with every string redacted by the PII detector."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, list):
+        return [_scrub_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub_json(v) for k, v in value.items()}
+    return value
 
 
 def _agent_list(agents: Any) -> str:
@@ -597,6 +613,12 @@ _UNLABELED_FIELD = {
     "missing_judge_votes": "judge_votes",
     "invalid_tool_schema": "tool_schemas",
 }
+
+
+def _scrubbed(problem: Problem) -> Problem:
+    """``problem`` with every value the PII detector finds in its message redacted."""
+    message = scrub(problem.message)
+    return problem if message == problem.message else dataclasses.replace(problem, message=message)
 
 
 def _unlabeled_problem(source: str, line: int, row_id: str, dimension: str, reason: str, detail: Any) -> Problem:

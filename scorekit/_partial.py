@@ -36,6 +36,7 @@ from ._validate import DEFINITION_FIELDS, definition_key, text_definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.external import from_score, prescored
 from .scorers.judges import is_mock
+from .scorers.pii import scrub
 
 __all__ = ["BATCH_ROWS", "COLUMNS", "COMPACT", "ENCODED", "LABELS", "SPOOLED", "Partial", "combine",
            "release_memory", "schema", "score_items", "score_lines", "score_range", "shrink"]
@@ -256,6 +257,16 @@ def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
     return outcome
 
 
+def _detail(row: dict[str, Any], outcome: Outcome) -> str | None:
+    """The detail the evidence keeps for a scored row: redacted (SPEC §3), except the one a
+    pre-scored row gets that names only its status and evaluator (an identity, kept as given
+    like ``id`` and ``case_id``; the duckdb engine writes that detail in SQL)."""
+    detail = outcome.detail
+    if detail is None or ("status" in row and detail == f"pre-scored {outcome.status} by {row.get('evaluator')}"):
+        return detail
+    return scrub(detail)
+
+
 def _dumps(value: Any) -> str:
     """A row's JSON text, kept to read the row again: ASCII, so a string that is not valid Unicode
     (a lone surrogate, which JSON can spell) is escaped and the Arrow column can hold it."""
@@ -317,7 +328,7 @@ def score_items(
             c_status.append("ERROR")
             c_reason.append("invalid_row")
             c_label.append("invalid")
-            c_detail.append("; ".join(f"{name}: {message}" for name, message in row_problems[:3]))
+            c_detail.append(scrub("; ".join(f"{name}: {message}" for name, message in row_problems[:3])))
             c_control.append(False)
             c_eval.append(None)
             c_output.append(None)
@@ -353,21 +364,26 @@ def score_items(
         trial = row.get("trial")
         label = "labeled" if outcome.labeled else "unlabeled"
         control = tags is not None and not _CONTROL_TAGS.isdisjoint(tags)  # tags: a list of str (validated)
+        # SPEC §3: no detected value reaches the evidence, whatever the row's dimension. The
+        # texts it carries are redacted here, once, so every writer downstream gets them so;
+        # the evidence digest is over the reason as written (§12), the results hash over the
+        # captured row (below), as before.
+        reason = scrub(outcome.reason)
         c_line.append(line)
         c_id.append(row_id)
         c_dim.append(dimension)
         c_case.append(case)
         c_trial.append(trial)
         c_status.append(outcome.status)
-        c_reason.append(outcome.reason)
-        c_detail.append(outcome.detail)
+        c_reason.append(reason)
+        c_detail.append(_detail(row, outcome))
         c_label.append(label)
         c_control.append(control)
-        evidence_digests += evidence_digest(row_id, dimension, case, trial, outcome.status, outcome.reason, label,
+        evidence_digests += evidence_digest(row_id, dimension, case, trial, outcome.status, reason, label,
                                             control, strict or label == "labeled")
         c_eval.append(row.get("evaluator"))
-        # A scorer that found personal data gives the output to keep instead (redacted).
-        c_output.append(row.get("agent_output") if outcome.output is None else outcome.output)
+        # The pii scorer gives the output to keep (its detections redacted); others keep it redacted.
+        c_output.append(scrub(row.get("agent_output")) if outcome.output is None else outcome.output)
         cost = row.get("cost_usd")
         c_cost.append(float(cost) if cost is not None else None)
         latency = row.get("latency_ms")

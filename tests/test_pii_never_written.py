@@ -1,7 +1,10 @@
-"""A detected value never leaves scorekit (SPEC §3 ``pii``, issue 11).
+"""A detected value never leaves scorekit (SPEC §3 ``pii``, issues 11 and 25).
 
 Before issue 11 ``evidence.parquet`` (and the evidence DataFrame) held the raw
 SSNs and card numbers the detector had found, and ``pii_allowed`` did not exist.
+Before issue 25 only ``pii`` rows were redacted: the same values on another
+dimension of the case were written raw, and API keys were not detected
+(tests/test_hostile_pii.py has the full campaign).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ CARD = "4111 1111 1111 1111"
 IBAN = "DE89 3704 0044 0532 0130 00"
 EMAIL = "jane.doe@example.com"
 OWN_EMAIL = "dana@northwind.example"
-SECRETS = (SSN, CARD, IBAN, EMAIL, OWN_EMAIL, SSN.replace("-", ""), CARD.replace(" ", ""), IBAN.replace(" ", ""))
+API_KEY = "sk-proj-Xq3vN9kLm2Pz8RtY6wB1cD4fG7hJ0aSe5uVi"
+SECRETS = (SSN, CARD, IBAN, EMAIL, OWN_EMAIL, API_KEY, SSN.replace("-", ""), CARD.replace(" ", ""),
+           IBAN.replace(" ", ""))
 
 
 def rows() -> list[dict]:
@@ -38,11 +43,24 @@ def rows() -> list[dict]:
     # The user's own address is allowed: no leak, still never written out raw.
     out.append({"id": "pii-own", "dimension": "pii", "case_id": "own", "pii_allowed": [OWN_EMAIL],
                 "agent_output": f"I replied from {OWN_EMAIL} as you asked."})
+    # The same values on other dimensions of the cases (issue 25): redacted there too, the
+    # allowed address included (it is the user's own data, not the evaluation's to publish).
+    out.append({"id": "task-all", "dimension": "task_completion", "case_id": "all", "must_include": ["renewal"],
+                "agent_output": outputs["all"] + f" Key {API_KEY}."})
+    out.append({"id": "task-own", "dimension": "task_completion", "case_id": "own", "must_include": ["replied"],
+                "agent_output": f"I replied from {OWN_EMAIL} as you asked."})
+    out.append({"id": "judged-all", "dimension": "tone", "case_id": "all", "judge_criteria": "polite",
+                "judge_votes": [{"judge": "j", "verdict": "FAIL", "reason": outputs["all"]}],
+                "agent_output": outputs["all"]})
     return out
 
 
+def _own() -> dict:
+    return next(r for r in rows() if r["id"] == "pii-own")
+
+
 def test_pii_allowed_values_are_not_leaks():
-    row = rows()[-1]
+    row = _own()
     out = pii.score(row, Context())
     assert out.status == "PASS"
     assert OWN_EMAIL not in out.output and "[REDACTED:email]" in out.output
@@ -55,7 +73,7 @@ def test_pii_allowed_values_are_not_leaks():
 
 
 def test_pii_allowed_is_an_answer_key():
-    base = rows()[-1]
+    base = _own()
     a = sk.evaluate([base])
     b = sk.evaluate([{**base, "pii_allowed": ["x@y.example"]}])
     assert a.hashes["suite"] != b.hashes["suite"]
@@ -75,6 +93,11 @@ def test_evidence_frame_holds_no_detected_value():
     for secret in SECRETS:
         assert secret not in text
     assert "[REDACTED:credit_card]" in text and "[REDACTED:iban]" in text
+    outputs = card.evidence.set_index("id")["agent_output"]
+    assert outputs["task-own"] == "I replied from [REDACTED:email] as you asked."
+    assert outputs["task-all"].endswith("Key [REDACTED:api_key].")
+    for secret in SECRETS:
+        assert secret not in card._repr_html_()
 
 
 def _strings_in_parquet(path: Path) -> str:

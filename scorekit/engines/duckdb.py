@@ -46,6 +46,7 @@ from .._rows import open_source
 from .._rows._formats import _csv_records, jsonl_records
 from .._tally import Counted
 from ..scorers import Context
+from ..scorers.pii import prefilter
 
 __all__ = ["COLUMNS", "KINDS", "arrow_batches", "file_offsets", "line_sql", "score"]
 
@@ -186,7 +187,14 @@ def _common_screen(ctx_args: dict[str, Any]) -> list[str]:
             "status IN ('PASS', 'FAIL', 'ERROR', 'ABSTAIN')", "evaluator IS NOT NULL", _VISIBLE.format("id"),
             _VISIBLE.format("dimension"), _VISIBLE.format("evaluator"), _NO_MOCK.format("evaluator"),
             "(case_id IS NULL OR " + _VISIBLE.format("case_id") + ")",
-            "(agent IS NULL OR " + _VISIBLE.format("agent") + ")"]
+            "(agent IS NULL OR " + _VISIBLE.format("agent") + ")",
+            # A reason the PII detector might redact (SPEC §3) is scored by the pandas code, which does.
+            "(status = 'PASS' OR reason IS NULL OR NOT regexp_matches(reason, " + _sql_text(prefilter()) + "))"]
+
+
+def _sql_text(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _parquet_screen(types: dict[str, str], ctx_args: dict[str, Any]) -> str:
