@@ -148,6 +148,7 @@ class _Detector(NamedTuple):
     claim_rejected: bool
     min_digits: int = 0  # pre-check: fewer ASCII digits in every digit run of an ASCII text → no match
     needs: tuple[str, ...] = ()  # pre-check: every match contains one of these
+    run_local: bool = False  # every match lies in one run of digits and separators: search only those
 
 
 _DETECTORS: list[_Detector] | None = None
@@ -168,7 +169,7 @@ def _load() -> None:
             _Detector(
                 entry["kind"], re.compile(entry["pattern"]), name, _VALIDATORS[name],
                 bool(entry.get("claim_rejected")), int(entry.get("min_digits", 0)),
-                (needs,) if isinstance(needs, str) else tuple(str(n) for n in needs),
+                (needs,) if isinstance(needs, str) else tuple(str(n) for n in needs), bool(entry.get("run_local")),
             )
         )
     _PREFILTER = re.compile(str(spec["prefilter"]))
@@ -260,36 +261,65 @@ def redact(text: str, spans: list[tuple[str, int, int]] | None = None) -> str:
     return "".join(parts)
 
 
+def _digit_runs(text: str) -> list[tuple[int, int, int]]:
+    """Each run of digits and separators in ASCII ``text``: (start, end, digits)."""
+    return [(m.start(), m.end(), len(m[0]) - len(m[0].translate(_NO_DIGITS))) for m in _DIGIT_RUN.finditer(text)]
+
+
+def _windows(runs: list[tuple[int, int, int]], min_digits: int, size: int) -> list[tuple[int, int]]:
+    """The disjoint parts of a text of ``size`` characters a run-local detector needs to search:
+    around each run with at least ``min_digits`` digits, one character more before it (a
+    leading ``+`` or ``(``) and one each side for the look-arounds."""
+    out: list[tuple[int, int]] = []
+    for start, end, digits in runs:
+        if digits < min_digits:
+            continue
+        lo, hi = max(start - 2, 0), min(end + 2, size)
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
 def pii_spans(text: str) -> list[tuple[str, int, int]]:
     """Every PII match in ``text`` as ``(kind, start, end)``, in text order (see :func:`find_pii`)."""
     if not isinstance(text, str) or _prefilter().search(text) is None:
         return []
     taken: list[tuple[int, int, str | None]] = []  # kind None: a rejected candidate's claim
-    # The most digits in one run of digits and separators; only for ASCII text, where \d
-    # means 0-9 (else None: no detector is skipped for its digits). Counted on first need.
-    digits: int | None = -1 if text.isascii() else None
+    # Runs of digits and separators, found on first need; only for ASCII text, where \d
+    # means 0-9 (else None: no detector is skipped or narrowed for its digits).
+    runs: list[tuple[int, int, int]] | None = None
+    ascii_text = text.isascii()
     for det in _detectors():
-        if det.needs and not any(n in text for n in det.needs):
-            continue
-        if det.min_digits and digits is not None:
-            if digits < 0:
-                digits = max((len(run) - len(run.translate(_NO_DIGITS)) for run in _DIGIT_RUN.findall(text)),
-                             default=0)
-            if digits < det.min_digits:
+        if det.needs:
+            for needed in det.needs:
+                if needed in text:
+                    break
+            else:
+                continue
+        windows: list[tuple[int, int]] = [(0, len(text))]
+        if det.min_digits and ascii_text:
+            if runs is None:
+                runs = _digit_runs(text)
+            if det.run_local:
+                windows = _windows(runs, det.min_digits, len(text))
+            elif not any(digits >= det.min_digits for _, _, digits in runs):
                 continue
         groups = det.pattern.groupindex
-        for m in det.pattern.finditer(text):
-            start, end = m.span("value") if "value" in groups else m.span()
-            span = _accept(det, text, start, end, m.group("body") if "body" in groups else None)
-            kind: str | None = det.kind
-            if span is None:
-                if not det.claim_rejected:
+        for lo, hi in windows:
+            for m in det.pattern.finditer(text, lo, hi):
+                start, end = m.span("value") if "value" in groups else m.span()
+                span = _accept(det, text, start, end, m.group("body") if "body" in groups else None)
+                kind: str | None = det.kind
+                if span is None:
+                    if not det.claim_rejected:
+                        continue
+                    span, kind = (start, end), None
+                s, e = span
+                if any(s < te and ts < e for ts, te, _ in taken):
                     continue
-                span, kind = (start, end), None
-            s, e = span
-            if any(s < te and ts < e for ts, te, _ in taken):
-                continue
-            taken.append((s, e, kind))
+                taken.append((s, e, kind))
     taken.sort(key=lambda t: (t[0], t[1]))
     return [(kind, s, e) for s, e, kind in taken if kind is not None]
 

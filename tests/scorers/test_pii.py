@@ -451,7 +451,7 @@ _KNOWN_PII = [*_KNOWN_PII_BASE, *SECRETS.values(), *(f"Bearer {t}" for t in BEAR
 
 
 def _without_prechecks(monkeypatch):
-    plain = [d._replace(min_digits=0, needs="") for d in pii._detectors()]
+    plain = [d._replace(min_digits=0, needs=(), run_local=False) for d in pii._detectors()]
     monkeypatch.setattr(pii, "_DETECTORS", plain)
 
 
@@ -474,9 +474,9 @@ class _SpyPattern:
         self.inner, self.name, self.calls = inner, name, calls
         self.groupindex = inner.groupindex
 
-    def finditer(self, text):
-        self.calls.append(self.name)
-        return self.inner.finditer(text)
+    def finditer(self, text, *window):
+        self.calls.append(self.name if not window or window == (0, len(text)) else (self.name, *window))
+        return self.inner.finditer(text, *window)
 
 
 def test_prechecks_skip_detectors_that_cannot_match(monkeypatch):
@@ -485,3 +485,17 @@ def test_prechecks_skip_detectors_that_cannot_match(monkeypatch):
     monkeypatch.setattr(pii, "_DETECTORS", spied)
     assert find_pii("Summary of case 1234, the team agreed") == []
     assert calls == ["iban"]  # 4 digits and no "@", "+", "-" or ".": only the IBAN shape is looked for
+
+
+def test_run_local_detectors_search_only_around_long_digit_runs(monkeypatch):
+    calls = []
+    spied = [d._replace(pattern=_SpyPattern(d.pattern, d.validator_name, calls)) for d in pii._detectors()]
+    monkeypatch.setattr(pii, "_DETECTORS", spied)
+    text = "Order 48213 on 2026-11-30: call 415-555-0132 (ask for Dana) about the refund."
+    assert find_pii(text) == [("phone", "415-555-0132")]
+    start = text.index("415")
+    # The phone patterns look at the phone number's run only; the card pattern at none (no
+    # run holds 13 digits); the IBAN shape is searched in the whole text.
+    assert ("phone_nanp", start - 2, start + len("415-555-0132 (") + 2) in calls  # the run, and 2 either side
+    assert not any(c == "luhn" or (isinstance(c, tuple) and c[0] == "luhn") for c in calls)
+    assert "iban" in calls
