@@ -149,6 +149,7 @@ class _Detector(NamedTuple):
     min_digits: int = 0  # pre-check: fewer ASCII digits in every digit run of an ASCII text → no match
     needs: tuple[str, ...] = ()  # pre-check: every match contains one of these
     run_local: bool = False  # every match lies in one run of digits and separators: search only those
+    capitals_before_run: int = 0  # pre-check: every match has a digit run right after this many capitals
 
 
 _DETECTORS: list[_Detector] | None = None
@@ -170,6 +171,7 @@ def _load() -> None:
                 entry["kind"], re.compile(entry["pattern"]), name, _VALIDATORS[name],
                 bool(entry.get("claim_rejected")), int(entry.get("min_digits", 0)),
                 (needs,) if isinstance(needs, str) else tuple(str(n) for n in needs), bool(entry.get("run_local")),
+                int(entry.get("capitals_before_run", 0)),
             )
         )
     _PREFILTER = re.compile(str(spec["prefilter"]))
@@ -266,6 +268,12 @@ def _digit_runs(text: str) -> list[tuple[int, int, int]]:
     return [(m.start(), m.end(), len(m[0]) - len(m[0].translate(_NO_DIGITS))) for m in _DIGIT_RUN.finditer(text)]
 
 
+def _capitals_before(text: str, start: int, count: int) -> bool:
+    """``count`` ASCII capital letters end at ``start`` (always true for 0)."""
+    before = text[start - count : start] if start >= count else ""
+    return count == 0 or (len(before) == count and before.isalpha() and before.isupper())
+
+
 def _windows(runs: list[tuple[int, int, int]], min_digits: int, size: int) -> list[tuple[int, int]]:
     """The disjoint parts of a text of ``size`` characters a run-local detector needs to search:
     around each run with at least ``min_digits`` digits, one character more before it (a
@@ -304,7 +312,8 @@ def pii_spans(text: str) -> list[tuple[str, int, int]]:
                 runs = _digit_runs(text)
             if det.run_local:
                 windows = _windows(runs, det.min_digits, len(text))
-            elif not any(digits >= det.min_digits for _, _, digits in runs):
+            elif not any(digits >= det.min_digits and _capitals_before(text, start, det.capitals_before_run)
+                         for start, _, digits in runs):
                 continue
         groups = det.pattern.groupindex
         for lo, hi in windows:

@@ -451,7 +451,7 @@ _KNOWN_PII = [*_KNOWN_PII_BASE, *SECRETS.values(), *(f"Bearer {t}" for t in BEAR
 
 
 def _without_prechecks(monkeypatch):
-    plain = [d._replace(min_digits=0, needs=(), run_local=False) for d in pii._detectors()]
+    plain = [d._replace(min_digits=0, needs=(), run_local=False, capitals_before_run=0) for d in pii._detectors()]
     monkeypatch.setattr(pii, "_DETECTORS", plain)
 
 
@@ -484,7 +484,9 @@ def test_prechecks_skip_detectors_that_cannot_match(monkeypatch):
     spied = [d._replace(pattern=_SpyPattern(d.pattern, d.validator_name, calls)) for d in pii._detectors()]
     monkeypatch.setattr(pii, "_DETECTORS", spied)
     assert find_pii("Summary of case 1234, the team agreed") == []
-    assert calls == ["iban"]  # 4 digits and no "@", "+", "-" or ".": only the IBAN shape is looked for
+    assert calls == []  # 4 digits, no "@", "+", "-" or ".", no capitals before a digit: nothing to look for
+    assert find_pii("Summary of case AB1234, the team agreed") == []
+    assert calls == ["iban"]  # capitals before the digits: the IBAN shape is looked for
 
 
 def test_run_local_detectors_search_only_around_long_digit_runs(monkeypatch):
@@ -495,7 +497,7 @@ def test_run_local_detectors_search_only_around_long_digit_runs(monkeypatch):
     assert find_pii(text) == [("phone", "415-555-0132")]
     start = text.index("415")
     # The phone patterns look at the phone number's run only; the card pattern at none (no
-    # run holds 13 digits); the IBAN shape is searched in the whole text.
+    # run holds 13 digits); the IBAN shape is not looked for (no capitals before a digit).
     assert ("phone_nanp", start - 2, start + len("415-555-0132 (") + 2) in calls  # the run, and 2 either side
     assert not any(c == "luhn" or (isinstance(c, tuple) and c[0] == "luhn") for c in calls)
-    assert "iban" in calls
+    assert "iban" not in calls
