@@ -274,10 +274,12 @@ def test_no_value_in_any_file_the_cli_writes(tmp_path):
     assert again.returncode in (0, 1), again.stderr
     compare = _cli("compare", "v1", "v2", "--history", str(history), "--out-dir", str(tmp_path / "compare"))
     assert compare.returncode == 0, compare.stderr
+    validate = _cli("validate", str(results))
+    assert validate.returncode == 1 and "[REDACTED:ssn]" in validate.stdout, validate.stdout + validate.stderr
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p != results]
     assert {p.suffix for p in written} >= {".json", ".md", ".html", ".parquet", ".xml", ".db"}
     assert [(f, n) for f, n in leaks(tmp_path) if f != results.name] == []
-    for proc in (run, report, again, compare):
+    for proc in (run, report, again, compare, validate):
         assert [n for n in NEEDLES if n in proc.stdout + proc.stderr] == []
 
 
