@@ -20,9 +20,11 @@ from typing import Any
 from ._errors import InputError, ScorekitError
 from ._terminal import terminal_text as _t
 
-__all__ = ["add_parsers", "check_not_foreign", "results_for"]
+__all__ = ["SOURCE_FILE", "add_parsers", "check_not_foreign", "results_for", "source_beside"]
 
 EXIT_OK = 0
+#: The run's source that ``scorekit import`` writes beside each rows file, and ``run --results`` reads.
+SOURCE_FILE = "source.json"
 #: How a message names each format's file (the rows reader names the JSON ones alike).
 _DESCRIPTIONS = {
     "inspect": "an Inspect AI eval log",
@@ -84,6 +86,30 @@ def results_for(args: argparse.Namespace) -> tuple[Any, str | None]:
         raise InputError(f"{source}: {len(runs)} runs of agent {runs[0].agent!r} ({which}); scorekit run evaluates "
                          "one run: give one log, or `scorekit import` them and run each")
     return runs[0], None
+
+
+def source_beside(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The ``source.json`` beside the ``--results`` file (written by ``scorekit import``, SPEC §15),
+    checked against the scorecard schema's ``source``; None with ``--from``, for a directory or
+    without one. A malformed one is an :class:`~scorekit.InputError` naming it (exit 2)."""
+    if getattr(args, "from_format", None) is not None:
+        return None  # an imported run carries its own source
+    results = Path(args.results)
+    path = results.parent / SOURCE_FILE
+    if not results.is_file() or not (path.exists() or path.is_symlink()):
+        return None
+    from ._io import read_json_strict
+    from .reports.json import load_schema
+
+    record = read_json_strict(path, "run's source", InputError, limit=1 << 24)
+    from jsonschema import Draft202012Validator
+
+    error = next(iter(Draft202012Validator(load_schema()["properties"]["source"]).iter_errors(record)), None)
+    if error is not None:
+        where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        raise InputError(f"{path}: not the source.json `scorekit import` writes (${where}: {error.message})")
+    checked: dict[str, Any] = record
+    return checked
 
 
 # --------------------------------------------------------------------------- scorekit import
@@ -160,9 +186,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
             folder.mkdir(exist_ok=True)
             _write_text(folder / "results.jsonl", _rows_jsonl(run))
             record = {"agent": run.agent, "task": run.task, "partial": run.partial, **run.source}
-            _write_text(folder / "source.json", json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
+            _write_text(folder / SOURCE_FILE, json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
                         + "\n")
-            written += [folder / "results.jsonl", folder / "source.json"]
+            written += [folder / "results.jsonl", folder / SOURCE_FILE]
         _write_text(out / "policy.stub.yml", policy_stub(runs))
         written.append(out / "policy.stub.yml")
     except OSError as exc:

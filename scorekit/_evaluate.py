@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -274,6 +274,7 @@ def evaluate(
     engine: str = "pandas",
     scheduler: str | None = None,
     evidence_rows_in_memory: int = EVIDENCE_ROWS_IN_MEMORY,
+    source: Mapping[str, Any] | None = None,
 ) -> Scorecard:
     """Score captured evaluation rows and decide, fail-closed (SPEC §2–§10).
 
@@ -310,7 +311,9 @@ def evaluate(
         Lines or Parquet files or a dask DataFrame); or pre-scored rows in
         Parquet, CSV or JSON Lines files read and screened by DuckDB
         (``scorekit[duckdb]``; their rows are also counted there, so the
-        files may be larger than memory). The Scorecard is the same.
+        files may be larger than memory). The Scorecard is the same. In
+        every engine, a row with ``partial_run: true`` (SPEC §2: it comes from
+        a run its source marks partial) decides TRIAGE.
     scheduler : str, optional
         Address of a dask scheduler (engine ``dask``); default: a LocalCluster.
     evidence_rows_in_memory : int, default 10,000,000
@@ -319,6 +322,11 @@ def evaluate(
         then raises :class:`~scorekit.EvidenceNotInMemoryError` and
         ``card.evidence_dataset()`` reads the rows. The scorecard's numbers
         are the same either way.
+    source : dict, optional
+        For rows read from a file that ``scorekit import`` wrote: the ``source.json``
+        beside it (``agent``, ``task``, ``partial`` and the run's source, SPEC §15). It is
+        written into the scorecard, and a partial source decides TRIAGE. Not with an
+        ImportedRun, which carries its own.
 
     Returns
     -------
@@ -344,9 +352,14 @@ def evaluate(
     evidence_rows_in_memory = check_threshold(evidence_rows_in_memory)
     imported = _imported(rows)
     if imported is not None:
+        if source is not None:
+            raise InputError("evaluate: source= is for rows read from a file; an ImportedRun carries its own")
         rows = imported.rows
         if agent_name is None:
             agent_name = imported.agent
+        source = _source_record(imported)
+    elif source is not None:
+        source = _given_source(source)
     agent = validate(agent, "agent", _AGENT)
     ctx_args = {
         "budgets": dict(pol.budgets),
@@ -392,6 +405,8 @@ def evaluate(
     result = dimension_table(cases, pol, scope, failed_controls, variance)
     dims = result.table
 
+    # A partial scan, a partial source, or rows from a partial run (SPEC §2, §8, §15): TRIAGE.
+    partial = limit is not None or bool(source is not None and source["partial"]) or counted.partial_rows > 0
     # The comparison step comes after the card exists (it needs its hashes).
     comparison_status = "not_requested"
     decision, measured, why = decide(
@@ -402,8 +417,8 @@ def evaluate(
         failed_controls=sorted(failed_controls),
         mock_judges=bool(counted.mock_judges) or any(is_mock(j) for j in pol.judges.panel),
         mock_agent=is_mock(measured_agent) or is_mock(agent_name),
-        partial=limit is not None or (imported is not None and imported.partial),
-        partial_reason=_partial_reason(limit, imported),
+        partial=partial,
+        partial_reason=_partial_reason(limit, source, counted.partial_rows),
         comparison_status=comparison_status,
     )
 
@@ -444,8 +459,8 @@ def evaluate(
         judges=sorted(counted.judges_seen),
         agent={"name": agent_name, "version": agent_version},
         policy=pol.to_dict(),
-        partial=limit is not None or (imported is not None and imported.partial),
-        source=None if imported is None else _source_record(imported),
+        partial=partial,
+        source=source,
         comparison={
             "status": comparison_status,
             "required": bool(pol.regression.required),
@@ -519,6 +534,7 @@ def _count_rows(held: list[Any], strict: bool, threshold: int) -> Counted:
         agents=data.agents,
         judges_seen=data.judges_seen,
         mock_judges=data.mock_judges,
+        partial_rows=data.partial_rows,
     )
 
 
@@ -548,15 +564,34 @@ def _imported(rows: Any) -> Any:
     return rows if isinstance(rows, ImportedRun) else None
 
 
-def _partial_reason(limit: int | None, imported: Any) -> str | None:
-    """Why the evaluation is partial (TRIAGE), in the decision's reasons."""
-    if limit is not None:
-        return None  # decide's own wording for a --limit scan
-    if imported is not None and imported.partial:
+def _partial_reason(limit: int | None, source: Mapping[str, Any] | None, partial_rows: int) -> str | None:
+    """Why the evaluation is partial (TRIAGE), in the decision's reasons: a ``limit`` scan, a
+    source that marks its run partial, else rows that say they come from a partial run."""
+    why = ["partial scan (limit)"] if limit is not None else []
+    if source is not None and source["partial"]:
         from .importers._base import source_line
 
-        return f"partial import ({source_line(imported.source)})"
-    return None
+        why.append(f"partial import ({source_line(source)})")
+    elif partial_rows:
+        rows = f"{partial_rows} row" + (" says" if partial_rows == 1 else "s say")
+        why.append(f"the rows come from a partial run ({rows} partial_run: true)")
+    return "; ".join(why) or None
+
+
+def _given_source(source: Any) -> dict[str, Any]:
+    """``source`` (evaluate's argument) as the scorecard records it: a JSON object whose
+    ``partial`` is true or false (InputError otherwise)."""
+    import json
+
+    if not isinstance(source, Mapping):
+        raise InputError(f"source must be a mapping (source.json); got {type(source).__name__}")
+    if not isinstance(source.get("partial"), bool):
+        raise InputError("source: partial must be true or false (whether the source marks the run partial)")
+    try:
+        record: dict[str, Any] = json.loads(json.dumps(dict(source), allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"source: not JSON data ({exc})") from None
+    return record
 
 
 def _source_record(run: Any) -> dict[str, Any]:

@@ -165,6 +165,9 @@ class Partial:
     # Every agent the valid rows name (None: a row naming none), with its row
     # count, including rows left out because another agent was selected.
     agents: dict[str | None, int] = field(default_factory=dict)
+    # Valid rows of the evaluated agent that carry ``partial_run: true`` (SPEC §2: a partial run's rows,
+    # which make the evaluation TRIAGE).
+    partial_rows: int = 0
     # Row digests packed as 32 raw bytes each (no string per row; one buffer to
     # send between processes): one per valid row; one per row, in row order.
     result_digests: bytearray = field(default_factory=bytearray)
@@ -216,6 +219,7 @@ class Partial:
         self.suite_packed += other.suite_packed
         for agent, count in other.agents.items():
             self.agents[agent] = self.agents.get(agent, 0) + count
+        self.partial_rows += other.partial_rows
         self.result_digests += other.result_digests
         self.evidence_digests += other.evidence_digests
 
@@ -340,6 +344,8 @@ def score_items(
             evidence_digests += evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid", False,
                                                 strict and dimension is not None)
             continue
+        if row.get("partial_run") is True:
+            out.partial_rows += 1
         dimension = row["dimension"]
         measured, defined = _layout(row)
         key = (text_definition_key(raw) if raw is not None else None) or definition_key(row, defined)

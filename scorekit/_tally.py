@@ -129,6 +129,8 @@ class Counted:
     agents : dict
         Every agent the valid rows name (None: no agent) with its row count.
     judges_seen, mock_judges : set of str
+    partial_rows : int
+        Valid rows carrying ``partial_run: true`` (SPEC §2): any makes the evaluation TRIAGE.
     """
 
     source: str
@@ -139,3 +141,4 @@ class Counted:
     agents: dict[str | None, int] = field(default_factory=dict)
     judges_seen: set[str] = field(default_factory=set)
     mock_judges: set[str] = field(default_factory=set)
+    partial_rows: int = 0

@@ -76,6 +76,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             engine=args.engine,
             scheduler=args.scheduler,
             evidence_rows_in_memory=args.evidence_rows_in_memory,
+            source=_cli_import.source_beside(args),  # scorekit import's source.json (SPEC §15)
         )
     reports = render_reports(card)  # the reports and the lines below show the same sections
     written = _write(reports, args.out_dir)

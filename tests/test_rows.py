@@ -916,3 +916,23 @@ def test_read_rows_and_evaluate_agree_on_case_definition_conflicts():
         (p.line, p.field, p.message) for p in card.validation.problems
     ]
     assert "must_include" in table.problems[1].message
+
+
+# --------------------------------------------------------------------------- partial_run (SPEC §2, issue 25 a)
+@pytest.mark.parametrize("value", ["true", 1, 0, [True], {"x": True}])
+def test_partial_run_that_is_not_true_or_false_makes_the_row_invalid(value):
+    table = read_row_table([{"id": "r", "dimension": "d", "status": "PASS", "evaluator": "h", "partial_run": value}])
+    assert table.frame.empty
+    assert [(p.field, p.message) for p in table.problems] == [("partial_run", table.problems[0].message)]
+    assert "expected true or false" in table.problems[0].message
+
+
+def test_partial_run_reads_from_csv_as_a_boolean(tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text("id,dimension,status,evaluator,partial_run\na,d,PASS,h,true\nb,d,PASS,h,FALSE\nc,d,PASS,h,\n"
+                    "e,d,PASS,h,yes\n")
+    table = read_row_table(path)
+    assert table.frame["partial_run"].tolist()[:2] == [True, False] and pd.isna(table.frame["partial_run"].iloc[2])
+    assert str(table.frame["partial_run"].dtype) == "boolean"
+    assert [(p.line, p.field) for p in table.problems] == [(5, "partial_run")]
+

@@ -18,6 +18,7 @@ from ..scorers._calls import call_shape_problem
 
 __all__ = [
     "ALIASES",
+    "BOOL_FIELDS",
     "CONTROL_TAGS",
     "CSV_JSON_FIELDS",
     "FIELDS",
@@ -216,14 +217,17 @@ FIELDS: dict[str, Callable[[Any], str | None]] = {
     "latency_budget_ms": _is_nonneg_number,
     "judge_criteria": is_str,
     "pii_allowed": _is_str_list,
+    "partial_run": _is_bool,  # provenance (SPEC §2, §15): in neither the suite nor the results hash
 }
 ALIASES = {"trial_id": "trial"}
+# Fields holding true or false (a CSV cell of one reads "true"/"false", any case).
+BOOL_FIELDS = ("should_refuse", "partial_run")
 FLOAT_FIELDS = ("cost_usd", "latency_ms", "latency_s", "cost_budget_usd", "latency_budget_ms", "score")
 STR_FIELDS = ("id", "dimension", "case_id", "evaluator", "reason", "agent_output", "canary", "judge_criteria", "agent")
 # Fields that are JSON text in a CSV cell (everything structured).
 CSV_JSON_FIELDS = frozenset(
     name for name, check in FIELDS.items() if check not in (is_str, is_nonempty_str, _is_status, _is_match)
-) - {"trial", *FLOAT_FIELDS, "should_refuse"}
+) - {"trial", *FLOAT_FIELDS, *BOOL_FIELDS}
 
 
 def kind(v: Any) -> str:

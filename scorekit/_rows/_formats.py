@@ -35,7 +35,7 @@ import pandas as pd
 
 from .._errors import DuplicateKeyError, FileProblem, InputError
 from .._io import check_regular, check_utf8, constant_as_float, decode_utf8, loads_strict, read_bounded
-from ._fields import ALIASES, CSV_JSON_FIELDS, FLOAT_FIELDS, kind
+from ._fields import ALIASES, BOOL_FIELDS, CSV_JSON_FIELDS, FLOAT_FIELDS, kind
 from ._screens import has_escaped_surrogate, may_repeat_a_key, span_is_clean, text_is_clean
 
 __all__ = ["FileLines", "Source", "jsonl_records", "open_source"]
@@ -408,7 +408,7 @@ def _csv_value(name: str, text: str) -> Any:
             return loads_strict(text.strip(), nonfinite="keep")
         except ValueError:
             return text
-    if name == "should_refuse":
+    if name in BOOL_FIELDS:
         return {"true": True, "false": False}.get(text.strip().lower(), text)
     return text
 

@@ -21,6 +21,7 @@ import pandas as pd
 from .._counts import STATUS_DTYPE
 from .._errors import InputError, Problem
 from ._fields import (
+    BOOL_FIELDS,
     CONTROL_TAGS,
     FIELDS,
     FLOAT_FIELDS,
@@ -170,8 +171,9 @@ def _build_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     for name in FLOAT_FIELDS:
         if name in frame.columns:
             frame[name] = frame[name].astype("float64")
-    if "should_refuse" in frame.columns:
-        frame["should_refuse"] = frame["should_refuse"].astype("boolean")
+    for name in BOOL_FIELDS:
+        if name in frame.columns:
+            frame[name] = frame[name].astype("boolean")
     tags = frame["tags"] if "tags" in frame.columns else pd.Series([None] * n, dtype=object)
     frame["control"] = np.fromiter(
         (isinstance(t, list) and not CONTROL_TAGS.isdisjoint(t) for t in tags), dtype=bool, count=n

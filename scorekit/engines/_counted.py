@@ -61,7 +61,11 @@ class _Columns:
 
         self.present = set(present)
         self.screen = screen
-        self.types = {c: present.get(c, "BIGINT" if c == "trial" else "VARCHAR") for c in COLUMNS}
+        absent = {"trial": "BIGINT", "partial_run": "BOOLEAN"}
+        self.types = {c: present.get(c, absent.get(c, "VARCHAR")) for c in COLUMNS}
+        if self.types["partial_run"] != "BOOLEAN":  # the screen passes no row (the pandas code refuses them)
+            self.present.discard("partial_run")
+            self.types["partial_run"] = "BOOLEAN"
         text_run = present.get("run") in (None, "VARCHAR")
         self.run_text = "run" if text_run else "NULL::VARCHAR"
         self.run_int = "NULL::BIGINT" if text_run else "CAST(run AS BIGINT)"
@@ -79,13 +83,14 @@ class _Columns:
 def scored_sql(rows: str, screen: str, *, run_text: str, run_int: str, where: str = "") -> str:
     """SQL: the rows of ``rows`` (a SELECT of the pre-scored columns and ``line``) that ``screen``
     passes, scored as :func:`scorekit.scorers.external.prescored` scores them: the evidence columns,
-    the measured run as text (``run_text``) or as an integer (``run_int``), and ``plain`` (no string
-    needs JSON escaping, so SQL writes the row's canonical text)."""
+    the measured run as text (``run_text``) or as an integer (``run_int``), ``partial_run`` (true or
+    false) and ``plain`` (no string needs JSON escaping, so SQL writes the row's canonical text)."""
     scored = (
         "SELECT line, id, dimension, coalesce(case_id, id) AS case_id, trial, status, "
         "CASE WHEN status = 'PASS' THEN NULL ELSE coalesce(nullif(reason, ''), 'prescored_' || lower(status)) "
         "END AS reason, CASE WHEN status = 'PASS' THEN NULL ELSE 'pre-scored ' || status || ' by ' || evaluator "
-        f"END AS detail, evaluator, {run_text} AS run_text, {run_int} AS run_int, agent "
+        f"END AS detail, evaluator, {run_text} AS run_text, {run_int} AS run_int, agent, "
+        "coalesce(partial_run, false) AS partial_run "
         f"FROM ({rows}) WHERE ({screen}) IS TRUE"
     )
     escapes = " OR ".join(_ESCAPE.format(c) for c in ("id", "dimension", "case_id", "reason", "run_text"))
@@ -95,7 +100,8 @@ def scored_sql(rows: str, screen: str, *, run_text: str, run_int: str, where: st
 #: The table of screened rows (:func:`scored_sql`'s columns) a builder of :func:`count_screened` fills.
 SCREENED_TABLE = (
     "(line BIGINT, id VARCHAR, dimension VARCHAR, case_id VARCHAR, trial BIGINT, status VARCHAR, reason VARCHAR, "
-    "detail VARCHAR, evaluator VARCHAR, run_text VARCHAR, run_int BIGINT, agent VARCHAR, plain BOOLEAN)"
+    "detail VARCHAR, evaluator VARCHAR, run_text VARCHAR, run_int BIGINT, agent VARCHAR, partial_run BOOLEAN, "
+    "plain BOOLEAN)"
 )
 
 
@@ -231,6 +237,9 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
             agents[value] = agents.get(value, 0) + n
         keep = " WHERE agent = " + _quoted(agent) if agent is not None else ""
         con.execute(f"CREATE OR REPLACE TEMP VIEW fast AS SELECT * FROM work.fast_all{keep}")
+        # Rows of a partial run (SPEC §2): the screened ones counted here, the others by the pandas code.
+        partial_rows = slow.partial_rows + int(con.execute(
+            "SELECT count(*) FROM fast WHERE partial_run").fetchall()[0][0])
         con.register("slow_rows", _slow_table(slow))
         con.execute(f"CREATE OR REPLACE TEMP VIEW base AS {_base('fast')}")
         marked, problems, new_digests = _duplicates(con, source, strict)
@@ -253,7 +262,8 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
         for path in (work, work.with_name(work.name + ".wal")):
             path.unlink(missing_ok=True)
     return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=slow.problems + problems,
-                   agents=agents, judges_seen=set(slow.judges_seen), mock_judges=set(slow.mock_judges))
+                   agents=agents, judges_seen=set(slow.judges_seen), mock_judges=set(slow.mock_judges),
+                   partial_rows=partial_rows)
 
 
 def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem], list[bytes]]:

@@ -164,6 +164,7 @@ class Keys:
     judges_seen: set[str]
     mock_judges: set[str]
     evaluators: set[str]
+    partial_rows: int  # rows carrying partial_run: true (SPEC §2)
 
 
 def _valid_trials(frame: pd.DataFrame) -> np.ndarray:
@@ -193,6 +194,7 @@ def keys(shard: Shard) -> Keys:
         definitions=np.unique(pairs, axis=0), results=bytes(part.result_digests),
         suite=bytes.fromhex("".join(sorted(part.suite_digests))), problems=part.problems, agents=part.agents,
         judges_seen=part.judges_seen, mock_judges=part.mock_judges, evaluators=evaluators,
+        partial_rows=part.partial_rows,
     )
     shard.partial = None
     return out
@@ -600,4 +602,5 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int) -> 
                                        evidence_hash=hashes["evidence"], threshold=threshold)
     return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=problems, agents=agents,
                    judges_seen=set().union(*(k.judges_seen for k in found)),
-                   mock_judges=set().union(*(k.mock_judges for k in found)))
+                   mock_judges=set().union(*(k.mock_judges for k in found)),
+                   partial_rows=sum(k.partial_rows for k in found))

@@ -50,8 +50,9 @@ from ..scorers.pii import prefilter
 
 __all__ = ["COLUMNS", "KINDS", "arrow_batches", "file_offsets", "line_sql", "score"]
 
-# The columns of a pre-scored row this engine reads (SPEC §2).
-COLUMNS = ("id", "dimension", "case_id", "trial", "status", "evaluator", "reason", "run", "agent")
+# The columns of a pre-scored row this engine reads (SPEC §2); partial_run (true or false) is counted,
+# any true one making the evaluation TRIAGE.
+COLUMNS = ("id", "dimension", "case_id", "trial", "status", "evaluator", "reason", "run", "agent", "partial_run")
 _STRINGS = ("id", "dimension", "case_id", "status", "evaluator", "reason", "agent")
 _MAX_SAFE = 2**53 - 1
 # A value with a visible ASCII character is certainly not empty or white space.
@@ -176,7 +177,7 @@ def _parquet_source(con: Any, files: list[str], name: str, ctx_args: dict[str, A
     run = present.get("run")
     run_text, run_int = ("run", "NULL::BIGINT") if run in (None, "VARCHAR") else ("NULL::VARCHAR", "run")
     con.execute("CREATE OR REPLACE TEMP VIEW fields AS SELECT line, id, dimension, case_id, trial, status, evaluator, "
-                f"reason, {run_text} AS run, {run_int} AS run_int, agent, ok FROM screened")
+                f"reason, {run_text} AS run, {run_int} AS run_int, agent, partial_run, ok FROM screened")
     return present, offsets, screen
 
 
@@ -208,6 +209,8 @@ def _parquet_screen(types: dict[str, str], ctx_args: dict[str, Any]) -> str:
                                                            "UINTEGER", "USMALLINT", "UTINYINT")):
             return "false"
         clauses.append(f"(trial IS NULL OR trial BETWEEN 0 AND {_MAX_SAFE})")
+    if "partial_run" in types and types["partial_run"] != "BOOLEAN":
+        return "false"  # not true or false: every row takes the full check (and is refused there)
     if "run" in types:
         if types["run"] == "VARCHAR":
             clauses.append("(run IS NULL OR " + _VISIBLE.format("run") + ")")
@@ -293,10 +296,13 @@ def _csv_fields(header: list[str]) -> str:
     run_int = f"regexp_full_match({run}, '0|[1-9][0-9]{{0,14}}')"
     # A run cell is JSON when it reads as JSON: a word that cannot start JSON stays text.
     run_word = (f"(regexp_full_match({run}, '[A-Za-z_][!-~]*') AND {run} NOT IN ('true', 'false', 'null'))")
+    # The pandas CSV reader reads a partial_run cell of true or false in any case as that value.
+    flag = text["partial_run"]
     form = " AND ".join([
         f"len(parts) <= {len(header)}",
         f"({trial} IS NULL OR regexp_full_match({trial}, '[0-9]{{1,15}}'))",
         f"({run} IS NULL OR {run_int} OR {run_word})",
+        f"({flag} IS NULL OR (regexp_full_match({flag}, '[A-Za-z]+') AND lower({flag}) IN ('true', 'false')))",
     ])
     strings = ", ".join(f"{text[c]} AS {c}" for c in ("id", "dimension", "case_id", "status", "evaluator", "reason",
                                                       "agent"))
@@ -304,12 +310,13 @@ def _csv_fields(header: list[str]) -> str:
             f"CASE WHEN regexp_full_match({trial}, '[0-9]{{1,15}}') THEN TRY_CAST({trial} AS BIGINT) END AS trial, "
             f"CASE WHEN {run_int} THEN NULL ELSE {run} END AS run, "
             f"CASE WHEN {run_int} THEN TRY_CAST({run} AS BIGINT) END AS run_int, "
+            f"lower({flag}) = 'true' AS partial_run, "
             f"({form}) IS TRUE AS form FROM (SELECT *, string_split(text, ',') AS parts FROM body)")
 
 
 _KEY = "(?:" + "|".join(COLUMNS) + ")"
 _STRING = '"[^"\\\\\\x00-\\x1f]*"'  # no escape, no control character: the text is the value
-_VALUE = f"(?:{_STRING}|0|[1-9][0-9]{{0,14}}|null)"
+_VALUE = f"(?:{_STRING}|0|[1-9][0-9]{{0,14}}|true|false|null)"
 _PAIR = f'"{_KEY}"[ \\t]*:[ \\t]*{_VALUE}'
 _OBJECT = f"[ \\t]*\\{{[ \\t]*{_PAIR}(?:[ \\t]*,[ \\t]*{_PAIR})*[ \\t]*\\}}[ \\t]*"
 
@@ -317,7 +324,8 @@ _OBJECT = f"[ \\t]*\\{{[ \\t]*{_PAIR}(?:[ \\t]*,[ \\t]*{_PAIR})*[ \\t]*\\}}[ \\t
 def _jsonl_fields() -> str:
     """SQL selecting the pre-scored fields of a JSON Lines line, and ``form``: true when the line is
     certainly one flat object of distinct pre-scored keys whose values the pandas reader reads as
-    they are written (strings with no escape and no control character, integers below 10^15, null).
+    they are written (strings with no escape and no control character, integers below 10^15, true
+    and false, null), each of its field's type.
     Only such text (strict JSON: the regular expression) is given to DuckDB's JSON functions."""
     paths = "[" + ", ".join(f"'$.{c}'" for c in COLUMNS) + "]"
     at = {c: i + 1 for i, c in enumerate(COLUMNS)}
@@ -330,11 +338,13 @@ def _jsonl_fields() -> str:
         *(f"coalesce(types[{at[c]}], 'NULL') IN ('NULL', 'VARCHAR')" for c in _STRINGS),
         f"coalesce(types[{at['trial']}], 'NULL') IN ('NULL', 'UBIGINT')",
         f"(coalesce(types[{at['run']}], 'NULL') IN ('NULL', 'UBIGINT') OR {_VISIBLE.format(string['run'])})",
+        f"coalesce(types[{at['partial_run']}], 'NULL') IN ('NULL', 'BOOLEAN')",
     ])
     strings = ", ".join(f"{string[c]} AS {c}" for c in ("id", "dimension", "case_id", "status", "evaluator",
                                                          "reason", "agent"))
+    flag = f"CASE WHEN types[{at['partial_run']}] = 'BOOLEAN' THEN vals[{at['partial_run']}] = 'true' END"
     return (f"SELECT line, text, {strings}, {integer['trial']} AS trial, {string['run']} AS run, "
-            f"{integer['run']} AS run_int, ({form}) IS TRUE AS form FROM ("
+            f"{integer['run']} AS run_int, {flag} AS partial_run, ({form}) IS TRUE AS form FROM ("
             f"SELECT line, text, plain, json_extract_string(json, {paths}) AS vals, json_type(json, {paths}) AS types, "
             "json_keys(json) AS keys FROM (SELECT *, CASE WHEN plain THEN text END AS json FROM ("
             f"SELECT line, text, regexp_full_match(text, '{_OBJECT}') AS plain FROM body)))")
@@ -466,7 +476,7 @@ def _count_text_files(con: Any, table: str, files: list[str], kind: str, name: s
 
     con.execute(f"CREATE TABLE {table} {SCREENED_TABLE}")
     screened = scored_sql("SELECT line, id, dimension, case_id, trial, status, reason, evaluator, run, run_int, "
-                          "agent, ok FROM fields", "ok", run_text="run", run_int="run_int")
+                          "agent, partial_run, ok FROM fields", "ok", run_text="run", run_int="run_int")
     parts: list[Partial] = []
     offset, left = 0, limit
     for path in files:

@@ -31,10 +31,13 @@ class ImportedRun:
         The task (eval, suite) the source names.
     rows : pandas.DataFrame
         SPEC §2 rows (``id``, ``dimension``, ``case_id``, ``trial``, ``status``/``score``,
-        ``evaluator``, ``reason``, ``agent``, ``run``, inputs and measured fields).
+        ``evaluator``, ``reason``, ``agent``, ``run``, inputs and measured fields). Every row
+        of a partial run carries ``partial_run: true`` (set here, whatever built the run).
     partial : bool
         The source marks the run cancelled, errored or limited, or fewer samples ran than its
-        dataset holds: an evaluation of it decides TRIAGE (SPEC §8).
+        dataset holds: an evaluation of it decides TRIAGE (SPEC §8). The run's partiality
+        travels with its rows (SPEC §15): the rows alone, or any frame or file made of them,
+        decide TRIAGE too.
     source : dict
         ``format``, ``files``, ``status`` (one of :data:`SOURCE_STATUSES` or None),
         ``samples_run``, ``epochs``, ``dataset_size`` and ``limit`` where stated, ``created``,
@@ -47,6 +50,11 @@ class ImportedRun:
     rows: pd.DataFrame
     partial: bool
     source: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.partial and hasattr(self.rows, "assign"):
+            # A copy: the frame the format module built stays as it was (copy-on-write, no data copied).
+            object.__setattr__(self, "rows", self.rows.assign(partial_run=True))
 
     @property
     def notes(self) -> list[str]:

@@ -558,3 +558,52 @@ def test_text_files_are_counted_inside_duckdb_like_parquet(tmp_path, kind, monke
     assert comparable(got) == comparable(want)
     frame = got.evidence_dataset().to_table().to_pandas()
     pd.testing.assert_frame_equal(frame, want.evidence_dataset().to_table().to_pandas())
+
+
+# --------------------------------------------------------------------------- partial_run (SPEC §2, issue 25 a)
+def _flagged_rows(flag: object) -> list[dict]:
+    rows = [{"id": f"p{i}", "case_id": f"c{i % 4}", "dimension": "graded", "trial": i // 4, "status": "PASS",
+             "evaluator": "h"} for i in range(12)]
+    rows[5]["partial_run"] = flag
+    if isinstance(flag, bool):
+        rows[6]["partial_run"] = not flag  # false: no effect
+    return rows
+
+
+def _flagged_file(tmp_path: Path, kind: str, flag: object) -> Path:
+    rows = _flagged_rows(flag)
+    if kind == "jsonl":
+        return _write_jsonl(rows, tmp_path / "rows.jsonl")
+    if kind == "csv":
+        columns = ["id", "case_id", "dimension", "trial", "status", "evaluator", "partial_run"]
+        text = "\n".join([",".join(columns), *(",".join(_cell(r.get(c)) for c in columns) for r in rows)])
+        path = tmp_path / "rows.csv"
+        path.write_text(text.replace("True", "true") + "\n", encoding="utf-8")  # and False: any case reads
+        return path
+    path = tmp_path / "rows.parquet"
+    kind_of = pa.bool_() if isinstance(flag, bool) else pa.string() if isinstance(flag, str) else pa.int64()
+    table = pa.Table.from_pylist(rows, schema=pa.schema(
+        [(n, pa.int64() if n == "trial" else pa.string()) for n in ("id", "case_id", "dimension", "trial", "status",
+                                                                     "evaluator")] + [("partial_run", kind_of)]))
+    pq.write_table(table, path)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv", "jsonl"])
+def test_a_partial_run_row_makes_the_duckdb_evaluation_triage_like_pandas(tmp_path, kind):
+    policy = {"gate": {"thresholds": {"graded": 0.5}}}
+    path = _flagged_file(tmp_path, kind, True)
+    got, want = sk.evaluate(path, policy=policy, engine="duckdb"), sk.evaluate(path, policy=policy)
+    _assert_same(got, want)
+    assert got.decision == "TRIAGE" and got.decision_reasons == [
+        "the rows come from a partial run (1 row says partial_run: true)"]
+    assert sk.evaluate(path, policy=policy, engine="duckdb", limit=5).decision_reasons == ["partial scan (limit)"]
+
+
+@pytest.mark.parametrize(("kind", "flag"), [("parquet", "true"), ("parquet", 1), ("csv", "yes"), ("jsonl", "true"),
+                                            ("jsonl", 1)])
+def test_a_partial_run_of_another_type_is_refused_in_duckdb_like_pandas(tmp_path, kind, flag):
+    path = _flagged_file(tmp_path, kind, flag)
+    got, want = sk.evaluate(path, engine="duckdb"), sk.evaluate(path)
+    _assert_same(got, want)
+    assert [p[1] for p in _problems(got)] == ["partial_run"] and got.validation.invalid == 1

@@ -43,6 +43,9 @@ def _lines() -> list[str]:
         {"id": "nt-1", "case_id": "nt", "dimension": "graded", "status": "PASS", "evaluator": "harness-x"},
         {"id": "nt-2", "case_id": "nt", "dimension": "graded", "status": "FAIL", "evaluator": "harness-x",
          "trial": 4, "run": "r9"},
+        # a row of a partial run
+        {"id": "pr-1", "case_id": "pr", "dimension": "graded", "trial": 0, "status": "PASS", "evaluator": "h",
+         "partial_run": True},
     ]
     return lines[:70] + [json.dumps(extra[0])] + lines[70:] + [json.dumps(row) for row in extra[1:]]
 
@@ -97,6 +100,7 @@ def _assert_same(got, want) -> None:
     assert sorted(got.problems, key=key) == sorted(want.problems, key=key)
     assert got.agents == want.agents
     assert (got.judges_seen, got.mock_judges) == (want.judges_seen, want.mock_judges)
+    assert got.partial_rows == want.partial_rows
     assert got.store.rows == want.store.rows and got.store.evaluators == want.store.evaluators
 
 
@@ -107,6 +111,7 @@ def test_the_corpus_has_what_crosses_partitions(corpus, strict):
     assert {"id", "trial", "case_id"} <= fields  # a duplicate id, a duplicate trial, a second definition
     assert want.tally.controls and want.tally.unlabeled
     assert want.tally.runs.column == "run"
+    assert want.partial_rows == 1
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
