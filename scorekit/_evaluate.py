@@ -24,7 +24,7 @@ from ._evidence import EVIDENCE_ROWS_IN_MEMORY, EvidenceStore, check_threshold
 from ._findings import build_findings, low_confidence
 from ._hashing import SCORING_VERSION, evidence_digest, packed_list_hash, row_digest
 from ._ingest import Ingested
-from ._partial import ENCODED, LABELS, SPOOLED, release_memory, shrink
+from ._partial import ENCODED, LABELS, SPOOLED, orphan_digests, release_memory, shrink, undefined_pairs
 from ._policy import Policy, load_policy
 from ._scorecard import Scorecard
 from ._spool import Spool
@@ -493,16 +493,19 @@ def _count_rows(held: list[Any], strict: bool, threshold: int) -> Counted:
     if data.spool is None:  # a partial no engine shrank as it arrived
         shrink(data, Spool())
     spool: Spool = data.spool
-    # The results and suite digests never change after scoring: hashed and let go first.
+    # The results digests never change after scoring: hashed and let go first.
     results_hash = packed_list_hash(data.result_digests)
-    suite_hash = packed_list_hash(data.suite_packed, unique=True)  # shrink() packed the suite digests
-    data.result_digests = data.suite_packed = bytearray()
+    data.result_digests = bytearray()
     table = data.table()
     data.batches = []  # the table holds the rows now
     evidence = _counting(table)
     definitions = table.column("definition")
     del table
     keyed = definitions.is_valid().to_numpy(zero_copy_only=False)  # rows taking part in the definition check
+    # shrink() packed the suite digests; a case only rows without a definition measure joins them (SPEC §2).
+    undefined = undefined_pairs(data.orphans, evidence["case_id"], evidence["dimension"], keyed)
+    suite_hash = packed_list_hash(data.suite_packed + bytes.fromhex("".join(orphan_digests(undefined))), unique=True)
+    data.suite_packed = bytearray()
     duplicates, duplicate_problems = _duplicates(evidence, data.source)
     release_memory()
     _mark_invalid(evidence, keyed, duplicates, "invalid_row", duplicate_problems)

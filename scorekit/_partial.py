@@ -32,14 +32,15 @@ from ._errors import Problem
 from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
 from ._rows._formats import FileLines, jsonl_records
 from ._rows._normalise import check_row
-from ._validate import DEFINITION_FIELDS, definition_key, text_definition_key
+from ._validate import DEFINITION_FIELDS, definition_key, takes_case_definition, text_definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.external import from_score, prescored
 from .scorers.judges import is_mock
 from .scorers.pii import scrub
 
 __all__ = ["BATCH_ROWS", "COLUMNS", "COMPACT", "ENCODED", "LABELS", "SPOOLED", "Partial", "combine",
-           "release_memory", "schema", "score_items", "score_lines", "score_range", "shrink"]
+           "orphan_digests", "release_memory", "schema", "score_items", "score_lines", "score_range", "shrink",
+           "undefined_pairs"]
 
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "evaluator",
@@ -162,6 +163,9 @@ class Partial:
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
     suite_digests: set[str] = field(default_factory=set)  # one per distinct case definition
+    # (case_id, dimension) of rows that take their case's definition (_validate.takes_case_definition):
+    # they add to the suite hash only a case no other row defines (orphan_digests).
+    orphans: set[tuple[str, str]] = field(default_factory=set)
     # Every agent the valid rows name (None: a row naming none), with its row
     # count, including rows left out because another agent was selected.
     agents: dict[str | None, int] = field(default_factory=dict)
@@ -217,6 +221,7 @@ class Partial:
         self.judges_seen |= other.judges_seen
         self.suite_digests |= other.suite_digests
         self.suite_packed += other.suite_packed
+        self.orphans |= other.orphans
         for agent, count in other.agents.items():
             self.agents[agent] = self.agents.get(agent, 0) + count
         self.partial_rows += other.partial_rows
@@ -285,7 +290,7 @@ def score_items(
     that visibly name another agent."""
     out = Partial(source=source)
     evidence_digests = out.evidence_digests
-    suite_seen: set[tuple[Any, Any, bytes]] = set()
+    suite_seen: set[tuple[Any, Any, bytes | None]] = set()
     suite_digests, result_digests = out.suite_digests, out.result_digests
     (c_line, c_id, c_dim, c_case, c_trial, c_status, c_reason, c_detail, c_label, c_control, c_eval, c_output,
      c_cost, c_latency, c_run, c_def, c_json) = out.columns.values()  # in COLUMNS order
@@ -304,8 +309,11 @@ def score_items(
         else:
             row_problems = error if isinstance(error, list) else [("row", error)]
         ident = value if isinstance(value, dict) else {}
+        orphan = False
         if row is not None:
-            if ctx.tool_contracts and "tool_schemas" not in row and row.get("dimension") == "tool_call":
+            orphan = takes_case_definition(row)  # as given: the policy's contracts are not its own definition
+            if (ctx.tool_contracts and not orphan and "tool_schemas" not in row
+                    and row.get("dimension") == "tool_call"):
                 # The policy's tool_contracts: an answer key of the row (its definition, the suite hash).
                 row = {**row, "tool_schemas": ctx.tool_contracts}
                 raw = None  # the line's text no longer is the row's definition
@@ -348,7 +356,9 @@ def score_items(
             out.partial_rows += 1
         dimension = row["dimension"]
         measured, defined = _layout(row)
-        key = (text_definition_key(raw) if raw is not None else None) or definition_key(row, defined)
+        key: bytes | None = None  # a row taking its case's definition has none of its own
+        if not orphan:
+            key = (text_definition_key(raw) if raw is not None else None) or definition_key(row, defined)
         if "status" in row:
             outcome = prescored(row)
         elif "score" in row:
@@ -399,12 +409,11 @@ def score_items(
         run = row.get("run")
         c_run.append(run if run is None or type(run) is str else str(run))
         c_def.append(key)
-        if (case, dimension, key) not in suite_seen:
+        if orphan:
+            out.orphans.add((case, dimension))
+        elif (case, dimension, key) not in suite_seen:
             suite_seen.add((case, dimension, key))
-            suite_digests.add(row_digest({
-                "case_id": case, "dimension": dimension,
-                "definition": {name: row[name] for name in defined},
-            }))
+            suite_digests.add(_suite_digest(case, dimension, {name: row[name] for name in defined}))
         result_digests += results_digest(
             row_id, case, dimension, trial, {name: row[name] for name in measured}
         )
@@ -456,6 +465,30 @@ def combine(parts: Iterable[Partial]) -> Partial:
     _in_line_order(out)
     release_memory()
     return out
+
+
+def _suite_digest(case: str, dimension: str, definition: dict[str, Any]) -> str:
+    return row_digest({"case_id": case, "dimension": dimension, "definition": definition})
+
+
+def undefined_pairs(orphans: set[tuple[str, str]], cases: Any, dimensions: Any, keyed: Any) -> set[tuple[str, str]]:
+    """The (case_id, dimension) pairs of ``orphans`` that no keyed row defines: ``cases`` and
+    ``dimensions`` are the rows' columns (pandas or Arrow), ``keyed`` a boolean array, true for the
+    rows with a definition key (valid rows that do not take their case's definition)."""
+    if not orphans:
+        return set()
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame({"case_id": pd.Series(cases, dtype="str"), "dimension": pd.Series(dimensions, dtype="str")})
+    near = frame[np.asarray(keyed, dtype=bool) & frame["case_id"].isin({c for c, _ in orphans}).to_numpy()]
+    return orphans - set(zip(near["case_id"].tolist(), near["dimension"].tolist(), strict=True))
+
+
+def orphan_digests(pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """The suite digests (hex) of cases that only rows taking their case's definition measure: each
+    the case with the empty definition, as a pre-scored row without definition fields gives it."""
+    return sorted(_suite_digest(case, dimension, {}) for case, dimension in pairs)
 
 
 def shrink(part: Partial, spool: Any) -> Partial:

@@ -5,8 +5,10 @@ normalised one at a time. This module holds every rule that needs all rows at
 once, and both :func:`scorekit.read_rows` and :func:`scorekit.evaluate` call
 it: one identity per row (:func:`duplicate_identities`: an id, or a trial of a
 case on a dimension, claimed twice makes *every* claimant invalid) and one
-definition per case (:func:`case_definition_conflicts`). It also assembles the
-validation summary the Scorecard reports.
+definition per case (:func:`case_definition_conflicts`; a pre-scored ERROR or
+ABSTAIN row without any definition field takes its case's definition,
+:func:`takes_case_definition`). It also assembles the validation summary the
+Scorecard reports.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "case_definition_conflicts",
     "definition_key",
     "duplicate_identities",
+    "takes_case_definition",
     "text_definition_key",
 ]
 
@@ -57,6 +60,29 @@ DEFINITION_FIELDS: tuple[str, ...] = (
 )
 
 
+# Pre-scored statuses that are missing evidence, not a measurement (SPEC §3).
+_MISSING = frozenset({"ERROR", "ABSTAIN"})
+
+
+def takes_case_definition(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` (one that passed the row checks) takes its case's definition from the other
+    rows (SPEC §2): a pre-scored ERROR or ABSTAIN row that carries none of the definition fields (a
+    crashed sample has nothing to compare). Such a row has no definition key: it never conflicts
+    with its case's other rows and adds nothing to the suite hash. A row with some definition
+    fields, or a PASS/FAIL row without any, is compared like every other row.
+
+    Examples
+    --------
+    >>> takes_case_definition({"id": "r", "dimension": "d", "status": "ERROR", "evaluator": "h"})
+    True
+    >>> takes_case_definition({"id": "r", "dimension": "d", "status": "ERROR", "evaluator": "h", "input": "q"})
+    False
+    >>> takes_case_definition({"id": "r", "dimension": "d", "status": "FAIL", "evaluator": "h"})
+    False
+    """
+    return row.get("status") in _MISSING and _DEFINITION_SET.isdisjoint(row)
+
+
 def definition_key(row: dict[str, Any], fields: Sequence[str] | None = None) -> bytes:
     """A 16-byte digest of a row's case definition, for grouping trials.
 
@@ -79,6 +105,7 @@ def definition_key(row: dict[str, Any], fields: Sequence[str] | None = None) -> 
 
 
 _DEFINITION_NAMES = tuple(name.encode("ascii") for name in DEFINITION_FIELDS)
+_DEFINITION_SET = frozenset(DEFINITION_FIELDS)
 
 
 def text_definition_key(raw: bytes) -> bytes | None:
@@ -183,8 +210,9 @@ def case_definition_conflicts(
 ) -> tuple[np.ndarray, list[Problem]]:
     """Rows whose (case_id, dimension) carries more than one definition.
 
-    ``keys`` are :func:`definition_key` digests (None for rows already invalid,
-    which take no part); ``row_of(pos)`` gives a row back for the rare exact
+    ``keys`` are :func:`definition_key` digests (None for rows already invalid
+    and for rows that take their case's definition, :func:`takes_case_definition`:
+    neither takes part); ``row_of(pos)`` gives a row back for the rare exact
     check. Returns a boolean mask and one problem per conflicting row, naming
     the fields that differ from the case's first row.
     """

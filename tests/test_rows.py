@@ -936,3 +936,45 @@ def test_partial_run_reads_from_csv_as_a_boolean(tmp_path):
     assert str(table.frame["partial_run"].dtype) == "boolean"
     assert [(p.line, p.field) for p in table.problems] == [(5, "partial_run")]
 
+
+# --------------------------------------------------------------------------- a crashed sample (SPEC §2, issue 25 b)
+def _case_rows(extra: dict | None = None) -> list[dict]:
+    rows = [{"id": f"q/{t}", "case_id": "q", "dimension": "match", "trial": t, "status": s, "evaluator": "inspect:m",
+             "input": "What is 2 + 2?", "context": {"target": "4"}} for t, s in enumerate(("PASS", "FAIL"))]
+    if extra is not None:
+        rows.append({"id": "q/2", "case_id": "q", "dimension": "match", "trial": 2, "evaluator": "inspect:m",
+                     **extra})
+    return rows
+
+
+@pytest.mark.parametrize("status", ["ERROR", "ABSTAIN"])
+def test_an_error_or_abstain_row_without_definition_takes_its_cases_definition(status):
+    rows = _case_rows({"status": status, "reason": "sample_error", "detail": "RuntimeError: boom"})
+    assert len(read_rows(rows)) == 3  # no second definition of case q
+    card = sk.evaluate(rows, policy={"gate": {"thresholds": {"match": 0.5}}})
+    assert card.validation.invalid == 0
+    dim = card.dimensions.loc["match"]
+    assert (int(dim["n"]), int(dim["errors"]), int(dim["abstains"])) == (2, int(status == "ERROR"),
+                                                                         int(status == "ABSTAIN"))
+    # The row adds no definition: the suite is the one of the scored rows alone.
+    assert card.hashes["suite"] == sk.evaluate(_case_rows()).hashes["suite"]
+
+
+@pytest.mark.parametrize("extra", [
+    {"status": "ERROR", "input": "What is 2 + 2?"},  # some definition fields (not all): still compared
+    {"status": "FAIL"},  # a measurement without a definition: a second definition of the case
+    {"status": "PASS"},
+    {"score": 0.0},  # not pre-scored
+])
+def test_other_rows_without_the_cases_definition_still_conflict(extra):
+    table = read_row_table(_case_rows(extra))
+    assert table.frame.empty and {p.field for p in table.problems} == {"case_id"}
+    assert sk.evaluate(_case_rows(extra)).validation.invalid == 3
+
+
+def test_a_case_only_crashed_rows_measure_keeps_its_place_in_the_suite():
+    crashed = [{"id": "z", "case_id": "z", "dimension": "match", "status": "ERROR", "evaluator": "h"}]
+    with_z = sk.evaluate(_case_rows() + crashed).hashes["suite"]
+    assert with_z != sk.evaluate(_case_rows()).hashes["suite"]
+    # ...as the same case's pre-scored row without a definition gives it.
+    assert with_z == sk.evaluate(_case_rows() + [dict(crashed[0], status="PASS")]).hashes["suite"]

@@ -199,7 +199,7 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, bytes | None]], sour
         found = [Problem(source, line, name, message, row_id) for name, message in field_errors] if row is None else []
         entries.append((line, _identity(value, line), row, found))
     # The rules across rows live in _validate, as evaluate() applies them.
-    from .._validate import case_definition_conflicts, definition_key, duplicate_identities
+    from .._validate import case_definition_conflicts, definition_key, duplicate_identities, takes_case_definition
 
     valid = [row is not None for _, _, row, _ in entries]
     marked, duplicate_problems = duplicate_identities(
@@ -221,7 +221,7 @@ def _normalise(records: Iterator[tuple[int, Any, Any, bool, bytes | None]], sour
     conflict, conflict_problems = case_definition_conflicts(
         [row.get("case_id", row["id"]) for row in kept_rows],
         [row["dimension"] for row in kept_rows],
-        [definition_key(row) for row in kept_rows],
+        [None if takes_case_definition(row) else definition_key(row) for row in kept_rows],
         [entries[pos][0] for pos in kept],
         [row["id"] for row in kept_rows],
         source,

@@ -34,7 +34,7 @@ from .._errors import Problem
 from .._evidence import EvidenceStore
 from .._findings import DETAIL_CASES, FindingGroups
 from .._hashing import evidence_digest, results_digest, row_digest
-from .._partial import Partial
+from .._partial import Partial, orphan_digests, undefined_pairs
 from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
 from ._digests import from_hex, sorted_list_hash
@@ -353,6 +353,12 @@ def _hashes(con: Any, slow: Partial, new_digests: list[bytes], marked: set[int])
     results = slow.result_digests.hex()
     extra["r"].extend(results[i: i + 64] for i in range(0, len(results), 64))
     extra["s"].extend(slow.suite_digests)
+    # Cases the pandas code saw only rows without a definition of (SPEC §2): the screened rows have none
+    # either, so such a case's digest is the one any screened row of it gives.
+    table = slow.table()
+    keyed = table.column("definition").is_valid().to_numpy(zero_copy_only=False)
+    extra["s"].extend(orphan_digests(undefined_pairs(slow.orphans, table.column("case_id"),
+                                                     table.column("dimension"), keyed)))
     kinds = [k for k, values in extra.items() for _ in values]
     con.register("extra_digests", pa.table({"kind": pa.array(kinds, pa.string()),
                                             "d": pa.array([d for v in extra.values() for d in v], pa.string())}))

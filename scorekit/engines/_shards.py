@@ -46,7 +46,7 @@ import pandas as pd
 from .._counts import FAIL, PASS, STATUSES, case_counts_from, run_totals_from
 from .._errors import Problem
 from .._findings import FindingGroups, finding_groups, merge_finding_groups
-from .._partial import COMPACT, ENCODED, SPOOLED, Partial
+from .._partial import COMPACT, ENCODED, SPOOLED, Partial, orphan_digests, undefined_pairs
 from .._tally import LABELS, Counted, Tally, control_order, row_lists
 from .._validate import case_definition_conflicts, duplicate_identities
 
@@ -165,6 +165,7 @@ class Keys:
     mock_judges: set[str]
     evaluators: set[str]
     partial_rows: int  # rows carrying partial_run: true (SPEC §2)
+    orphans: set[tuple[str, str]]  # cases of rows taking their case's definition that no row here defines
 
 
 def _valid_trials(frame: pd.DataFrame) -> np.ndarray:
@@ -195,6 +196,7 @@ def keys(shard: Shard) -> Keys:
         suite=bytes.fromhex("".join(sorted(part.suite_digests))), problems=part.problems, agents=part.agents,
         judges_seen=part.judges_seen, mock_judges=part.mock_judges, evaluators=evaluators,
         partial_rows=part.partial_rows,
+        orphans=undefined_pairs(part.orphans, frame["case_id"], frame["dimension"], keyed),
     )
     shard.partial = None
     return out
@@ -269,6 +271,13 @@ def row_texts(shard: Shard, positions: Sequence[int]) -> list[bytes | str]:
     numbers = shard.counting["line"].to_numpy()
     return [str(text) if text is not None else lines[int(numbers[p]) - first]
             for text, p in zip(kept, positions, strict=True)]
+
+
+def defined_pairs(shard: Shard, pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Step 1, for rows taking their case's definition: which of ``pairs`` (case, dimension) a row of
+    the partition with a definition key defines."""
+    keyed = shard.definitions.is_valid().to_numpy(zero_copy_only=False)
+    return pairs - undefined_pairs(pairs, shard.counting["case_id"], shard.counting["dimension"], keyed)
 
 
 def mark(shard: Shard, duplicates: Sequence[int], conflicts: Sequence[int],
@@ -548,6 +557,10 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int) -> 
     order = sorted(range(len(shards)), key=lambda i: found[i].first)
     scored, found = [shards[i] for i in order], [found[i] for i in order]
     shards.clear()
+    # A case that only rows without a definition measure in every partition joins the suite (SPEC §2).
+    undefined = set().union(*(k.orphans for k in found))
+    if undefined:
+        undefined -= set().union(*_all(runner, defined_pairs, scored, undefined))
     with tempfile.TemporaryDirectory(prefix="scorekit-digests-") as work:
         results_hash = sorted_list_hash(Path(work) / "results", _packed(found, "results"))
         marks, duplicate_problems, conflict_problems = _judge(runner, scored, found, source)
@@ -572,7 +585,8 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int) -> 
         dimensions=[str(name) for name in groups], cases=case_counts,
         runs=_runs(runner, marked, parts, cases, groups), findings=merge_finding_groups(p.findings for p in parts),
     )
-    hashes = {"suite": packed_list_hash(b"".join(k.suite for k in found), unique=True),
+    suite = b"".join(k.suite for k in found) + bytes.fromhex("".join(orphan_digests(undefined)))
+    hashes = {"suite": packed_list_hash(suite, unique=True),
               "results": results_hash, "evidence": evidence_hash}
     agents: dict[str | None, int] = {}
     for k in found:

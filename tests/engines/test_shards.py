@@ -43,7 +43,11 @@ def _lines() -> list[str]:
         {"id": "nt-1", "case_id": "nt", "dimension": "graded", "status": "PASS", "evaluator": "harness-x"},
         {"id": "nt-2", "case_id": "nt", "dimension": "graded", "status": "FAIL", "evaluator": "harness-x",
          "trial": 4, "run": "r9"},
-        # a row of a partial run
+        # a crashed trial of c0 without its definition (it takes c0's, far from c0's rows), a case only a
+        # crashed row measures, and a row of a partial run
+        {"id": "crash-c0", "case_id": "c0", "dimension": "task_completion", "trial": 5, "status": "ERROR",
+         "evaluator": "inspect:x", "reason": "sample_error"},
+        {"id": "crash-only", "case_id": "gone", "dimension": "graded", "status": "ABSTAIN", "evaluator": "h"},
         {"id": "pr-1", "case_id": "pr", "dimension": "graded", "trial": 0, "status": "PASS", "evaluator": "h",
          "partial_run": True},
     ]
@@ -112,6 +116,7 @@ def test_the_corpus_has_what_crosses_partitions(corpus, strict):
     assert want.tally.controls and want.tally.unlabeled
     assert want.tally.runs.column == "run"
     assert want.partial_rows == 1
+    assert not any(p.row_id in ("crash-c0", "crash-only") for p in want.problems)  # they take their case's
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -196,8 +201,9 @@ def test_the_client_is_handed_reductions_never_a_partition_s_rows(corpus):
     _shards.count(runner, shards, source=path.name, threshold=10)
     # Keys, counts and run-group hashes per partition; the few candidate rows (with the text of those
     # the definition check reads again, not one task per row); the exact run groups split across
-    # partitions; the evidence, a partition at a time.
-    assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "ndarray", "DataFrame", "Table"}
+    # partitions; which cases of crashed rows without a definition a partition defines (a set of
+    # (case, dimension) pairs); the evidence, a partition at a time.
+    assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "ndarray", "DataFrame", "Table", "set"}
     assert runner.received.count("Candidates") <= len(ranges)
     assert runner.received.count("Keys") == runner.received.count("ShardCounts") == len(ranges)
     assert runner.received.count("Table") == len(ranges)
