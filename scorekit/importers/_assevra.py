@@ -36,7 +36,7 @@ from typing import Any
 
 from .._errors import FileProblem, InputError, NoSamplesError
 from .._io import DEFAULT_LIMIT, decode_utf8, finite_float, loads_strict, read_bounded, read_input_bytes
-from ._base import kind_of
+from ._base import kind_of, source_dict
 from ._openai_evals import first_object, jsonl_objects
 from ._run import ImportedRun
 
@@ -342,19 +342,10 @@ def _run(path: Path, agent: str, rows: list[dict[str, Any]], notes: list[str]) -
     import pandas as pd
 
     per_case = Counter((r.get("case_id", r.get("id")), r.get("dimension")) for r in rows)
-    source: dict[str, Any] = {
-        "format": FORMAT,
-        "files": [str(path)],
-        "status": None,
-        "samples_run": len({r.get("case_id", r.get("id")) for r in rows}),
-        "epochs": max(per_case.values()) if per_case else None,
-        "dataset_size": None,
-        "limit": None,
-        "created": None,
-        "harness": "assevra",
-        "harness_version": None,
-        "metrics": {},
-        "notes": list(notes),
-    }
+    source = source_dict(
+        fmt=FORMAT, files=[str(path)], status=None, samples_run=len({r.get("case_id", r.get("id")) for r in rows}),
+        epochs=max(per_case.values()) if per_case else None, created=None, harness="assevra", harness_version=None,
+        metrics={}, notes=notes,
+    )
     return ImportedRun(agent=agent, task=path.stem, rows=pd.DataFrame.from_records(rows), partial=False,
                        source=source)

@@ -17,19 +17,27 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import FileProblem, InputError, StrictJSONError
-from .._io import decode_utf8, loads_strict, read_bounded
+from .._io import decode_utf8, finite_float, loads_strict, read_bounded
 
 __all__ = [
     "HEAD_BYTES",
+    "REPEATS_BOUND",
+    "ROWS_FLOOR",
+    "ROWS_PER_ITEM",
+    "amount",
     "bounded_count",
+    "check_rows",
+    "declared_repeats",
     "finite_json",
     "head_bytes",
     "head_text",
     "json_file",
     "kind_of",
+    "nonblank",
     "optional_record",
     "parse_json",
     "record",
+    "record_key",
     "record_list",
     "source_dict",
     "source_line",
@@ -37,6 +45,14 @@ __all__ = [
 
 #: How much of a file detection reads (its head: a format is told by its first keys).
 HEAD_BYTES = 64 * 1024
+#: The most repeats (Inspect's epochs, τ²'s trials, promptfoo's ``--repeat``) a file may declare, unless
+#: it holds more results than that (:func:`declared_repeats`).
+REPEATS_BOUND = 10_000
+#: The most rows an import may make per item its file holds, and the rows always allowed
+#: (:func:`check_rows`): rows built as a cross product (every sample epoch × every scorer the log
+#: names, every item × every grader the file uses) would otherwise be millions from kilobytes.
+ROWS_PER_ITEM = 64
+ROWS_FLOOR = 100_000
 
 
 def parse_json(data: bytes, name: str) -> Any:
@@ -161,6 +177,23 @@ def record_list(value: Any, where: str, *, missing_ok: bool = True) -> list[Any]
     return value
 
 
+def record_key(value: Any, where: str) -> str:
+    """A record's key (a task id, a data-source item's index): a string with text or an integer, as a string.
+
+    Examples
+    --------
+    >>> record_key(7, "items.jsonl:3: data_source_idx"), record_key("t-1", "r.json: [0].task_id")
+    ('7', 't-1')
+    >>> record_key([1], "r.json: [4].task_id")
+    Traceback (most recent call last):
+    ...
+    scorekit._errors.InputError: r.json: [4].task_id: expected a string or an integer, found a list [1]
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or (isinstance(value, str) and not value.strip()):
+        raise InputError(f"{where}: expected a string or an integer, found {kind_of(value)} {json.dumps(value)[:40]}")
+    return str(value)
+
+
 def bounded_count(value: Any, where: str, *, at_most: int, what: str) -> int | None:
     """A count a file declares (epochs, trials, dataset size): a whole number in [0, ``at_most``], or None.
 
@@ -184,6 +217,77 @@ def bounded_count(value: Any, where: str, *, at_most: int, what: str) -> int | N
     if value > at_most:
         raise InputError(f"{where}: {value} is more than the file holds ({at_most}, {what})")
     return value
+
+
+def declared_repeats(value: Any, where: str, *, held: int, holds: str) -> int | None:
+    """A declared repeat count (epochs, trials): at most the larger of :data:`REPEATS_BOUND` and ``held``.
+
+    SPEC §20: a repeat count a file declares above what it could plausibly hold is a damaged
+    file, not a plan; below the bound it is a plan, and what the file lacks of it is counted
+    (``sample_epochs_planned``), never materialised beyond what the file holds. ``holds`` names
+    the results ``held`` counts, for the message.
+
+    Examples
+    --------
+    >>> declared_repeats(5, "log.json: eval.config.epochs", held=3, holds="sample epochs")
+    5
+    >>> declared_repeats(10**8, "results.json: info.num_trials", held=3, holds="simulations")
+    Traceback (most recent call last):
+    ...
+    scorekit._errors.InputError: results.json: info.num_trials: 100000000 is more than the file holds (10000, ...)
+    """
+    return bounded_count(value, where, at_most=max(REPEATS_BOUND, held),
+                         what=f"the larger of {REPEATS_BOUND} and the {holds} the file holds")
+
+
+def check_rows(name: str, rows: int, *, held: int, items: str) -> None:
+    """Refuse an import that would make more than :data:`ROWS_PER_ITEM` rows per item its file holds.
+
+    SPEC §20: every import stays linear in its file. ``rows`` is what the import would build
+    (counted before any row is), ``held`` the items the file holds that rows are built from,
+    ``items`` what those are, for the message; :data:`ROWS_FLOOR` rows are always allowed.
+
+    Examples
+    --------
+    >>> check_rows("items.jsonl", 2_000 * 2_000, held=4_000, items="items and grader results")
+    Traceback (most recent call last):
+    ...
+    scorekit._errors.InputError: items.jsonl: the file would make 4000000 rows from the 4000 items and ...
+    """
+    if rows > max(ROWS_FLOOR, ROWS_PER_ITEM * held):
+        raise InputError(f"{name}: the file would make {rows} rows from the {held} {items} it holds (more than "
+                         f"{ROWS_PER_ITEM} per item): not a file its tool writes")
+
+
+def nonblank(value: Any) -> str | None:
+    """``value`` when it is a string with a non-space character, else None (an optional name: a model, a task).
+
+    Examples
+    --------
+    >>> nonblank("gpt-4o"), nonblank("  "), nonblank(3)
+    ('gpt-4o', None, None)
+    """
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def amount(value: Any, where: str) -> float | None:
+    """A measured amount (cost, latency, duration): a number or null; NaN, infinite and negative carry no value.
+
+    Examples
+    --------
+    >>> amount(12, "r.json: results[0].latencyMs"), amount(-1.0, "x"), amount(None, "x")
+    (12.0, None, None)
+    >>> amount("12", "r.json: results[0].latencyMs")
+    Traceback (most recent call last):
+    ...
+    scorekit._errors.InputError: r.json: results[0].latencyMs: expected a number, found a string
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where}: expected a number, found {kind_of(value)}")
+    number = finite_float(value)
+    return number if number is not None and number >= 0 else None
 
 
 def source_dict(

@@ -62,10 +62,13 @@ from .._errors import FileProblem, InputError, NoSamplesError
 from .._io import MAX_DECOMPRESSED_VAR, check_regular, max_decompressed
 from ._base import (
     bounded_count,
+    check_rows,
+    declared_repeats,
     finite_json,
     head_bytes,
     head_text,
     json_file,
+    optional_record,
     parse_json,
     record,
     record_list,
@@ -78,13 +81,6 @@ __all__ = ["FORMAT", "detect", "read", "read_log", "value_outcome"]
 FORMAT = "inspect"
 HARNESS = "Inspect AI"
 
-#: The most epochs a log may declare, unless it holds more sample epochs than that: a larger count is an input error.
-EPOCHS_BOUND = 10_000
-#: The most rows a log may make per item it holds (sample, score value, scorer dimension, listed id), and the
-#: number of rows always allowed: every sample epoch makes a row per dimension, scored or not, so a file naming
-#: thousands of scorers and thousands of unscored samples would otherwise make millions of rows from kilobytes.
-ROWS_PER_ITEM = 64
-ROWS_FLOOR = 100_000
 #: The largest zip member read (uncompressed): a declared size above it is refused, not inflated.
 MEMBER_LIMIT = 1 << 30
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -395,11 +391,6 @@ def _at(where: str, field_name: str) -> str:
     return f"{where}.{field_name}" if where.endswith("]") else f"{where}: {field_name}"
 
 
-def _optional(value: Any, where: str) -> Mapping[str, Any]:
-    """An optional object of the log: ``{}`` when absent (null), else it must be an object."""
-    return {} if value is None else record(value, where)
-
-
 def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
@@ -476,7 +467,7 @@ def _spec_scorers(name: str, eval_spec: Mapping[str, Any], found: _Scorers) -> N
         where = f"{name}: eval.scorers[{i}]"
         scorer = str(_text(record(spec, where).get("name"), f"{where}.name"))
         found.add(scorer)
-        grader = _model_name(_optional(spec.get("options"), f"{where}.options").get("model"))
+        grader = _model_name(optional_record(spec.get("options"), f"{where}.options").get("model"))
         if grader:
             found.graders[scorer] = grader
 
@@ -490,7 +481,7 @@ def _result_scorers(name: str, results: Mapping[str, Any], found: _Scorers) -> N
             found.add_key(scorer, key)  # one entry per key of a dict-valued scorer
         else:
             found.add(scorer)
-        grader = _model_name(_optional(score.get("params"), f"{where}.params").get("model"))
+        grader = _model_name(optional_record(score.get("params"), f"{where}.params").get("model"))
         if grader:
             found.graders.setdefault(scorer, grader)
 
@@ -498,14 +489,14 @@ def _result_scorers(name: str, results: Mapping[str, Any], found: _Scorers) -> N
 def _scorers(name: str, log: Mapping[str, Any], samples: Sequence[tuple[str, Mapping[str, Any]]]) -> _Scorers:
     eval_spec = log["eval"]
     found = _Scorers()
-    roles = _optional(eval_spec.get("model_roles"), f"{name}: eval.model_roles")
+    roles = optional_record(eval_spec.get("model_roles"), f"{name}: eval.model_roles")
     role_grader = _model_name(roles.get("grader"))
     _spec_scorers(name, eval_spec, found)
-    _result_scorers(name, _optional(log.get("results"), f"{name}: results"), found)
+    _result_scorers(name, optional_record(log.get("results"), f"{name}: results"), found)
     for where, sample in samples:
         scores = sample.get("scores")
         if not isinstance(scores, Mapping):  # the position is built only for the message
-            scores = _optional(scores, _at(where, "scores"))
+            scores = optional_record(scores, _at(where, "scores"))
         for scorer, score in scores.items():
             found.add(scorer)
             if not isinstance(score, Mapping):
@@ -642,14 +633,6 @@ def _score_entries(samples: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
     return total
 
 
-def _check_rows(name: str, rows: int, *, held: int) -> None:
-    """Refuse a log that would make more than :data:`ROWS_PER_ITEM` rows per item it holds (SPEC §20: linear)."""
-    if rows > max(ROWS_FLOOR, ROWS_PER_ITEM * held):
-        raise InputError(f"{name}: the log would make {rows} rows from the {held} samples, scores, scorer "
-                         f"dimensions and listed ids it holds (more than {ROWS_PER_ITEM} per item): not a log "
-                         "Inspect writes")
-
-
 def _listed_ids(name: str, dataset: Mapping[str, Any]) -> list[int | str]:
     where = f"{name}: eval.dataset.sample_ids"
     return [_sample_id(sid, f"{where}[{i}]") for i, sid in enumerate(record_list(dataset.get("sample_ids"), where))]
@@ -680,10 +663,10 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     agent = model or "(unknown model)"
     if agent != model:
         notes.append("the eval names no model: agent '(unknown model)'")
-    config = _optional(eval_spec.get("config"), f"{name}: eval.config")
-    dataset = _optional(eval_spec.get("dataset"), f"{name}: eval.dataset")
-    epochs = bounded_count(config.get("epochs"), f"{name}: eval.config.epochs", at_most=max(EPOCHS_BOUND, len(samples)),
-                           what=f"the larger of {EPOCHS_BOUND} and the sample epochs the log holds")
+    config = optional_record(eval_spec.get("config"), f"{name}: eval.config")
+    dataset = optional_record(eval_spec.get("dataset"), f"{name}: eval.dataset")
+    epochs = declared_repeats(config.get("epochs"), f"{name}: eval.config.epochs", held=len(samples),
+                              holds="sample epochs")
     limit = config.get("limit")
     dataset_size = bounded_count(dataset.get("samples"), f"{name}: eval.dataset.samples", at_most=_JSON_INT_MAX,
                                  what="the largest whole number JSON keeps exact")
@@ -700,8 +683,9 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     planned, run_epochs = plan.planned, len(plan.seen)
     absent, budget = planned - run_epochs, len(samples) + len(listed)
     materialise = 0 < absent <= budget
-    _check_rows(name, (len(samples) + (absent if materialise else 0)) * scorers.width,
-                held=len(samples) + len(listed) + scorers.width + _score_entries(samples))
+    check_rows(name, (len(samples) + (absent if materialise else 0)) * scorers.width,
+               held=len(samples) + len(listed) + scorers.width + _score_entries(samples),
+               items="samples, scores, scorer dimensions and listed ids")
 
     counts = {"errored": 0, "unscored_samples": 0, "nan": 0, "partial_rows": 0, "unscored_rows": 0}
     own = [_definition(sample) for _, _, _, sample in keyed]
@@ -766,15 +750,15 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
 
     import pandas as pd
 
-    results = _optional(log.get("results"), f"{name}: results")
+    results = optional_record(log.get("results"), f"{name}: results")
     metrics: dict[str, Any] = {}
     for i, score in enumerate(results.get("scores") or []):  # each checked by _result_scorers
-        entry = _optional(score.get("metrics"), f"{name}: results.scores[{i}].metrics")
+        entry = optional_record(score.get("metrics"), f"{name}: results.scores[{i}].metrics")
         metrics[score["name"]] = {str(k): (v.get("value") if isinstance(v, Mapping) else v) for k, v in entry.items()}
     for total in ("total_samples", "completed_samples"):
         if total in results:
             metrics[total] = results[total]
-    packages = _optional(eval_spec.get("packages"), f"{name}: eval.packages")
+    packages = optional_record(eval_spec.get("packages"), f"{name}: eval.packages")
     version = packages.get("inspect_ai")
     frame = pd.DataFrame(rows)
     source = source_dict(

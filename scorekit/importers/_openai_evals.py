@@ -30,7 +30,7 @@ from typing import Any
 
 from .._errors import InputError, NoSamplesError, StrictJSONError
 from .._io import decode_utf8, finite_float, loads_strict, read_bounded, read_input_bytes
-from ._base import kind_of, optional_record, record, record_list
+from ._base import check_rows, kind_of, nonblank, optional_record, record, record_key, record_list, source_dict
 from ._run import ImportedRun
 
 __all__ = ["FORMAT", "detect", "first_object", "jsonl_objects", "read"]
@@ -100,10 +100,6 @@ def detect(path: Path) -> bool:
     return first is not None and _is_item(first)
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
-
-
 def _has_error(error: Any) -> bool:
     """An error the source reports: a non-empty text, or an object with any non-empty value."""
     if isinstance(error, dict):
@@ -117,12 +113,6 @@ def _error_text(error: Any) -> str:
     return str(error)
 
 
-def _case(value: Any, path: Path, number: int, field: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or (isinstance(value, str) and not value.strip()):
-        raise InputError(f"{path}:{number}: {field}: expected the data-source item's index, got {value!r}")
-    return str(value)
-
-
 def _normalise(value: dict[str, Any], path: Path, number: int) -> dict[str, Any]:
     """One output item as {run, case, item, model, error, grades, usage, output, eval}, its shape checked."""
     where = f"{path}:{number}"
@@ -130,13 +120,13 @@ def _normalise(value: dict[str, Any], path: Path, number: int) -> dict[str, Any]
     grades: dict[str, Any] = {}
     if "passes" not in value:  # the API object
         for i, result in enumerate(record_list(value.get("results"), f"{where}: results", missing_ok=False)):
-            name = _text(record(result, f"{where}: results[{i}]").get("name"))
+            name = nonblank(record(result, f"{where}: results[{i}]").get("name"))
             if name is None:
                 raise InputError(f"{where}: results[{i}]: a grader result without a name")
             grades[name] = result.get("passed")
         case_field = "datasource_item_id"
         item = value.get("datasource_item")
-        model = _text(sample.get("model"))
+        model = nonblank(sample.get("model"))
         usage = sample.get("usage")
         outputs = sample.get("output")
     else:  # the dashboard export
@@ -147,7 +137,7 @@ def _normalise(value: dict[str, Any], path: Path, number: int) -> dict[str, Any]
         case_field = next((f for f in ("data_source_idx", "datasource_item_id", "data_source_id") if f in value),
                           "data_source_idx")
         item = value.get("item")
-        model = _text(sample.get("sampled_model_name")) or _text(sample.get("model"))
+        model = nonblank(sample.get("sampled_model_name")) or nonblank(sample.get("model"))
         usage = sample.get("token_usage")
         outputs = sample.get("outputs")
     usage = optional_record(usage, f"{where}: sample usage")
@@ -163,15 +153,15 @@ def _normalise(value: dict[str, Any], path: Path, number: int) -> dict[str, Any]
     if not _has_error(error) and value.get("status") == "error":
         error = "the item's status is error"
     return {
-        "run": _text(value.get("run_id")),
-        "case": _case(value.get(case_field), path, number, case_field),
+        "run": nonblank(value.get("run_id")),
+        "case": record_key(value.get(case_field), f"{where}: {case_field}"),
         "item": item,
         "model": model,
         "error": _error_text(error) if _has_error(error) else None,
         "grades": grades,
         "usage": dict(usage) if usage else None,
         "output": output,
-        "eval": _text(value.get("eval_id")),
+        "eval": nonblank(value.get("eval_id")),
         "created": created if finite_float(created) is not None else None,
     }
 
@@ -214,6 +204,10 @@ def read(path: Path) -> list[ImportedRun]:
         graders.update(dict.fromkeys(item["grades"]))
         runs.setdefault(item["run"], len(runs))
         by_model.setdefault(item["model"], []).append(item)
+    # every item makes a row per grader the file uses: a file naming a grader of its own on each item
+    # would make items × graders rows (SPEC §20: linear in the file)
+    check_rows(str(path), len(items) * len(graders), held=len(items) + sum(len(i["grades"]) for i in items),
+               items="items and grader results")
     named = [m for m in by_model if m is not None]
     return [_run(path, mine, list(graders), runs, model, len(named) > 1) for model, mine in by_model.items()]
 
@@ -276,20 +270,10 @@ def _run(path: Path, items: list[dict[str, Any]], graders: list[str], runs: dict
     import pandas as pd
 
     created = [i["created"] for i in items if i["created"] is not None]
-    source = {
-        "format": FORMAT,
-        "files": [str(path)],
-        "status": None,
-        "samples_run": len(cases),
-        "sample_epochs_run": len(items),
-        "sample_epochs_planned": len(cases) * len(per_run),
-        "epochs": len(per_run),
-        "dataset_size": None,
-        "limit": None,
-        "created": min(created) if created else None,
-        "harness": "openai-evals",
-        "harness_version": None,
-        "metrics": {g: {"passed": c["PASS"], "failed": c["FAIL"], "errored": c["ERROR"]} for g, c in counts.items()},
-        "notes": notes,
-    }
+    source = source_dict(
+        fmt=FORMAT, files=[str(path)], status=None, samples_run=len(cases), epochs=len(per_run),
+        created=min(created) if created else None, harness="openai-evals", harness_version=None,
+        metrics={g: {"passed": c["PASS"], "failed": c["FAIL"], "errored": c["ERROR"]} for g, c in counts.items()},
+        notes=notes, sample_epochs_run=len(items), sample_epochs_planned=len(cases) * len(per_run),
+    )
     return ImportedRun(agent=agent, task=task, rows=pd.DataFrame.from_records(rows), partial=partial, source=source)

@@ -20,7 +20,9 @@ cost_usd, latency_ms     the result's ``cost`` and ``latencyMs``
 
 A result, its ``testCase``, assertions, grading components, response or prompt that is not the
 shape promptfoo writes is an input error naming the file and the position (SPEC §20), and a
-declared ``config.evaluateOptions.repeat`` is bounded by the results the file holds.
+declared ``config.evaluateOptions.repeat`` above the larger of 10,000 and the results the file holds
+is refused (:func:`~scorekit.importers._base.declared_repeats`, the rule Inspect's epochs and τ²'s
+trials follow).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from typing import Any
 
 from .._errors import InputError, NoSamplesError
 from ._base import (
-    bounded_count,
+    amount,
+    declared_repeats,
     finite_json,
     head_text,
     json_file,
@@ -110,15 +113,6 @@ def _index(value: Any, where: str) -> int:
     return value
 
 
-def _number(value: Any, where: str) -> float | int | None:
-    """A measured amount (cost, latency): a number or null; NaN and negatives carry no value."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{where}: expected a number, found {kind_of(value)}")
-    return value if finite_json(value) is not None and value >= 0 else None
-
-
 class _Result:
     """One promptfoo result, its shape checked: what the rows are built from."""
 
@@ -151,8 +145,8 @@ class _Result:
                                       sort_keys=True, ensure_ascii=False, default=str)
         self.input = finite_json({"vars": test.get("vars", result.get("vars")), "prompt": prompt.get("raw")})
         self.output = _output(response)
-        self.cost = _number(result.get("cost"), f"{where}.cost")
-        self.latency = _number(result.get("latencyMs"), f"{where}.latencyMs")
+        self.cost = amount(result.get("cost"), f"{where}.cost")
+        self.latency = amount(result.get("latencyMs"), f"{where}.latencyMs")
         self.error = _provider_error(result, response, grading)
 
 
@@ -263,10 +257,10 @@ def _prompt_metrics(prompt: Mapping[str, Any], where: str) -> Any:
     return finite_json(dict(optional_record(prompt.get("metrics"), f"{where}.metrics")))
 
 
-def _declared_repeat(config: Mapping[str, Any], name: str, at_most: int) -> int | None:
+def _declared_repeat(config: Mapping[str, Any], name: str, held: int) -> int | None:
     options = optional_record(config.get("evaluateOptions"), f"{name}: config.evaluateOptions")
-    return bounded_count(options.get("repeat"), f"{name}: config.evaluateOptions.repeat", at_most=at_most,
-                         what="results")
+    return declared_repeats(options.get("repeat"), f"{name}: config.evaluateOptions.repeat", held=held,
+                            holds="results")
 
 
 def _dataset_size(config: Mapping[str, Any], name: str) -> int | None:

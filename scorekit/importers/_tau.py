@@ -20,8 +20,9 @@ FAILs here. A τ² simulation ended by an infrastructure error is ERROR
 ``infrastructure_error`` (τ² leaves those out of its metrics too); one without a
 reward is ERROR ``unscored``; a listed task with fewer simulations than
 ``info.num_trials`` gets an ERROR ``not_run`` row per missing trial and makes the run
-partial (``num_trials`` is a count the file declares: above :data:`TRIALS_BOUND` and the
-simulations the file holds it is an input error, SPEC §20; missing pairs beyond the tasks
+partial (``num_trials`` is a count the file declares: above the larger of
+:data:`~scorekit.importers._base.REPEATS_BOUND` and the simulations the file holds it is an
+input error, SPEC §20; missing pairs beyond the tasks
 and simulations the file holds are counted in ``sample_epochs_planned``, not written as
 rows). A result, task or simulation that is not an object, or a reward, cost or duration
 that is not a number, is an input error naming the file and its position. pass^k over
@@ -37,7 +38,17 @@ from typing import Any
 
 from .._errors import InputError, NoSamplesError
 from .._io import finite_float, read_bounded, read_json_strict
-from ._base import bounded_count, kind_of, optional_record, record, record_list
+from ._base import (
+    amount,
+    declared_repeats,
+    kind_of,
+    nonblank,
+    optional_record,
+    record,
+    record_key,
+    record_list,
+    source_dict,
+)
 from ._run import ImportedRun
 
 __all__ = ["DIMENSION", "FORMAT", "TOLERANCE", "detect", "pass_hat_k_by_task", "read"]
@@ -50,9 +61,6 @@ _WHAT = "τ-bench results file"
 #: The largest k of the source's own pass^k headline (τ reports k = 1 … its trials; a file stating
 #: thousands of trials per task would cost thousands of passes over it).
 MAX_HEADLINE_K = 16
-#: The most trials per task ``info.num_trials`` may declare beyond the simulations the file holds
-#: (the Inspect importer bounds a declared epochs count the same way).
-TRIALS_BOUND = 10_000
 _HEAD = 1 << 16
 
 
@@ -124,12 +132,6 @@ def read(path: Path) -> list[ImportedRun]:
 
 
 # --------------------------------------------------------------------------- shared
-def _task_key(value: Any, where: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)) or (isinstance(value, str) and not value.strip()):
-        raise InputError(f"{where}: expected a string or an integer, found {kind_of(value)} {str(value)[:40]!r}")
-    return str(value)
-
-
 def _reward_status(reward: Any, where: str) -> tuple[str, str | None, float | None]:
     """(status, reason, reward as float) of one reward value: a number, or null (no reward: ERROR).
 
@@ -226,7 +228,7 @@ def _tau1(data: list[Any], path: Path) -> ImportedRun:
         entries.append(dict(record(entry, f"{path}: [{i}]")))
         info = optional_record(entry.get("info"), f"{path}: [{i}].info")
         infos.append(optional_record(info.get("task"), f"{path}: [{i}].info.task") if info else {})
-    keys = [_task_key(e.get("task_id"), f"{path}: [{i}].task_id") for i, e in enumerate(entries)]
+    keys = [record_key(e.get("task_id"), f"{path}: [{i}].task_id") for i, e in enumerate(entries)]
     trials = _trials([e.get("trial") for e in entries], keys, notes)
     rows: list[dict[str, Any]] = []
     rewards: dict[str, list[float]] = {}
@@ -252,40 +254,15 @@ def _tau1(data: list[Any], path: Path) -> ImportedRun:
         notes.append(
             f"partial: tasks ran unequal numbers of trials (from {min(counts.values())} to {max(counts.values())})"
         )
-    source = {
-        "format": FORMAT,
-        "files": [str(path)],
-        "status": None,
-        "samples_run": len(counts),
-        "sample_epochs_run": len(entries),
-        "sample_epochs_planned": len(counts) * max(counts.values()),
-        "epochs": max(counts.values()),
-        "dataset_size": None,
-        "limit": None,
-        "created": None,
-        "harness": "tau-bench",
-        "harness_version": None,
-        "metrics": _headline(rewards, success),
-        "notes": notes,
-    }
+    source = source_dict(
+        fmt=FORMAT, files=[str(path)], status=None, samples_run=len(counts), epochs=max(counts.values()),
+        created=None, harness="tau-bench", harness_version=None, metrics=_headline(rewards, success), notes=notes,
+        sample_epochs_run=len(entries), sample_epochs_planned=len(counts) * max(counts.values()),
+    )
     return ImportedRun(agent=agent, task=task, rows=_frame(rows), partial=partial, source=source)
 
 
 # --------------------------------------------------------------------------- τ²-bench
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
-
-
-def _amount(value: Any, where: str) -> float | None:
-    """A measured amount (cost, duration): a number or null; a negative one carries no value."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{where}: expected a number, found {kind_of(value)}")
-    amount = finite_float(value)
-    return amount if amount is not None and amount >= 0 else None
-
-
 def _indexed(entry: dict[str, Any]) -> dict[str, Any]:
     """A ``simulation_index`` entry (its reward flat) in the shape of a full simulation (``reward_info.reward``)."""
     sim: dict[str, Any] = {k: entry[k] for k in ("task_id", "trial", "termination_reason", "agent_cost", "duration")
@@ -300,7 +277,7 @@ def _tau2_tasks(value: Any, path: Path) -> dict[str, Any]:
     tasks: dict[str, Any] = {}
     for i, item in enumerate(record_list(value, f"{path}: tasks")):
         task = record(item, f"{path}: tasks[{i}]")
-        key = _task_key(task.get("id"), f"{path}: tasks[{i}].id")
+        key = record_key(task.get("id"), f"{path}: tasks[{i}].id")
         if key in tasks:
             raise InputError(f"{path}: tasks[{i}].id: task {key!r} is listed twice")
         tasks[key] = task
@@ -310,14 +287,14 @@ def _tau2_tasks(value: Any, path: Path) -> dict[str, Any]:
 def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
     notes = list(_COMMON_NOTES)
     info = record(data["info"], f"{path}: info")
-    agent = _text(optional_record(info.get("agent_info"), f"{path}: info.agent_info").get("llm"))
+    agent = nonblank(optional_record(info.get("agent_info"), f"{path}: info.agent_info").get("llm"))
     if agent is None:
         agent = path.stem
         notes.append(f"agent = {agent!r}, the file name's stem: info.agent_info.llm is not set")
     else:
         notes.append("agent = info.agent_info.llm")
-    task = _text(optional_record(info.get("environment_info"), f"{path}: info.environment_info").get("domain_name")) \
-        or path.stem
+    environment = optional_record(info.get("environment_info"), f"{path}: info.environment_info")
+    task = nonblank(environment.get("domain_name")) or path.stem
     notes.append(f"task = {task!r} (info.environment_info.domain_name, else the file name's stem)")
     tasks = _tau2_tasks(data.get("tasks"), path)
     field = "simulations" if "simulations" in data else "simulation_index"
@@ -329,7 +306,7 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
         sims = [_indexed(entry) for entry in sims]
         notes.append("τ²'s directory layout: the simulations are read from results.json's simulation_index "
                      "(task, trial, reward, termination, cost, duration); simulations/*.json add only messages")
-    keys = [_task_key(s.get("task_id"), f"{path}: {field}[{i}].task_id") for i, s in enumerate(sims)]
+    keys = [record_key(s.get("task_id"), f"{path}: {field}[{i}].task_id") for i, s in enumerate(sims)]
     trials = _trials([s.get("trial") for s in sims], keys, notes)
     rows: list[dict[str, Any]] = []
     rewards: dict[str, list[float]] = {}
@@ -354,10 +331,10 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
         row = _row(case, trial, agent, "tau2-bench", status, reason)
         if case in tasks:
             row["input"] = tasks[case]
-        cost = _amount(sim.get("agent_cost"), f"{where}.agent_cost")
+        cost = amount(sim.get("agent_cost"), f"{where}.agent_cost")
         if cost is not None:
             row["cost_usd"] = cost
-        duration = _amount(sim.get("duration"), f"{where}.duration")
+        duration = amount(sim.get("duration"), f"{where}.duration")
         if duration is not None:
             row["latency_s"] = duration
         rows.append(row)
@@ -374,8 +351,8 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
     # a declared count is bounded by what the file holds (SPEC §20); the (task, trial) pairs it plans
     # that the file lacks are ERROR rows as far as the file holds one task or simulation per pair,
     # and beyond that counted (sample_epochs_planned), never materialised
-    epochs = bounded_count(info.get("num_trials"), f"{path}: info.num_trials", at_most=max(TRIALS_BOUND, len(sims)),
-                           what=f"the larger of {TRIALS_BOUND} and the simulations the file holds") or None
+    epochs = declared_repeats(info.get("num_trials"), f"{path}: info.num_trials", held=len(sims),
+                              holds="simulations") or None
     partial = False
     ran = Counter(keys)
     pairs = set(zip(keys, trials, strict=True))
@@ -406,20 +383,10 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
         notes.append(f"partial: tasks ran unequal numbers of trials (from {min(ran.values())} to {max(ran.values())})")
     metrics = _headline(rewards, success)
     metrics["infra_error_count"] = infra
-    source = {
-        "format": FORMAT,
-        "files": [str(path)],
-        "status": None,
-        "samples_run": len(ran),
-        "sample_epochs_run": len(pairs),
-        "sample_epochs_planned": planned if planned is not None else len(pairs),
-        "epochs": epochs,
-        "dataset_size": len(tasks) or None,
-        "limit": None,
-        "created": _text(data.get("timestamp")),
-        "harness": "tau2-bench",
-        "harness_version": _text(info.get("git_commit")),
-        "metrics": metrics,
-        "notes": notes,
-    }
+    source = source_dict(
+        fmt=FORMAT, files=[str(path)], status=None, samples_run=len(ran), epochs=epochs,
+        dataset_size=len(tasks) or None, created=nonblank(data.get("timestamp")), harness="tau2-bench",
+        harness_version=nonblank(info.get("git_commit")), metrics=metrics, notes=notes,
+        sample_epochs_run=len(pairs), sample_epochs_planned=planned if planned is not None else len(pairs),
+    )
     return ImportedRun(agent=agent, task=task, rows=_frame(rows), partial=partial, source=source)

@@ -101,9 +101,10 @@ def test_promptfoo_damaged_record_is_an_input_error_naming_file_and_position(tmp
     _refused(_write_json(tmp_path, PROMPTFOO_EXPORT, edit), "promptfoo", position)
 
 
-def test_promptfoo_declared_repeat_beyond_the_results_held_is_refused(tmp_path):
+def test_promptfoo_declared_repeat_beyond_the_shared_bound_is_refused(tmp_path):
     path = _write_json(tmp_path, PROMPTFOO_EXPORT, _set(("config", "evaluateOptions"), {"repeat": 10**8}))
-    assert "more than the file holds (4, results)" in _refused(path, "promptfoo", "config.evaluateOptions.repeat")
+    assert "more than the file holds (10000, the larger of 10000 and the results" in _refused(
+        path, "promptfoo", "config.evaluateOptions.repeat")
 
 
 # --------------------------------------------------------------------------- τ-bench and τ²-bench

@@ -164,7 +164,7 @@ CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
     # the same class: 3,000 scorers x 3,000 unscored samples would make 9,000,000 ERROR rows from ~300 KB
     "scorers-x-unscored-samples": (lambda tmp: write_json_log(tmp / "log.json", json_log(
         [{"id": i, "epoch": 1} for i in range(3000)], scorers=[f"s{i}" for i in range(3000)])),
-        r"log\.json: the log would make 9000000 rows from the 9000 samples, scores"),
+        r"log\.json: the file would make 9000000 rows from the 9000 samples, scores"),
     # item 6: archives
     "400-names-one-member": (lambda tmp: one_member_many_names(tmp / "log.eval"),
                              r"log\.eval!samples/2_epoch_1\.json: the member's local header"),

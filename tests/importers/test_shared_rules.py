@@ -1,0 +1,91 @@
+"""The rules every importer shares, each with one home in ``importers/_base`` (SPEC §15, §20).
+
+A declared repeat count (Inspect's epochs, τ²'s trials, promptfoo's ``--repeat``) follows one bound;
+rows built as a cross product (every item × every grader a file names) are capped per item held.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from import_logs import PROMPTFOO_EXPORT, json_log, write_json_log
+
+import scorekit as sk
+from scorekit.importers import import_results
+from scorekit.importers._base import REPEATS_BOUND
+
+
+def _promptfoo(tmp_path: Path, repeat: int) -> Path:
+    doc = json.loads(PROMPTFOO_EXPORT.read_text(encoding="utf-8"))
+    doc.setdefault("config", {})["evaluateOptions"] = {"repeat": repeat}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def _inspect(tmp_path: Path, epochs: int) -> Path:
+    log = json_log([{"id": 1, "epoch": 1, "scores": {"s": {"value": "C"}}}], scorers=["s"])
+    log["eval"].setdefault("config", {})["epochs"] = epochs
+    return write_json_log(tmp_path / "log.json", log)
+
+
+def _tau2(tmp_path: Path, trials: int) -> Path:
+    data = {"info": {"num_trials": trials, "agent_info": {"llm": "m"}}, "tasks": [{"id": "a"}],
+            "simulations": [{"task_id": "a", "trial": 0, "reward_info": {"reward": 1.0}}]}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+WRITERS = {"inspect": (_inspect, "eval.config.epochs"), "tau": (_tau2, "info.num_trials"),
+           "promptfoo": (_promptfoo, "config.evaluateOptions.repeat")}
+
+
+@pytest.mark.parametrize("fmt", sorted(WRITERS))
+def test_a_declared_repeat_count_above_the_shared_bound_is_refused_in_the_same_words(tmp_path, fmt):
+    write, position = WRITERS[fmt]
+    path = write(tmp_path, REPEATS_BOUND + 1)
+    with pytest.raises(sk.InputError) as err:
+        import_results(path, fmt)
+    assert str(err.value) == (f"{path}: {position}: {REPEATS_BOUND + 1} is more than the file holds "
+                              f"({REPEATS_BOUND}, the larger of {REPEATS_BOUND} and the "
+                              f"{ {'inspect': 'sample epochs', 'tau': 'simulations', 'promptfoo': 'results'}[fmt]} "
+                              "the file holds)")
+
+
+@pytest.mark.parametrize("fmt", sorted(WRITERS))
+def test_a_declared_repeat_count_within_the_bound_is_a_plan_counted_never_refused(tmp_path, fmt):
+    write, _ = WRITERS[fmt]
+    runs = import_results(write(tmp_path, 5_000), fmt)  # promptfoo: one run per provider
+    for run in runs:
+        assert run.partial
+        assert run.source["sample_epochs_planned"] >= 5_000 > run.source["sample_epochs_run"]
+        assert len(run.rows) < 100  # the plan is counted, not written as rows
+
+
+def _items(n: int, *, own_grader: bool) -> str:
+    lines = []
+    for i in range(n):
+        grader = f"g{i}" if own_grader else "g"
+        lines.append(json.dumps({"run_id": "r", "data_source_idx": i, "item": {"q": i}, "passes": {grader: True},
+                                 "sample": {"sampled_model_name": "m"}}))
+    return "\n".join(lines) + "\n"
+
+
+def test_openai_evals_items_each_naming_their_own_grader_are_refused_not_multiplied(tmp_path):
+    """800 items × 800 graders would be 640,000 rows from 800 lines (every item is ERROR ungraded on the others)."""
+    path = tmp_path / "items.jsonl"
+    path.write_text(_items(800, own_grader=True), encoding="utf-8")
+    with pytest.raises(sk.InputError) as err:
+        import_results(path, "openai-evals")
+    assert str(err.value).startswith(f"{path}: the file would make 640000 rows from the 1600 items and grader "
+                                     "results it holds (more than 64 per item)")
+
+
+def test_openai_evals_items_sharing_graders_are_read_whatever_their_number(tmp_path):
+    path = tmp_path / "items.jsonl"
+    path.write_text(_items(800, own_grader=False), encoding="utf-8")
+    (run,) = import_results(path, "openai-evals")
+    assert len(run.rows) == 800 and set(run.rows["status"]) == {"PASS"}
