@@ -325,15 +325,27 @@ def source_dict(
     return dict(finite_json(out))
 
 
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def source_line(source: Mapping[str, Any]) -> str:
     """One line saying where a run came from: ``imported from Inspect AI 0.3.95, 3 of 100 samples, cancelled``.
+
+    The sample epochs are stated too when the run's ``sample_epochs_run`` and
+    ``sample_epochs_planned`` differ (and differ from the samples): every sample of a log
+    can have run while some of its epochs did not (a log stopped on its error budget).
 
     Examples
     --------
     >>> source_line({"harness": "Inspect AI", "harness_version": "0.3.95", "samples_run": 3,
     ...              "dataset_size": 100, "status": "cancelled"})
     'imported from Inspect AI 0.3.95, 3 of 100 samples, cancelled'
-    >>> source_line({"harness": "promptfoo", "samples_run": 2, "status": None})
+    >>> source_line({"harness": "Inspect AI", "harness_version": "0.3.x", "samples_run": 12, "dataset_size": 12,
+    ...              "sample_epochs_run": 17, "sample_epochs_planned": 36, "status": "error"})
+    'imported from Inspect AI 0.3.x, 12 of 12 samples, 17 of 36 sample epochs, error'
+    >>> source_line({"harness": "promptfoo", "samples_run": 2, "status": None,
+    ...              "sample_epochs_run": 4, "sample_epochs_planned": 4})
     'imported from promptfoo, 2 samples'
     """
     harness = str(source.get("harness") or source.get("format") or "another tool")
@@ -345,6 +357,10 @@ def source_line(source: Mapping[str, Any]) -> str:
             parts.append(f"{run} of {size} samples")
         else:
             parts.append(f"{run} sample" + ("" if run == 1 else "s"))
+    epochs_run, epochs_planned = source.get("sample_epochs_run"), source.get("sample_epochs_planned")
+    if (_count(epochs_run) and _count(epochs_planned) and epochs_run != epochs_planned
+            and (epochs_run, epochs_planned) != (run, size)):  # one epoch: the samples already say it
+        parts.append(f"{epochs_run} of {epochs_planned} sample epochs")
     limit = source.get("limit")
     if limit is not None:
         parts.append(f"limit {json.dumps(limit)}")

@@ -19,6 +19,7 @@ from import_logs import QUIZ, members, value_kind, write_zip
 
 import scorekit as sk
 from scorekit.importers import import_results
+from scorekit.importers._base import source_line
 
 CRASHED = (7, 2)  # the sample epoch whose error stopped the run
 NEVER_RAN = {(8, 1), (8, 2), (8, 3), *((sid, 3) for sid in range(1, 8))}
@@ -109,6 +110,7 @@ def test_the_source_counts_the_sample_epochs_that_ran_and_the_run_is_partial(log
     assert (run.source["sample_epochs_run"], run.source["sample_epochs_planned"]) == (14, 24)
     assert run.partial and run.source["status"] == "error"
     assert sk.evaluate(run).decision != "PASS"
+    assert source_line(run.source) == "imported from Inspect AI 0.3.285, 7 of 8 samples, 14 of 24 sample epochs, error"
 
 
 def test_scorekit_import_writes_the_error_text_into_the_rows(log, tmp_path, run_cli):

@@ -1,7 +1,8 @@
 """The rules every importer shares, each with one home in ``importers/_base`` (SPEC §15, §20).
 
 A declared repeat count (Inspect's epochs, τ²'s trials, promptfoo's ``--repeat``) follows one bound;
-rows built as a cross product (every item × every grader a file names) are capped per item held.
+rows built as a cross product (every item × every grader a file names) are capped per item held; the
+source line states the sample epochs a run lacks.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from import_logs import PROMPTFOO_EXPORT, json_log, write_json_log
 
 import scorekit as sk
 from scorekit.importers import import_results
-from scorekit.importers._base import REPEATS_BOUND
+from scorekit.importers._base import REPEATS_BOUND, source_line
 
 
 def _promptfoo(tmp_path: Path, repeat: int) -> Path:
@@ -89,3 +90,19 @@ def test_openai_evals_items_sharing_graders_are_read_whatever_their_number(tmp_p
     path.write_text(_items(800, own_grader=False), encoding="utf-8")
     (run,) = import_results(path, "openai-evals")
     assert len(run.rows) == 800 and set(run.rows["status"]) == {"PASS"}
+
+
+def test_the_source_line_states_the_sample_epochs_an_inspect_log_lacks(tmp_path):
+    """Every listed sample ran once, one of three epochs: '2 of 2 samples' alone hid 4 missing epochs."""
+    samples = [{"id": i, "epoch": 1, "input": f"q{i}", "scores": {"s": {"value": "C"}}} for i in (1, 2)]
+    log = json_log(samples, status="error", scorers=["s"])
+    log["eval"].setdefault("config", {})["epochs"] = 3
+    (run,) = import_results(write_json_log(tmp_path / "log.json", log), "inspect")
+    line = source_line(run.source)
+    assert "2 samples" in line or "2 of 2 samples" in line
+    assert line.endswith(", 2 of 6 sample epochs, error")
+
+
+def test_the_source_line_says_nothing_of_epochs_a_run_does_not_lack(tmp_path):
+    (run,) = import_results(_inspect(tmp_path, 1), "inspect")
+    assert "sample epochs" not in source_line(run.source)
