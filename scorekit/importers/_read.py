@@ -4,8 +4,9 @@ The format modules (:data:`~scorekit.importers.FORMATS`) are imported only when 
 not present in this installation is skipped. Detection is by content (each module's
 ``detect``), never by file name alone. A directory is walked here, once for every format: each
 file is read by the format that recognises it; a log without samples is skipped with a note on
-the runs that remain, a file no format recognises is skipped with a note, and a directory left
-with no run is an input error.
+the runs that remain, a file no format recognises is skipped with a note (unless a file read as
+a whole layout claims it: a module's optional ``claims(path)``), and a directory left with no run
+is an input error.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
 
     modules = _present(names)
     runs: list[ImportedRun] = []
-    skipped: list[str] = []
+    skipped: list[tuple[Path | None, str]] = []  # (a file no format recognises, or None) and the note
+    claimed: set[Path] = set()
     files = list(_files(root))
     bar = progress_bar(len(files), "importing")
     for path in files:
@@ -81,20 +83,34 @@ def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
             bar.update(1)
         module = next((m for _, m in modules if m.detect(path)), None)
         if module is None:
-            skipped.append(f"skipped {path}: not a {' or '.join(n for n, _ in modules)} file")
+            skipped.append((path, f"skipped {path}: not a {' or '.join(n for n, _ in modules)} file"))
             continue
         try:
             runs.extend(module.read(path))
         except NoSamplesError as exc:
-            skipped.append(f"skipped {exc}")
+            skipped.append((None, f"skipped {exc}"))
+            continue
+        claimed |= _claims(module, path)
     if bar is not None:
         bar.close()
+    notes = [note for path, note in skipped if path is None or path not in claimed]
     if not runs:
-        why = "; ".join(skipped) if skipped else "the directory holds no file"
+        why = "; ".join(notes) if notes else "the directory holds no file"
         raise InputError(f"{root}: nothing to import ({why})")
-    if skipped:
-        runs = [_with_notes(run, skipped) for run in runs]
+    if notes:
+        runs = [_with_notes(run, notes) for run in runs]
     return runs
+
+
+def _claims(module: ModuleType, path: Path) -> set[Path]:
+    """The files a format's directory layout adds to ``path`` (its module's ``claims``), which are not skipped.
+
+    A format read from one file of a layout (τ²'s ``results.json`` beside ``simulations/``) claims the
+    others, so they are not each noted as skipped. A claimed file is still read when a format
+    recognises it: a claim only keeps the note of a file no format reads off the runs.
+    """
+    claims = getattr(module, "claims", None)
+    return set() if claims is None else {Path(p) for p in claims(path)}
 
 
 def _with_notes(run: ImportedRun, notes: list[str]) -> ImportedRun:

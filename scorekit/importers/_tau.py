@@ -51,7 +51,7 @@ from ._base import (
 )
 from ._run import ImportedRun
 
-__all__ = ["DIMENSION", "FORMAT", "TOLERANCE", "detect", "pass_hat_k_by_task", "read"]
+__all__ = ["DIMENSION", "FORMAT", "TOLERANCE", "claims", "detect", "pass_hat_k_by_task", "read"]
 
 FORMAT = "tau"
 DIMENSION = "tau_reward"
@@ -90,6 +90,19 @@ def detect(path: Path) -> bool:
     except InputError:
         return False
     return _shape(data) is not None
+
+
+def claims(path: Path) -> set[Path]:
+    """The files of τ²'s directory layout read from ``path``: ``simulations/*.json`` beside a ``results.json``.
+
+    ``results.json``'s ``simulation_index`` holds what the rows need; the simulation files add only
+    messages, so a directory walk does not note each of them as a file it skipped.
+    """
+    path = Path(path)
+    folder = path.parent / "simulations"
+    if path.name != "results.json" or not folder.is_dir():
+        return set()
+    return {p for p in folder.glob("*.json") if p.is_file()}
 
 
 def _shape(data: Any) -> str | None:

@@ -2,20 +2,24 @@
 
 A declared repeat count (Inspect's epochs, τ²'s trials, promptfoo's ``--repeat``) follows one bound;
 rows built as a cross product (every item × every grader a file names) are capped per item held; the
-source line states the sample epochs a run lacks.
+source line states the sample epochs a run lacks; a format read from one file of a directory layout
+(τ²'s ``results.json`` + ``simulations/``) claims the layout's other files.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
-from import_logs import PROMPTFOO_EXPORT, json_log, write_json_log
+from import_logs import DATA, PROMPTFOO_EXPORT, json_log, write_json_log
 
 import scorekit as sk
 from scorekit.importers import import_results
 from scorekit.importers._base import REPEATS_BOUND, source_line
+
+TAU_DIR = DATA / "tau" / "mock-llm_agent-dir"
 
 
 def _promptfoo(tmp_path: Path, repeat: int) -> Path:
@@ -106,3 +110,21 @@ def test_the_source_line_states_the_sample_epochs_an_inspect_log_lacks(tmp_path)
 def test_the_source_line_says_nothing_of_epochs_a_run_does_not_lack(tmp_path):
     (run,) = import_results(_inspect(tmp_path, 1), "inspect")
     assert "sample epochs" not in source_line(run.source)
+
+
+def test_a_tau2_results_directory_claims_its_simulation_files(tmp_path):
+    """τ²'s layout: results.json is read, simulations/*.json belong to it and are not each 'skipped'."""
+    (run,) = import_results(TAU_DIR)
+    assert not [n for n in run.source["notes"] if "skipped" in n]
+    assert len(run.rows) == len(json.loads((TAU_DIR / "results.json").read_text())["simulation_index"])
+
+
+def test_a_file_beside_a_tau2_layout_that_no_format_reads_is_still_noted(tmp_path):
+    root = tmp_path / "run"
+    shutil.copytree(TAU_DIR, root)
+    (root / "notes.txt").write_text("by hand\n", encoding="utf-8")
+    (root / "simulations" / "scratch.txt").write_text("by hand\n", encoding="utf-8")
+    (run,) = import_results(root)
+    skipped = [n for n in run.source["notes"] if "skipped" in n]
+    assert [n.split(":")[0] for n in skipped] == [f"skipped {root / 'notes.txt'}",
+                                                   f"skipped {root / 'simulations' / 'scratch.txt'}"]
