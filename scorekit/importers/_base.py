@@ -270,13 +270,15 @@ def nonblank(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def amount(value: Any, where: str) -> float | None:
+def amount(value: Any, where: str) -> float | int | None:
     """A measured amount (cost, latency, duration): a number or null; NaN, infinite and negative carry no value.
+
+    A whole number stays one, as the source wrote it (one too large for a float carries no value).
 
     Examples
     --------
-    >>> amount(12, "r.json: results[0].latencyMs"), amount(-1.0, "x"), amount(None, "x")
-    (12.0, None, None)
+    >>> amount(12, "r.json: results[0].latencyMs"), amount(0.5, "x"), amount(-1.0, "x"), amount(None, "x")
+    (12, 0.5, None, None)
     >>> amount("12", "r.json: results[0].latencyMs")
     Traceback (most recent call last):
     ...
@@ -287,7 +289,7 @@ def amount(value: Any, where: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{where}: expected a number, found {kind_of(value)}")
     number = finite_float(value)
-    return number if number is not None and number >= 0 else None
+    return value if number is not None and number >= 0 else None
 
 
 def source_dict(
