@@ -25,7 +25,7 @@ screened row ever becomes a Python object:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,6 +38,9 @@ from .._partial import Partial, orphan_digests, undefined_pairs
 from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
 from ._digests import from_hex, sorted_list_hash
+
+if TYPE_CHECKING:
+    from .duckdb import Files
 
 __all__ = ["SCREENED_TABLE", "count_parquet", "count_screened", "scored_sql"]
 
@@ -194,18 +197,17 @@ def _evidence_rows(base: str, strict: bool) -> str:
     )
 
 
-def count_parquet(con: Any, files: list[str], offsets: list[int], present: dict[str, str], screen: str,
+def count_parquet(con: Any, files: Files, offsets: list[int], present: dict[str, str], screen: str,
                   slow: Partial, *, source: str, agent: str | None, strict: bool, limit: int | None,
                   threshold: int) -> Counted:
     """The :class:`Counted` of pre-scored Parquet ``files`` (``offsets``: each file's first line less one):
     ``present`` are the columns and their (union) types, ``screen`` the SQL a row passes when the pandas
     checks certainly accept it, ``slow`` the rows that did not pass, scored by the pandas code."""
-    from .duckdb import _quoted, line_sql
+    from .duckdb import line_sql
 
     columns = _Columns(present, screen)
     line = line_sql(files, offsets)
-    listed = ", ".join(_quoted(f) for f in files)
-    everything = f"read_parquet([{listed}], filename = true, file_row_number = true, union_by_name = true)"
+    everything = f"read_parquet({files.listed()}, filename = true, file_row_number = true, union_by_name = true)"
     where = f" WHERE line <= {int(limit)}" if limit is not None else ""
 
     def build(table: str) -> Partial:

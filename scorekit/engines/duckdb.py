@@ -34,9 +34,11 @@ pandas code.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +50,7 @@ from .._tally import Counted
 from ..scorers import Context
 from ..scorers.pii import prefilter
 
-__all__ = ["COLUMNS", "KINDS", "arrow_batches", "file_offsets", "line_sql", "score"]
+__all__ = ["COLUMNS", "KINDS", "Files", "arrow_batches", "file_offsets", "line_sql", "literal_files", "score"]
 
 # The columns of a pre-scored row this engine reads (SPEC §2); partial_run (true or false) is counted,
 # any true one making the evaluation TRIAGE.
@@ -92,6 +94,53 @@ def _files(rows: Any) -> tuple[str, list[str]]:
     return kind, [os.fspath(rows)]  # as given: messages name the file as the pandas engine does
 
 
+@dataclass(frozen=True)
+class Files:
+    """The files of one evaluation, each named three ways (SPEC §20: a results path is a literal path).
+
+    ``given``: as the user named them (messages, and Python's own reads); ``read``: the text DuckDB's
+    readers are given, which they read as exactly that file (:func:`literal_files`); ``named``: what
+    DuckDB's ``filename`` column reports for it.
+    """
+
+    given: list[str]
+    read: list[str]
+    named: list[str]
+
+    def listed(self) -> str:
+        """SQL: the list of the files as DuckDB's readers must be given them."""
+        return "[" + ", ".join(_quoted(f) for f in self.read) + "]"
+
+
+def literal_files(con: Any, given: list[str]) -> Files:
+    """The :class:`Files` of ``given``: each path as DuckDB reads exactly that file.
+
+    DuckDB's readers (``read_parquet``, ``read_csv``, ``parquet_metadata``...) expand ``*``, ``?`` and
+    ``[...]`` in every path they are given, each path of a list too, and ``~`` at its start: given
+    ``res[1].jsonl`` they read ``res1.jsonl``. So each path is made absolute and its glob characters
+    are escaped (``[[]``, ``[*]``, ``[?]``); DuckDB's own ``glob()`` must then find that file and no
+    other, or the path is refused in one line (DuckDB cannot name it: a backslash beside a glob
+    character in a file name, say).
+
+    Raises
+    ------
+    InputError
+        A path DuckDB would not read as exactly that file.
+    """
+    read, named = [], []
+    for path in given:
+        absolute = os.path.abspath(path)
+        escaped = glob.escape(absolute)
+        if escaped != absolute:  # a glob character: DuckDB says which files the escaped text names
+            found = [str(f) for (f,) in con.execute("SELECT file FROM glob(?)", [escaped]).fetchall()]
+            if found != [absolute]:
+                raise InputError(f"{path}: the duckdb engine cannot read this path as it is named (DuckDB would "
+                                 "read it as a pattern): rename the file or use --engine pandas")
+        read.append(escaped)
+        named.append(absolute)
+    return Files(given=list(given), read=read, named=named)
+
+
 def connect(memory_limit: str = "2GB") -> Any:
     """A DuckDB connection bounded in memory, spilling into a temporary directory of its own.
 
@@ -128,32 +177,31 @@ def _other_columns(name: str, other: Iterable[str]) -> InputError:
 
 
 # --------------------------------------------------------------------------- Parquet
-def file_offsets(con: Any, files: list[str]) -> list[int]:
+def file_offsets(con: Any, files: Files) -> list[int]:
     """Each Parquet file's first line less one: the rows of the files before it, from the footers."""
     offsets, total = [], 0
-    for path in files:
+    for path in files.read:
         offsets.append(total)
         total += int(con.execute("SELECT coalesce(sum(row_group_num_rows), 0) FROM (SELECT DISTINCT row_group_id, "
                                  "row_group_num_rows FROM parquet_metadata(?))", [path]).fetchall()[0][0])
     return offsets
 
 
-def line_sql(files: list[str], offsets: list[int]) -> str:
+def line_sql(files: Files, offsets: list[int]) -> str:
     """SQL of a row's line number over ``read_parquet(files, filename = true, file_row_number = true)``:
     the files counted as one, in name order, with no window over the rows."""
-    if len(files) == 1:
+    if len(files.named) == 1:
         return "file_row_number + 1"
-    cases = " ".join(f"WHEN {_quoted(f)} THEN {o}" for f, o in zip(files, offsets, strict=True))
+    cases = " ".join(f"WHEN {_quoted(f)} THEN {o}" for f, o in zip(files.named, offsets, strict=True))
     return f"CASE filename {cases} END + file_row_number + 1"
 
 
-def _parquet_source(con: Any, files: list[str], name: str, ctx_args: dict[str, Any],
+def _parquet_source(con: Any, files: Files, name: str, ctx_args: dict[str, Any],
                     limit: int | None) -> tuple[dict[str, str], list[int], str]:
     """Create views ``screened`` (every pre-scored column, ``line`` and ``ok``) and ``fields`` (what
     the screened rows are scored from); return the columns' types, the files' line offsets and the screen."""
     try:
-        listed = ", ".join(_quoted(f) for f in files)
-        con.execute(f"CREATE OR REPLACE TEMP VIEW raw AS SELECT * FROM read_parquet([{listed}], filename = true, "
+        con.execute(f"CREATE OR REPLACE TEMP VIEW raw AS SELECT * FROM read_parquet({files.listed()}, filename = true, "
                     "file_row_number = true, union_by_name = true)")
         types = {column: str(kind) for column, kind, *_ in con.execute("DESCRIBE raw").fetchall()}
     except Exception as exc:  # noqa: BLE001 - duckdb raises several types for unreadable files
@@ -248,8 +296,9 @@ def _first_line(path: str) -> bytes:
         return fh.readline().removesuffix(b"\n")
 
 
-def _read_lines(con: Any, path: str, kind: str) -> int | None:
-    """Create view ``lines`` (``n``, ``text``: every line of ``path``, NULL for an empty one) and return
+def _read_lines(con: Any, path: str, read: str, kind: str) -> int | None:
+    """Create view ``lines`` (``n``, ``text``: every line of ``path``, which DuckDB reads as ``read``
+    (:func:`literal_files`), NULL for an empty one) and return
     the number of lines when DuckDB read the file exactly and its form is plain; None when the pandas
     reader must read it whole (a byte-order mark, not UTF-8, a ``\\r``, a CSV with quotes, blank lines
     or no row, a JSON Lines file whose first line is not one object, lines DuckDB did not give back
@@ -267,7 +316,7 @@ def _read_lines(con: Any, path: str, kind: str) -> int | None:
         return None
     con.execute(
         "CREATE OR REPLACE TEMP VIEW lines AS SELECT row_number() OVER () AS n, text FROM read_csv("
-        f"{_quoted(path)}, columns = {{'text': 'VARCHAR'}}, header = false, auto_detect = false, "
+        f"[{_quoted(read)}], columns = {{'text': 'VARCHAR'}}, header = false, auto_detect = false, "
         "delim = '\x01', quote = '', escape = '', new_line = '\\n', max_line_size = 1073741824, strict_mode = true)"
     )
     try:
@@ -350,11 +399,12 @@ def _jsonl_fields() -> str:
             f"SELECT line, text, regexp_full_match(text, '{_OBJECT}') AS plain FROM body)))")
 
 
-def _text_source(con: Any, path: str, kind: str, name: str, ctx_args: dict[str, Any], offset: int,
+def _text_source(con: Any, path: str, read: str, kind: str, name: str, ctx_args: dict[str, Any], offset: int,
                  limit: int | None) -> int | None:
-    """Create view ``fields`` over the rows of ``path`` (lines numbered from ``offset``) and return the
-    file's number of lines; None when the file is not plain (the pandas reader reads it whole)."""
-    count = _read_lines(con, path, kind)
+    """Create view ``fields`` over the rows of ``path`` (DuckDB reads it as ``read``; lines numbered from
+    ``offset``) and return the file's number of lines; None when the file is not plain (the pandas
+    reader reads it whole)."""
+    count = _read_lines(con, path, read, kind)
     if count is None:
         return None
     if kind == "csv":
@@ -446,12 +496,13 @@ def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | Non
     from .._evidence import EVIDENCE_ROWS_IN_MEMORY
     from ._counted import count_parquet, count_screened
 
-    kind, files = _files(rows)
+    kind, given = _files(rows)
     name = str(rows)
     threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
     agent = ctx_args.get("agent")
     con = connect()
     try:
+        files = literal_files(con, given)
         if kind != "parquet":
             def build(table: str) -> Partial:
                 return _count_text_files(con, table, files, kind, name, ctx_args, strict, limit)
@@ -467,7 +518,7 @@ def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | Non
         con.close()
 
 
-def _count_text_files(con: Any, table: str, files: list[str], kind: str, name: str, ctx_args: dict[str, Any],
+def _count_text_files(con: Any, table: str, files: Files, kind: str, name: str, ctx_args: dict[str, Any],
                       strict: bool, limit: int | None) -> Partial:
     """Each file in turn: its screened rows scored in SQL into ``table``, the others by the pandas code
     (returned as one partial). In a directory, lines are counted on from the files before (CSV: one
@@ -479,9 +530,9 @@ def _count_text_files(con: Any, table: str, files: list[str], kind: str, name: s
                           "agent, partial_run, ok FROM fields", "ok", run_text="run", run_int="run_int")
     parts: list[Partial] = []
     offset, left = 0, limit
-    for path in files:
-        file_name = path if len(files) > 1 else name  # a file-level message names the file
-        count = _text_source(con, path, kind, file_name, ctx_args, offset, left)
+    for path, read in zip(files.given, files.read, strict=True):
+        file_name = path if len(files.given) > 1 else name  # a file-level message names the file
+        count = _text_source(con, path, read, kind, file_name, ctx_args, offset, left)
         seen = [0]
         items: Iterable[Any]
         if count is not None:

@@ -370,7 +370,8 @@ def test_the_sql_screen_passes_plain_pre_scored_lines_and_nothing_else(tmp_path,
     path = _text_file(tmp_path, kind)
     con = engine.connect()
     try:
-        assert engine._text_source(con, str(path), kind, str(path), {}, 0, None) is not None
+        read = engine.literal_files(con, [str(path)]).read[0]
+        assert engine._text_source(con, str(path), read, kind, str(path), {}, 0, None) is not None
         passed = con.execute("SELECT line, status, evaluator FROM fields WHERE ok").fetchall()
     finally:
         con.close()
