@@ -84,6 +84,8 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
     if engine == "dask":
         from . import dask
 
+        if scheduler is not None:
+            dask.scheduler_address(scheduler)  # a malformed address: one line, before the rows are read
         src = dask.open_rows(rows)
         if limit is not None:  # a partial scan: the first rows, scored here
             from .._ingest import ingest as score_here

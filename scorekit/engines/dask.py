@@ -12,19 +12,43 @@ processes runs here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
+from .._errors import InputError, one_line
 from .._partial import Partial, score_items
 from .._rows import open_source
 from .._rows._formats import Source
 from .._tally import Counted
 from ..scorers import Context
 
-__all__ = ["is_dask_frame", "score"]
+__all__ = ["CONNECT_TIMEOUT", "is_dask_frame", "scheduler_address", "score"]
 
 # Worker processes of the LocalCluster started when no scheduler is given.
 LOCAL_WORKERS = 2
+#: Seconds to reach a scheduler before giving up (dask's own default waits 30 s, retrying).
+CONNECT_TIMEOUT = 5
+# A scheduler address as dask.distributed writes one: [scheme://]host:port (IPv6 in brackets), or an
+# in-process one.
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})"
+                      r"|inproc://\S+")
+
+
+def scheduler_address(address: Any) -> str:
+    """``address`` when it is the form of a dask scheduler address (``tcp://10.0.0.5:8786``,
+    ``10.0.0.5:8786``, ``tls://host:8786``...); checked before any row is read or any connection tried.
+
+    Raises
+    ------
+    InputError
+        One line naming the address.
+    """
+    match = _ADDRESS.fullmatch(address) if isinstance(address, str) else None
+    if match is None or (match["port"] is not None and not 0 < int(match["port"]) < 65536):
+        raise InputError(f"scheduler {address!r}: not a dask scheduler address (expected [tcp://]HOST:PORT, "
+                         "e.g. tcp://10.0.0.5:8786)")
+    return str(address)
 
 
 def is_dask_frame(value: Any) -> bool:
@@ -37,7 +61,12 @@ def _client(scheduler: str | None) -> tuple[Any, Any]:
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        return Client(scheduler), None
+        address = scheduler_address(scheduler)
+        try:
+            return Client(address, timeout=CONNECT_TIMEOUT), None
+        except (OSError, ValueError) as exc:  # refused, timed out, unknown host (TimeoutError is an OSError)
+            raise InputError(f"scheduler {address!r}: cannot connect to the dask scheduler within "
+                             f"{CONNECT_TIMEOUT} s ({one_line(exc)})") from None
     # Any free port: with None the scheduler's HTTP server still takes 8787 and warns when a running cluster has it.
     cluster = LocalCluster(n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True, dashboard_address=":0")
     return Client(cluster), cluster
