@@ -31,8 +31,16 @@ Python's ``json`` silently keeps the last of two equal keys, reads ``NaN`` and
 strict reading of JSON text in scorekit: a duplicate key, ``NaN``/``Infinity``,
 a number that overflows to infinity, an integer longer than Python converts
 (``sys.get_int_max_str_digits``, 4300 digits by default) and nesting deeper than
-the parser's stack are each a :class:`~scorekit._errors.StrictJSONError` (its
-``kind`` says which, so each reader words it), never a traceback. A reader whose
+a fixed limit are each a :class:`~scorekit._errors.StrictJSONError` (its
+``kind`` says which, so each reader words it), never a traceback.
+
+The nesting limit is checked on the text before any decoder sees it
+(:func:`nesting_exceeds`): the decoders (``json``, ``orjson``) and every walk
+over a parsed value after them (number checks, hashing, schema validation)
+recurse once per level, so the depth at which they fail depends on the stack
+they run on. A results row may nest arrays and objects :data:`ROW_NESTING`
+levels deep (the row object is level 1), a whole document (a policy, a
+scorecard, another tool's log) :data:`DOCUMENT_NESTING`. A reader whose
 value checks name a non-finite number themselves relaxes only that
 (``nonfinite="overflow"`` or ``"keep"``); duplicate keys are always refused.
 :func:`read_json_strict` reads and parses a file in one step.
@@ -51,6 +59,7 @@ import json
 import math
 import numbers
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -62,8 +71,10 @@ from ._errors import DuplicateKeyError, FileProblem, InputError, StrictJSONError
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "DOCUMENT_NESTING",
     "KEY_LIMIT",
     "MAX_DECOMPRESSED_VAR",
+    "ROW_NESTING",
     "SCORECARD_JSON_LIMIT",
     "SIGNATURE_LIMIT",
     "atomic_write",
@@ -76,6 +87,8 @@ __all__ = [
     "finite_float",
     "loads_strict",
     "max_decompressed",
+    "nesting_exceeds",
+    "nesting_offset",
     "owned_temporary_directory",
     "read_bounded",
     "read_input_bytes",
@@ -335,6 +348,68 @@ def _finite_number(text: str) -> float:
     return value
 
 
+#: Levels of arrays and objects a results row may nest (the row object is level 1).
+ROW_NESTING = 64
+#: Levels of arrays and objects a whole JSON document may nest (a policy, a scorecard, another tool's log).
+DOCUMENT_NESTING = 128
+
+# Quotes and brackets; what a bracket does to the depth (an opening one 2, a closing one 0: see below).
+_NOT_MARKS = bytes(b for b in range(256) if b not in b'"[]{}')
+_STEPS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+# A JSON string (a backslash escapes the next byte), or a bracket.
+_STRUCTURE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{\]}]')
+
+
+def _as_bytes(text: str | bytes) -> bytes:
+    return text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+
+
+def nesting_exceeds(text: str | bytes, limit: int) -> bool:
+    """True when the JSON ``text`` nests arrays and objects more than ``limit`` levels deep.
+
+    Decided without recursion and without parsing (bytes operations and one cumulative sum), so
+    it runs before any decoder: brackets inside strings do not count. On text that is not JSON
+    it never counts fewer levels than a decoder reaches before its error.
+
+    Examples
+    --------
+    >>> nesting_exceeds('{"a": [[1]], "b": "[[[[[\\\\"}', 3), nesting_exceeds('[[[[]]]]', 3)
+    (False, True)
+    """
+    data = _as_bytes(text)
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    if b"\\" in data:  # an escaped backslash, then an escaped quote: neither ends a string
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    # Between the 2k-th and (2k+1)-th quote is a string: the brackets outside them are the structure.
+    structure = b"".join(data.translate(None, _NOT_MARKS).split(b'"')[::2])
+    if len(structure) <= limit:
+        return False
+    import numpy as np  # lazy: `import scorekit` stays light
+
+    # After k brackets the depth is (opening ones among them) - (closing ones) = 2 * opening - k.
+    steps = np.cumsum(np.frombuffer(structure.translate(_STEPS), dtype=np.uint8), dtype=np.int64)
+    return bool((steps - np.arange(1, len(steps) + 1)).max() > limit)
+
+
+def nesting_offset(text: str | bytes, limit: int) -> int | None:
+    """The byte offset in ``text`` (UTF-8) of the bracket that nests deeper than ``limit`` levels,
+    or None (:func:`nesting_exceeds` is the fast test; this one locates, for a message)."""
+    data = _as_bytes(text)
+    if not nesting_exceeds(data, limit):
+        return None
+    depth = 0
+    for match in _STRUCTURE.finditer(data):
+        byte = data[match.start()]
+        if byte in b"[{":
+            depth += 1
+            if depth > limit:
+                return match.start()
+        elif byte in b"]}":
+            depth -= 1
+    return None  # pragma: no cover - nesting_exceeds counted the same brackets
+
+
 # One decoder per strictness, built once: json.loads with hooks would build one per call.
 _DECODERS: dict[str, Callable[[str], Any]] = {
     "refuse": json.JSONDecoder(
@@ -345,7 +420,7 @@ _DECODERS: dict[str, Callable[[str], Any]] = {
 }
 
 
-def loads_strict(text: str, *, nonfinite: str = "refuse") -> Any:
+def loads_strict(text: str, *, nonfinite: str = "refuse", max_depth: int = DOCUMENT_NESTING) -> Any:
     """Parse ``text`` as strict JSON.
 
     Parameters
@@ -357,6 +432,8 @@ def loads_strict(text: str, *, nonfinite: str = "refuse") -> Any:
         is read as ``inf`` for a value check to name (a policy), ``NaN`` and
         ``Infinity`` are still errors. ``keep``: all three are read as floats
         (the results reader names them by field).
+    max_depth : int
+        Levels of arrays and objects the text may nest (:func:`nesting_exceeds`, checked first).
 
     Raises
     ------
@@ -381,6 +458,8 @@ def loads_strict(text: str, *, nonfinite: str = "refuse") -> Any:
     scorekit._errors.StrictJSONError: an integer with more than 4300 digits is too long to read as a number
     """
     decode = _DECODERS[nonfinite]
+    if nesting_exceeds(text, max_depth):
+        raise StrictJSONError("nested too deeply", "too_deep")
     try:
         return decode(text)
     except (StrictJSONError, json.JSONDecodeError):

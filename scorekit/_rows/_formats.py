@@ -34,9 +34,26 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DuplicateKeyError, FileProblem, InputError
-from .._io import check_regular, check_utf8, constant_as_float, decode_utf8, loads_strict, read_bounded
+from .._io import (
+    ROW_NESTING,
+    check_regular,
+    check_utf8,
+    constant_as_float,
+    decode_utf8,
+    loads_strict,
+    nesting_exceeds,
+    nesting_offset,
+    read_bounded,
+)
 from ._fields import ALIASES, BOOL_FIELDS, CSV_JSON_FIELDS, FLOAT_FIELDS, kind
-from ._screens import has_escaped_surrogate, may_repeat_a_key, span_is_clean, text_is_clean
+from ._screens import (
+    NESTED_TOO_DEEPLY,
+    has_escaped_surrogate,
+    may_repeat_a_key,
+    nested_too_deeply,
+    span_is_clean,
+    text_is_clean,
+)
 
 __all__ = ["FileLines", "Source", "jsonl_records", "open_source"]
 
@@ -180,7 +197,8 @@ def jsonl_records(
     ``clean`` (see :func:`text_is_clean`) the plain C decoder runs; otherwise
     number hooks note NaN/Infinity, overflowing floats and integers beyond
     ±(2^53−1), so only a row that has one pays for the walk that names its
-    field. Blank lines are skipped.
+    field. A line nesting more than :data:`~scorekit._io.ROW_NESTING` levels is
+    an invalid row before any decoder sees it. Blank lines are skipped.
     """
     suspect = [False]
 
@@ -211,6 +229,9 @@ def jsonl_records(
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         if not raw or raw.isspace():
+            continue
+        if nesting_exceeds(raw, ROW_NESTING):  # before any decoder, whose own limit depends on its stack
+            yield number, None, "not valid JSON (nested too deeply)", False, raw
             continue
         suspect[0] = False
         try:
@@ -301,6 +322,12 @@ def _json_document(data: bytes, name: str) -> Source | None:
         if type(first) is list and (first_end < 0 or _NOT_SPACE.search(data, first_end) is None):
             return _json_array(data.decode("utf-8"), name)  # a one-line array, the whole file
         return None  # JSON Lines: the fast path reads it
+    deep = nesting_offset(data, ROW_NESTING + 1)  # an array of rows nests one level more than its rows
+    if deep is not None:
+        if first_line.strip() not in (b"[", b"{"):
+            return None  # JSON Lines: its row that nests too deeply is reported on its line
+        line = data.count(b"\n", 0, deep) + 1
+        raise InputError(f"{name}:{line}: not valid JSON (nested too deeply)")
     text = data.decode("utf-8")
     offset = _skip_space(text, 0)
     try:
@@ -329,6 +356,8 @@ def _first_line(data: bytes, start: int) -> tuple[Any, bytes, int]:
     ``data`` whose first non-blank byte is at ``start``."""
     first_end = data.find(b"\n", start)
     first_line = data[start: len(data) if first_end < 0 else first_end]
+    if nesting_exceeds(first_line, ROW_NESTING + 1):
+        return _NOT_PARSED, first_line, first_end
     try:
         first = _SCAN.decode(first_line.decode("utf-8"))
     except (ValueError, RecursionError):
@@ -397,7 +426,7 @@ def _csv_value(name: str, text: str) -> Any:
     if name in CSV_JSON_FIELDS:
         stripped = text.strip()
         if stripped[:1] in ("[", "{", '"') or stripped in ("true", "false", "null") or _is_json_number(stripped):
-            return loads_strict(stripped, nonfinite="keep")
+            return loads_strict(stripped, nonfinite="keep", max_depth=ROW_NESTING - 1)  # a field of a row
         if name in ("tags", "must_include", "must_not_include", "allowed_tools", "forbidden_tools"):
             return [part.strip() for part in text.split(";") if part.strip()]
         return text
@@ -405,7 +434,7 @@ def _csv_value(name: str, text: str) -> Any:
         return int(text) if re.fullmatch(r"[+-]?\d+", text.strip()) else text
     if name in FLOAT_FIELDS:
         try:
-            return loads_strict(text.strip(), nonfinite="keep")
+            return loads_strict(text.strip(), nonfinite="keep", max_depth=ROW_NESTING - 1)
         except ValueError:
             return text
     if name in BOOL_FIELDS:
@@ -472,6 +501,9 @@ def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, 
 def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     columns = [str(c) for c in frame.columns]
     for position, values in enumerate(frame.itertuples(index=False, name=None), start=1):
+        if nested_too_deeply(values, ROW_NESTING):  # before _to_python walks the values (the row is level 1)
+            yield position, _named(columns, values), [("row", NESTED_TOO_DEEPLY)], True, None
+            continue
         row = {}
         for name, value in zip(columns, values, strict=True):
             if _is_missing_scalar(value):
@@ -517,7 +549,23 @@ def _parquet_records(path: Path, source: str) -> Iterator[tuple[int, Any, Any, b
     return (_parquet_item(i, row) for i, row in enumerate(table.to_pylist(), start=1))
 
 
+def _named(columns: Sequence[str], values: Sequence[Any]) -> dict[str, str]:
+    """The identity fields among a row's values that are text (to name an unreadable row)."""
+    return {name: value for name, value in zip(columns, values, strict=True)
+            if name in ("id", "dimension", "case_id") and isinstance(value, str)}
+
+
+def _listed_item(position: int, value: Any) -> tuple[int, Any, Any, bool, None]:
+    """A row of a list of dicts; one nesting too deeply is refused before anything walks it."""
+    if nested_too_deeply(value, ROW_NESTING):
+        named = _named(list(value), list(value.values())) if isinstance(value, dict) else None
+        return position, named, [("row", NESTED_TOO_DEEPLY)], True, None
+    return position, value, None, True, None
+
+
 def _parquet_item(position: int, row: dict[str, Any]) -> tuple[int, Any, Any, bool, None]:
+    if nested_too_deeply(row, ROW_NESTING):  # before _drop_null_keys walks the values
+        return position, _named(list(row), list(row.values())), [("row", NESTED_TOO_DEEPLY)], True, None
     out, errors = _parquet_row(row)
     if errors:  # keep the identity of the row so the problem can name it
         return position, {k: v for k, v in out.items() if k in ("id", "dimension", "case_id")}, errors, True, None
@@ -582,7 +630,7 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
     if isinstance(source, pd.DataFrame):
         return Source("<DataFrame>", "frame", lambda: _frame_records(source))
     if isinstance(source, (list, tuple)):
-        return Source("<rows>", "list", lambda: ((i, v, None, True, None) for i, v in enumerate(source, start=1)))
+        return Source("<rows>", "list", lambda: (_listed_item(i, v) for i, v in enumerate(source, start=1)))
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(
             f"source must be a path, a DataFrame or a list of dicts; got {type(source).__name__}"

@@ -33,7 +33,7 @@ from ._fields import (
     kind,
 )
 from ._formats import open_source
-from ._screens import bad_numbers
+from ._screens import NESTED_TOO_DEEPLY, bad_numbers, nested_too_deeply
 
 __all__ = ["RowTable", "check_row", "read_row_table", "read_rows"]
 
@@ -86,11 +86,15 @@ def _check_plan(keys: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]
 def check_row(value: Any, deep: bool = True) -> tuple[dict[str, Any] | None, list[tuple[str, str]]]:
     """Validate one parsed row; return the normalised row (or None) and its problems.
 
-    ``deep`` walks every nested value for NaN/Infinity and unsafe integers; the
-    JSON Lines reader turns it off for lines whose text cannot contain them.
+    ``deep`` walks every nested value for NaN/Infinity and unsafe integers, and
+    refuses a row nesting more than :data:`~scorekit._io.ROW_NESTING` levels; the
+    JSON Lines reader turns it off for lines whose text cannot contain them (and
+    whose nesting it checked on the text).
     """
     if not isinstance(value, dict):
         return None, [("row", f"expected a JSON object, got {kind(value)}")]
+    if deep and nested_too_deeply(value):  # before any check or walk that recurses
+        return None, [("row", NESTED_TOO_DEEPLY)]
     row = value
     problems: list[tuple[str, str]] = []
     if "trial_id" in row:

@@ -12,7 +12,11 @@ them, so the readers screen first:
   field (and lone surrogates in text);
 * :func:`may_repeat_a_key`: whether a row's text can repeat a key; only then is
   it parsed again strictly (:func:`scorekit._io.loads_strict`) to name the key;
-* :func:`has_escaped_surrogate`: a ``\\uD800``-style escape the walk must name.
+* :func:`has_escaped_surrogate`: a ``\\uD800``-style escape the walk must name;
+* :func:`nested_too_deeply`: a row given as values (Parquet, a DataFrame, a list
+  of dicts) nesting more than :data:`~scorekit._io.ROW_NESTING` levels, found
+  without recursion before any walk over it (text is checked before it is
+  parsed, :func:`scorekit._io.nesting_exceeds`).
 
 The optional C helper (``scorekit/_speedups.c``) does the first and third in
 one pass each; without it the Python paths give the same answers.
@@ -28,17 +32,22 @@ from typing import Any
 # the C helper (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py)
 from .._accel import duplicate_key as _c_duplicate_key
 from .._accel import text_is_clean as _c_text_is_clean
+from .._io import ROW_NESTING
 
 __all__ = [
     "MAX_SAFE_INT",
+    "NESTED_TOO_DEEPLY",
     "bad_numbers",
     "has_escaped_surrogate",
     "may_repeat_a_key",
+    "nested_too_deeply",
     "span_is_clean",
     "text_is_clean",
 ]
 
 MAX_SAFE_INT = 2**53 - 1
+#: The problem of a row given as values that nests more than ROW_NESTING levels.
+NESTED_TOO_DEEPLY = f"nested too deeply (more than {ROW_NESTING} levels of lists and objects)"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -65,6 +74,34 @@ def bad_numbers(value: Any, path: str) -> Iterable[tuple[str, str]]:
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
             yield from bad_numbers(item, f"{path}[{i}]")
+
+
+def nested_too_deeply(value: Any, limit: int = ROW_NESTING) -> bool:
+    """True when ``value`` nests containers (dicts, lists, tuples, NumPy arrays: one level per
+    dimension) more than ``limit`` levels deep, ``value`` itself being level 1; without recursion,
+    so before any walk that recurses.
+
+    Examples
+    --------
+    >>> nested_too_deeply({"input": [[1]]}, 3), nested_too_deeply({"input": [[[1]]]}, 3)
+    (False, True)
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children: Iterable[Any]
+        if isinstance(item, dict):
+            children, levels = item.values(), 1
+        elif isinstance(item, (list, tuple)):
+            children, levels = item, 1
+        elif type(item).__module__ == "numpy" and getattr(item, "ndim", False):
+            children, levels = (item.ravel() if item.dtype == object else ()), item.ndim
+        else:
+            continue
+        if depth + levels - 1 > limit:
+            return True
+        stack.extend((child, depth + levels) for child in children if not isinstance(child, (str, int, float)))
+    return False
 
 
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789E", b"000000000e")

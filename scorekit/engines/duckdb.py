@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import InputError
+from .._io import ROW_NESTING, nesting_exceeds
 from .._partial import Partial, combine, score_items
 from .._rows import open_source
 from .._rows._formats import _csv_records, jsonl_records
@@ -307,6 +308,8 @@ def _read_lines(con: Any, path: str, read: str, kind: str) -> int | None:
     if first.startswith(b"\xef\xbb\xbf") or b"\r" in first:
         return None
     if kind == "jsonl":  # the pandas reader takes a file whose first line is one object for JSON Lines
+        if nesting_exceeds(first, ROW_NESTING):
+            return None
         try:
             if type(json.loads(first.decode("utf-8"))) is not dict:
                 return None

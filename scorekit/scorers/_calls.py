@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from .._io import loads_strict
+from .._io import ROW_NESTING, loads_strict
 
 __all__ = ["Call", "call_shape_problem", "parse_arguments", "read_call", "row_calls"]
 
@@ -45,7 +45,7 @@ def parse_arguments(text: str) -> dict[str, Any] | None:
     True
     """
     try:  # strict JSON; 1e999 is read as inf, as the argument schemas have always seen it
-        value = loads_strict(text, nonfinite="overflow")
+        value = loads_strict(text, nonfinite="overflow", max_depth=ROW_NESTING)
     except ValueError:  # not JSON, or not strict JSON (NaN, a repeated key, too deep or too long)
         return None
     return value if isinstance(value, dict) else None
