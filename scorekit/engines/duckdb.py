@@ -291,6 +291,15 @@ def _line_count(path: str) -> tuple[int, bool]:
     return count + (1 if last not in (b"", b"\n") else 0), last == b"\n"
 
 
+def _blank(path: str) -> bool:
+    """True when ``path`` holds nothing but white space (read a block at a time)."""
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            if not block.isspace():
+                return False
+    return True
+
+
 def _first_line(path: str) -> bytes:
     """The first line of ``path``."""
     with open(path, "rb") as fh:
@@ -525,7 +534,8 @@ def _count_text_files(con: Any, table: str, files: Files, kind: str, name: str, 
                       strict: bool, limit: int | None) -> Partial:
     """Each file in turn: its screened rows scored in SQL into ``table``, the others by the pandas code
     (returned as one partial). In a directory, lines are counted on from the files before (CSV: one
-    header)."""
+    header), and a file of nothing but white space adds its lines and no row, as in the one file they
+    make (a Parquet file of no rows adds none either)."""
     from ._counted import SCREENED_TABLE, scored_sql
 
     con.execute(f"CREATE TABLE {table} {SCREENED_TABLE}")
@@ -533,7 +543,13 @@ def _count_text_files(con: Any, table: str, files: Files, kind: str, name: str, 
                           "agent, partial_run, ok FROM fields", "ok", run_text="run", run_int="run_int")
     parts: list[Partial] = []
     offset, left = 0, limit
+    in_directory = os.path.isdir(name)
+    if in_directory and all(_blank(path) for path in files.given):
+        raise InputError(f"{name}: empty files, no rows")
     for path, read in zip(files.given, files.read, strict=True):
+        if in_directory and _blank(path):
+            offset += _line_count(path)[0]
+            continue
         file_name = path if len(files.given) > 1 else name  # a file-level message names the file
         count = _text_source(con, path, read, kind, file_name, ctx_args, offset, left)
         seen = [0]
