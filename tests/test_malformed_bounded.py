@@ -45,8 +45,8 @@ class Case:
 
 # The committed corpus (paths relative to tests/data/malformed).
 CORPUS = [
-    Case(("validate", "deep_nesting.jsonl", "--policy", "release.yml"), 0),
-    Case(("run", "--results", "deep_nesting.jsonl", "--policy", "release.yml", "--gate", "--out-dir", "{tmp}/deep"), 0),
+    Case(("validate", "deep_nesting.jsonl", "--policy", "release.yml"), 1),
+    Case(("run", "--results", "deep_nesting.jsonl", "--policy", "release.yml", "--gate", "--out-dir", "{tmp}/deep"), 1),
     Case(("validate", "deeper_nesting.jsonl", "--policy", "release.yml"), 1),
     Case(("validate", "forged_commands.jsonl", "--policy", "release.yml"), 1),
     Case(("run", "--results", "forged_commands.jsonl", "--policy", "release.yml", "--gate", "--out-dir", "{tmp}/f"), 1),
