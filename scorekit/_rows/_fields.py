@@ -190,6 +190,7 @@ FIELDS: dict[str, Callable[[Any], str | None]] = {
     "run": _is_run,
     "tags": _is_str_list,
     "reason": is_str,
+    "detail": is_str,  # a pre-scored row's own explanation (SPEC §15: the source's error message); no hash
     "input": any_value,
     "context": any_value,
     "agent_output": is_str,

@@ -26,7 +26,8 @@ class Outcome(NamedTuple):
         JSON Schema error and its path, the PII kind and position, the missing or
         forbidden action, the judges' reasons, the budget and the measured value.
         Never a value a detector found (PII) and never free text copied from the
-        row beyond names the answer key declares.
+        row beyond names the answer key declares, and a pre-scored row's own
+        ``detail`` (the harness's words; redacted like every evidence text).
     output : the text the evidence keeps in place of the row's ``agent_output``
         when the scorer found personal data in it (each value replaced by
         ``[REDACTED:<kind>]``); None keeps the output as captured.

@@ -2,7 +2,9 @@
 
 A valid ``status`` (with its ``evaluator``) always wins over scorekit's own
 scoring; a non-PASS one keeps the row's ``reason`` (default
-``prescored_<status>``). A row with ``score`` in [0, 1] and no ``status`` is
+``prescored_<status>``) and, in its detail, the row's own ``detail`` (an importer
+puts the source's error message there, SPEC §15: a crashed sample's
+``RuntimeError: …`` is shown, not a scorer blamed). A row with ``score`` in [0, 1] and no ``status`` is
 partial credit from an external scorer: 1 → PASS, 0 → FAIL ``score_zero``, and a
 score in between follows the policy's ``partial`` rule — ``fail`` (the default:
 FAIL ``partial_credit``), ``abstain`` (ABSTAIN ``partial_credit``: no decision,
@@ -29,12 +31,23 @@ REASONS = {
 
 
 def prescored(row: Mapping[str, Any]) -> Outcome:
-    """The outcome of a row with a valid pre-scored ``status``."""
+    """The outcome of a row with a valid pre-scored ``status``.
+
+    Examples
+    --------
+    >>> prescored({"status": "ERROR", "evaluator": "inspect:match",
+    ...            "detail": "RuntimeError('tool crashed')"}).detail
+    "pre-scored ERROR by inspect:match: RuntimeError('tool crashed')"
+    >>> prescored({"status": "FAIL", "evaluator": "swe-bench", "reason": "empty_patch"}).detail
+    'pre-scored FAIL by swe-bench'
+    """
     status = row["status"]
     if status == PASS:
         return Outcome(PASS, None, True)
     reason = row.get("reason") or f"prescored_{status.lower()}"
-    return Outcome(status, reason, True, f"pre-scored {status} by {row['evaluator']}")
+    own = row.get("detail")
+    said = f": {own}" if isinstance(own, str) and own.strip() else ""
+    return Outcome(status, reason, True, f"pre-scored {status} by {row['evaluator']}{said}")
 
 
 def from_score(row: Mapping[str, Any], ctx: Context) -> Outcome:

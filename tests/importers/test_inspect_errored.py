@@ -122,3 +122,16 @@ def test_scorekit_import_writes_the_error_text_into_the_rows(log, tmp_path, run_
     crashed = [r for r in rows if r["case_id"] == "7" and r["trial"] == 1]
     assert len(crashed) == 5 and all("simulated tool crash" in r["detail"] for r in crashed)
     assert not any("input" in r for r in rows if r["case_id"] == "8")
+
+
+def test_the_scorecard_shows_the_crashed_samples_error_not_a_scorer_blamed(log, tmp_path, run_cli):
+    card = sk.evaluate(import_results(log)[0])
+    evidence = card.evidence
+    crashed = evidence[(evidence["case_id"] == "7") & (evidence["trial"] == 1)]
+    assert len(crashed) == 5 and set(crashed["reason"]) == {"sample_error"}
+    assert all(d.endswith(": RuntimeError('simulated tool crash')") for d in crashed["detail"])
+    shown = [d["detail"] for f in card.findings if f["reason"] == "sample_error" for d in f["details"]
+             if d["case_id"] == "7"]
+    assert shown and all("RuntimeError('simulated tool crash')" in d for d in shown)
+    card.write(tmp_path / "card")
+    assert "simulated tool crash" in (tmp_path / "card" / "scorecard.md").read_text(encoding="utf-8")

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import scorekit as sk
 from scorekit.scorers._base import Context
 from scorekit.scorers.external import REASONS, from_score, prescored
 
@@ -52,3 +53,18 @@ def test_partial_min_is_never_rounded(score, minimum):
 
 def test_every_reason_is_explained():
     assert set(REASONS) == {"score_zero", "partial_credit", "below_partial_min"}
+
+
+def test_a_prescored_non_pass_shows_the_rows_own_detail_after_who_scored_it():
+    row = {"status": "ERROR", "evaluator": "inspect:match", "reason": "sample_error",
+           "detail": "RuntimeError('tool crashed')"}
+    assert prescored(row).detail == "pre-scored ERROR by inspect:match: RuntimeError('tool crashed')"
+    assert prescored({**row, "detail": "  "}).detail == "pre-scored ERROR by inspect:match"
+    assert prescored({**row, "status": "PASS"}).detail is None
+
+
+def test_a_detail_that_is_not_text_makes_the_row_invalid():
+    rows = [{"id": "a", "dimension": "x", "status": "FAIL", "evaluator": "e", "detail": {"error": 1}}]
+    card = sk.evaluate(rows, policy={"purpose": "exploratory"})
+    assert card.validation.to_dict()["invalid"] == 1
+    assert card.evidence.loc[0, "detail"] == "detail: expected a string, got an object"
