@@ -318,15 +318,20 @@ def test_agent_card_markdown_and_json(cards, tmp_path):
 def test_release_scorecard_md(cards):
     from scorekit.release import render_scorecard
 
-    def text(card: Any, name: str, reference: str) -> str:
-        command = "scorekit run --agent-name '" + reference + "'\nscorekit gate"
+    def text(card: Any, name: str, reference: str, command: str) -> str:
         payload = card.to_release_payload(name, "1.2.3", require_pass=False, dataset_reference=reference,
                                           dataset_description=reference, reproduction_command=command)
         return render_scorecard(payload).split("\n---\n", 1)[1]  # the Markdown body after the front matter
 
     reference = ("suite" + HOSTILE["line_separator"] + HOSTILE["paragraph_separator"] + HOSTILE["next_line"]
                  + HOSTILE["bidi"] + HOSTILE["escape"] + "```")
-    assert_markdown_safe(text(cards["hostile"], AGENT, reference), text(cards["plain"], "agent plain", "suite`"))
+    command = "scorekit run --agent-name 'a ``` b'\nscorekit gate"
+    assert_markdown_safe(text(cards["hostile"], AGENT, reference, command),
+                         text(cards["plain"], "agent plain", "suite`", command))
+    # A shell command is shown as it is or not at all: one a code block cannot show is refused.
+    for bad in ("line_separator", "paragraph_separator", "next_line", "bidi", "escape"):
+        with pytest.raises(ValueError, match="reproduction_command holds U\\+"):
+            text(cards["plain"], "agent plain", "suite", "scorekit run --agent-name '" + HOSTILE[bad] + "'")
     # (a backtick: the plain reference is not a code span either)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._escape import code_text
 from .._io import finite_float
 from ._parse import reproduction_command_from_body
 from ._schema import AGGREGATE_FORMULA, ScorecardInvalidError, _recompute, validate_scorecard
@@ -157,6 +158,14 @@ class ResultPayload:
             if NOTES_START in self.reproduction_command or NOTES_END in self.reproduction_command:
                 raise ValueError("reproduction_command must not contain the notes markers")
             command = self.reproduction_command.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+            # Nothing can be escaped inside a code block, and a shell command changed on the way
+            # out is another command: a character it cannot show as it is (a control, a bidi
+            # control, a line separator, SPEC §20) is refused here, never rewritten.
+            shown = code_text(command)
+            if shown != command:
+                at = next(i for i, (a, b) in enumerate(zip(command, shown, strict=True)) if a != b)
+                raise ValueError(f"reproduction_command holds U+{ord(command[at]):04X} at position {at}: a "
+                                 "control, bidi or line-separator character a code block cannot show as it is")
             self.reproduction_command = command if command.strip() else None
         if self.notes is not None:
             if not isinstance(self.notes, str):

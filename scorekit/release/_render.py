@@ -175,7 +175,7 @@ def _render_body(front: dict[str, Any], reproduction_command: str | None, notes:
 
     out += ["## Reproduction", ""]
     if reproduction_command:
-        command = code_text(reproduction_command)  # literal: no escape, but no control or bidi character
+        command = code_text(reproduction_command)  # ResultPayload refuses what this would change
         fence = md_fence(command)
         out += ["Run the following commands from the repository root:", "", f"{fence}bash", command, fence, ""]
     else:

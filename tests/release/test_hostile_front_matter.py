@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scorekit._escape import code_text
 from scorekit.release import (
     Metric,
     ResultPayload,
@@ -129,11 +130,16 @@ tricky_text = st.lists(st.sampled_from(_TRICKY + ["a", "b"]), min_size=1, max_si
 @given(name=tricky_text, reference=tricky_text, key=tricky_text, value=tricky_text, metric=tricky_text,
        command=st.one_of(st.none(), tricky_text))
 def test_rendered_card_reads_back_exactly_whatever_its_strings(name, reference, key, value, metric, command):
-    payload = ResultPayload(
-        name, "1.0.0", reference, value, 10, value, {key: value}, 10,
-        [Metric("within_one_bucket_accuracy", 0.5), Metric("x" + metric, 0.25, 0.0)],
-        reproduction_command=command, environment={"hardware": value}, generated_at="2026-01-01T00:00:00+00:00",
-    )
+    args = (name, "1.0.0", reference, value, 10, value, {key: value}, 10,
+            [Metric("within_one_bucket_accuracy", 0.5), Metric("x" + metric, 0.25, 0.0)])
+    kwargs = {"environment": {"hardware": value}, "generated_at": "2026-01-01T00:00:00+00:00"}
+    if command is not None and code_text(command.replace("\r\n", "\n").replace("\r", "\n")) != \
+            command.replace("\r\n", "\n").replace("\r", "\n"):
+        # A code block shows its text as it is: a command it cannot show is refused, never rewritten.
+        with pytest.raises(ValueError, match="reproduction_command holds U\\+"):
+            ResultPayload(*args, reproduction_command=command, **kwargs)
+        command = None
+    payload = ResultPayload(*args, reproduction_command=command, **kwargs)
     doc = parse_scorecard_text(render_scorecard(payload))
     assert doc.front_matter == payload.to_front_matter()
     assert doc.reproduction_command == payload.reproduction_command
