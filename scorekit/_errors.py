@@ -18,6 +18,7 @@ working. The tree::
     ├── EvidenceNotInMemoryError .......... card.evidence above evidence_rows_in_memory (§16)
     ├── ScorecardSchemaError (ValueError) . a scorecard dictionary breaks scorecard.schema.json
     ├── FileProblem ....................... why a file cannot be read (internal; callers word it)
+    ├── StoredMismatch .................... a stored number that does not recompute (internal; callers word it)
     ├── StrictJSONError (ValueError) ...... JSON scorekit refuses to read as a document
     │   └── DuplicateKeyError ............. an object with the same key twice
     └── BaselineError ..................... the gate's baseline cannot be resolved (internal)
@@ -32,6 +33,7 @@ documented; they are these classes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "BaselineError",
@@ -49,6 +51,7 @@ __all__ = [
     "ScorecardSchemaError",
     "ScorekitError",
     "SignatureError",
+    "StoredMismatch",
     "StrictJSONError",
     "one_line",
 ]
@@ -198,6 +201,21 @@ class BaselineError(ScorekitError):
 
 # --------------------------------------------------------------------------- files and JSON (internal)
 _MIB = 1 << 20
+
+
+class StoredMismatch(ScorekitError):
+    """A field of stored evidence (a scorecard.json, a history record) that disagrees with its own counts.
+
+    Raised by the checks of :mod:`scorekit._stored` and :mod:`scorekit.history._check` (SPEC §20)
+    and worded by them into an InputError or a HistoryError naming the file or database.
+    ``field`` is the JSON path or the column, ``problem`` what is wrong, ``record`` the history
+    record it belongs to (None for a scorecard).
+    """
+
+    def __init__(self, field: str, problem: str, record: Any = None) -> None:
+        super().__init__(field, problem)
+        self.field, self.problem = field, problem
+        self.record: Any = record
 
 
 class FileProblem(ScorekitError):

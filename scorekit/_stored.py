@@ -50,6 +50,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._errors import InputError, PolicyError
+from ._errors import StoredMismatch as _Refusal
 
 __all__ = ["MAX_COUNT", "TOLERANCE", "check_scorecard"]
 
@@ -59,14 +60,6 @@ MAX_COUNT = 2**53
 TOLERANCE = 1e-9
 _COUNTS = ("n", "passes", "fails", "errors", "abstains", "cases")
 _OPTIONAL_COUNTS = ("repeated_cases", "curve_k")
-
-
-class _Refusal(Exception):
-    """A field that disagrees: its JSON path and what is wrong."""
-
-    def __init__(self, path: str, problem: str) -> None:
-        super().__init__(path, problem)
-        self.path, self.problem = path, problem
 
 
 def _show(value: Any) -> str:
@@ -367,5 +360,5 @@ def check_scorecard(data: Mapping[str, Any], source: Any) -> None:
     try:
         _check(data)
     except _Refusal as refusal:
-        raise InputError(f"{source}: {refusal.path} {refusal.problem}; the scorecard disagrees with its own "
+        raise InputError(f"{source}: {refusal.field} {refusal.problem}; the scorecard disagrees with its own "
                          "evidence (edited or damaged): refused") from None

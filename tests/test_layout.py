@@ -21,6 +21,8 @@ ALIASES = {
     "_cli_release.py": "tests/release/test_gate_cli.py",
     "engines/_counted.py": "tests/engines/test_duckdb.py",     # the duckdb engine counted against pandas
     "_cli_render.py": "tests/test_render.py",
+    "_stored.py": "tests/test_hostile_evidence.py",            # stored scorecards recomputed and refused
+    "history/_check.py": "tests/test_hostile_evidence.py",     # edited history records refused
     "_rows/_normalise.py": "tests/test_rows.py",
     "_rows/_screens.py": "tests/test_rows.py",
     "_validate.py": "tests/test_rows.py",

@@ -36,7 +36,7 @@ from typing import Any
 import pandas as pd
 
 from .._decide import COMPARISON_STATUSES, DECISIONS, VERDICTS, apply_comparison, decide
-from .._errors import HistoryError, PolicyError
+from .._errors import HistoryError, PolicyError, StoredMismatch
 
 __all__ = ["MAX_COUNT", "check_history"]
 
@@ -45,10 +45,9 @@ MAX_COUNT = 2**53
 _PURPOSES = ("release", "exploratory", "self_test")
 
 
-class _Refusal(Exception):
-    def __init__(self, record: Any, field: str, problem: str) -> None:
-        super().__init__(record, field, problem)
-        self.record, self.field, self.problem = record, field, problem
+def _mismatch(record: Any, field: str, problem: str) -> StoredMismatch:
+    """A history field that disagrees: ``record`` (its row), the column or dimension field, what is wrong."""
+    return StoredMismatch(field, problem, record)
 
 
 def _is_count(value: Any) -> bool:
@@ -58,7 +57,7 @@ def _is_count(value: Any) -> bool:
 def _flag(row: Mapping[str, Any], key: str) -> bool:
     value = row.get(key, 0)
     if type(value) is not int or value not in (0, 1):
-        raise _Refusal(row, key, f"is {value!r}, not 0 or 1")
+        raise _mismatch(row, key, f"is {value!r}, not 0 or 1")
     return bool(value)
 
 
@@ -66,14 +65,14 @@ def _word(row: Mapping[str, Any], key: str, words: tuple[str, ...], *, optional:
     value = row.get(key)
     if (value is None and optional) or value in words:
         return value
-    raise _Refusal(row, key, f"is {value!r}, not one of {', '.join(words)}")
+    raise _mismatch(row, key, f"is {value!r}, not one of {', '.join(words)}")
 
 
 def _check_record(row: Mapping[str, Any]) -> None:
     confidence = row.get("confidence")
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not (
             math.isfinite(confidence) and 0 < confidence < 1):
-        raise _Refusal(row, "confidence", f"is {confidence!r}, not a level in (0, 1)")
+        raise _mismatch(row, "confidence", f"is {confidence!r}, not a level in (0, 1)")
     for key in ("partial", "comparison_required", "has_case_counts"):
         _flag(row, key)
     _word(row, "decision", DECISIONS)
@@ -84,14 +83,14 @@ def _check_record(row: Mapping[str, Any]) -> None:
     try:
         pd.Timestamp(_dt.datetime.fromisoformat(str(created)))
     except (TypeError, ValueError):
-        raise _Refusal(row, "created_at", f"is {created!r}, not an ISO 8601 time") from None
+        raise _mismatch(row, "created_at", f"is {created!r}, not an ISO 8601 time") from None
     judges = row.get("judges")
     try:
         names = json.loads(judges) if isinstance(judges, str) else None
     except ValueError:
         names = None
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise _Refusal(row, "judges", f"is {judges!r}, not a JSON list of names")
+        raise _mismatch(row, "judges", f"is {judges!r}, not a JSON list of names")
 
 
 def _check_dimension(record: Mapping[str, Any], d: Mapping[str, Any]) -> None:
@@ -99,19 +98,19 @@ def _check_dimension(record: Mapping[str, Any], d: Mapping[str, Any]) -> None:
     at = f"dimension {name!r}"
     for key in ("n", "passes", "fails", "errors", "abstains"):
         if not _is_count(d.get(key)):
-            raise _Refusal(record, f"{at} {key}", f"is {d.get(key)!r}, not a count (a whole number from 0 to 2**53)")
+            raise _mismatch(record, f"{at} {key}", f"is {d.get(key)!r}, not a count (a whole number from 0 to 2**53)")
     if d["n"] != d["passes"] + d["fails"]:
-        raise _Refusal(record, f"{at} n", f"is {d['n']}, but passes {d['passes']} + fails {d['fails']} "
+        raise _mismatch(record, f"{at} n", f"is {d['n']}, but passes {d['passes']} + fails {d['fails']} "
                                           f"= {d['passes'] + d['fails']}")
     in_scope = _flag(d, "in_scope") if "in_scope" in d else True
     verdict = d.get("verdict")
     if verdict not in VERDICTS:
-        raise _Refusal(record, f"{at} verdict", f"is {verdict!r}, not one of {', '.join(VERDICTS)}")
+        raise _mismatch(record, f"{at} verdict", f"is {verdict!r}, not one of {', '.join(VERDICTS)}")
     if (verdict == "NOT_IN_SCOPE") == in_scope:
-        raise _Refusal(record, f"{at} verdict", f"is {verdict}, but the dimension is "
+        raise _mismatch(record, f"{at} verdict", f"is {verdict}, but the dimension is "
                                                 f"{'in' if in_scope else 'out of'} scope")
     if verdict == "PASS" and d["n"] == 0:
-        raise _Refusal(record, f"{at} verdict", "is PASS, but the dimension has no measured (PASS/FAIL) row")
+        raise _mismatch(record, f"{at} verdict", "is PASS, but the dimension has no measured (PASS/FAIL) row")
 
 
 def _measured_allowed(record: Mapping[str, Any], dims: list[Mapping[str, Any]]) -> set[str]:
@@ -121,7 +120,7 @@ def _measured_allowed(record: Mapping[str, Any], dims: list[Mapping[str, Any]]) 
     try:
         policy = load_policy({"purpose": record.get("purpose") or "release", "confidence": record["confidence"]})
     except PolicyError as exc:  # pragma: no cover - purpose and confidence were checked above
-        raise _Refusal(record, "purpose", str(exc)) from None
+        raise _mismatch(record, "purpose", str(exc)) from None
     frame = pd.DataFrame({"in_scope": [bool(d.get("in_scope", 1)) for d in dims],
                           "verdict": [d.get("verdict") for d in dims]},
                          index=pd.Index([str(d.get("dimension")) for d in dims]))
@@ -137,12 +136,12 @@ def _check_decisions(record: Mapping[str, Any], dims: list[Mapping[str, Any]]) -
     measured = record["measured_decision"]
     allowed = _measured_allowed(record, dims)
     if measured not in allowed:
-        raise _Refusal(record, "measured_decision", f"is {measured}, but its verdicts, purpose and partial flag give "
+        raise _mismatch(record, "measured_decision", f"is {measured}, but its verdicts, purpose and partial flag give "
                                                     f"{' or '.join(sorted(allowed - {'SELF_TEST'}))} (SPEC §8)")
     status, required = record["comparison_status"], bool(record.get("comparison_required"))
     decision, _ = apply_comparison(measured, measured, status, required)
     if record["decision"] != decision:
-        raise _Refusal(record, "decision", f"is {record['decision']}, but the measured decision {measured} and "
+        raise _mismatch(record, "decision", f"is {record['decision']}, but the measured decision {measured} and "
                                            f"the {'required' if required else 'optional'} comparison {status} "
                                            f"give {decision} (SPEC §8)")
 
@@ -152,28 +151,28 @@ def _check_cases(record: Mapping[str, Any], dims: list[Mapping[str, Any]], cases
     for c in cases:
         at = f"case {c.get('case_id')!r} of dimension {c.get('dimension')!r}"
         if not isinstance(c.get("case_id"), str):
-            raise _Refusal(record, f"{at} case_id", f"is {c.get('case_id')!r}, not a case id")
+            raise _mismatch(record, f"{at} case_id", f"is {c.get('case_id')!r}, not a case id")
         for key in ("passes", "n"):
             if not _is_count(c.get(key)):
-                raise _Refusal(record, f"{at} {key}", f"is {c.get(key)!r}, not a count (a whole number from 0 to "
+                raise _mismatch(record, f"{at} {key}", f"is {c.get(key)!r}, not a count (a whole number from 0 to "
                                                       "2**53)")
         if c["passes"] > c["n"]:
-            raise _Refusal(record, f"{at} passes", f"is {c['passes']}, more than its n {c['n']}")
+            raise _mismatch(record, f"{at} passes", f"is {c['passes']}, more than its n {c['n']}")
         total = totals.setdefault(c.get("dimension"), [0, 0])
         total[0] += c["passes"]
         total[1] += c["n"]
     if not record.get("has_case_counts"):
         if totals:
-            raise _Refusal(record, "has_case_counts", "is 0, but the record has per-case counts")
+            raise _mismatch(record, "has_case_counts", "is 0, but the record has per-case counts")
         return
     for d in dims:
         name = d.get("dimension")
         passes, n = totals.pop(name, [0, 0])
         if (passes, n) != (d["passes"], d["n"]):
-            raise _Refusal(record, f"dimension {name!r} passes", f"and n are {d['passes']} and {d['n']}, but its "
+            raise _mismatch(record, f"dimension {name!r} passes", f"and n are {d['passes']} and {d['n']}, but its "
                                                                  f"cases add up to {passes} and {n}")
     if totals:
-        raise _Refusal(record, f"dimension {next(iter(totals))!r}", "has per-case counts but no dimension row")
+        raise _mismatch(record, f"dimension {next(iter(totals))!r}", "has per-case counts but no dimension row")
 
 
 def check_history(path: Any, records: Sequence[Mapping[str, Any]], dims: Sequence[Mapping[str, Any]],
@@ -205,7 +204,7 @@ def check_history(path: Any, records: Sequence[Mapping[str, Any]], dims: Sequenc
     try:
         for row in records:
             if type(row.get("id")) is not int:
-                raise _Refusal(row, "id", f"is {row.get('id')!r}, not a record id")
+                raise _mismatch(row, "id", f"is {row.get('id')!r}, not a record id")
             _check_record(row)
             mine = dims_of.pop(row["id"], [])
             for d in mine:
@@ -215,8 +214,8 @@ def check_history(path: Any, records: Sequence[Mapping[str, Any]], dims: Sequenc
                 _check_cases(row, mine, cases_of.pop(row["id"], []))
         orphan = next(iter(dims_of), None) if dims_of else next(iter(cases_of), None)
         if orphan is not None:
-            raise _Refusal({"id": orphan}, "record_id", "has dimension or case rows but no record")
-    except _Refusal as refusal:
+            raise _mismatch({"id": orphan}, "record_id", "has dimension or case rows but no record")
+    except StoredMismatch as refusal:
         record = refusal.record
         label = record.get("label")
         who = f"history record {record.get('id')!r}" + (f" (label {label!r})" if label is not None else "")
