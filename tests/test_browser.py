@@ -200,10 +200,14 @@ def test_the_compare_page_has_no_console_errors_and_fits_1200_px(driver, tmp_pat
 
     card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"), agent_name="mail-agent",
                        agent_version="2.1.0")
-    worse = card.to_dict()
-    worse["agent"] = {"name": "mail-agent", "version": "2.2.0-" + "rc" * 40}
-    for dim in worse["dimensions"]:
-        dim["passes"] = dim["passes"] // 2
+    # The other side is evidence in its own right (an edited dictionary is refused, SPEC §20): the
+    # example's task answers emptied on every other row, under a long version string.
+    rows = sk.read_rows(sk.example_path())
+    emptied = rows["dimension"].eq("task_completion") & (rows.index % 2 == 0)
+    rows.loc[emptied, "agent_output"] = ""
+    worse = sk.evaluate(rows, policy=sk.example_path(file="policy.yml"), agent_name="mail-agent",
+                        agent_version="2.2.0-" + "rc" * 40)
+    assert worse.dimensions.loc["task_completion", "passes"] < card.dimensions.loc["task_completion", "passes"]
     page = write_compare(compare_sections(sk.compare(card, worse)), tmp_path)["html"]
     _at_width(driver, 1200)
     try:

@@ -199,14 +199,6 @@ def test_evidence_dataset_of_a_large_run_is_redacted(tmp_path):
     assert leaks(out) == []
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as local:
-        yield local.scheduler_address
-
-
 @pytest.mark.timeout(300)
 def test_dask_engine_redacts_every_dimension_and_agrees_with_pandas(tmp_path, cluster):
     path = _write_jsonl(tmp_path / "rows.jsonl", scored_rows())
