@@ -34,7 +34,7 @@ from ._rows._formats import FileLines, jsonl_records
 from ._rows._normalise import check_row
 from ._validate import DEFINITION_FIELDS, definition_key, takes_case_definition, text_definition_key
 from .scorers import Context, Outcome, scorer_for
-from .scorers.external import from_score, prescored
+from .scorers.external import from_score, prescored, prescored_by
 from .scorers.judges import is_mock
 from .scorers.pii import scrub
 
@@ -271,7 +271,7 @@ def _detail(row: dict[str, Any], outcome: Outcome) -> str | None:
     pre-scored row gets that names only its status and evaluator (an identity, kept as given
     like ``id`` and ``case_id``; the duckdb engine writes that detail in SQL)."""
     detail = outcome.detail
-    if detail is None or ("status" in row and detail == f"pre-scored {outcome.status} by {row.get('evaluator')}"):
+    if detail is None or ("status" in row and detail == prescored_by(outcome.status, row.get("evaluator"))):
         return detail
     return scrub(detail)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ._base import ABSTAIN, FAIL, PASS, Context, Outcome
 
-__all__ = ["REASONS", "from_score", "prescored"]
+__all__ = ["REASONS", "from_score", "prescored", "prescored_by"]
 
 REASONS = {
     "score_zero": "the external scorer gave the row a score of 0",
@@ -28,6 +28,15 @@ REASONS = {
     ),
     "below_partial_min": "the external scorer's partial credit is below the policy's partial.min",
 }
+
+
+def prescored_by(status: str, evaluator: Any) -> str:
+    """The detail of a non-PASS pre-scored row that says only who scored it (an identity, no row text).
+
+    >>> prescored_by("FAIL", "swe-bench")
+    'pre-scored FAIL by swe-bench'
+    """
+    return f"pre-scored {status} by {evaluator}"
 
 
 def prescored(row: Mapping[str, Any]) -> Outcome:
@@ -47,7 +56,7 @@ def prescored(row: Mapping[str, Any]) -> Outcome:
     reason = row.get("reason") or f"prescored_{status.lower()}"
     own = row.get("detail")
     said = f": {own}" if isinstance(own, str) and own.strip() else ""
-    return Outcome(status, reason, True, f"pre-scored {status} by {row['evaluator']}{said}")
+    return Outcome(status, reason, True, prescored_by(status, row["evaluator"]) + said)
 
 
 def from_score(row: Mapping[str, Any], ctx: Context) -> Outcome:
