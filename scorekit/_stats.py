@@ -32,6 +32,7 @@ __all__ = [
     "dimension_mde",
     "mean_ci",
     "minimum_detectable_drop",
+    "one_sided_alpha",
     "pass_at_k",
     "pass_hat_k",
     "wilson_interval",
@@ -87,6 +88,26 @@ def z_value(confidence: float = 0.95) -> float:
     # -Φ⁻¹(α/2) rather than Φ⁻¹(1 − α/2): no rounding of 1 − α/2 to 1.0 for
     # confidences within 1e-16 of 1.
     return -NormalDist().inv_cdf((1.0 - confidence) / 2.0)
+
+
+def one_sided_alpha(confidence: float = 0.95) -> float:
+    """The one level of every test that can move a decision (SPEC §18): ``(1 − confidence)/2``.
+
+    The policy's ``confidence`` sets every two-sided interval; each one-sided
+    test (a regression, the power and the detectable drop) is at the level
+    that makes it agree with that interval's bound.
+
+    Examples
+    --------
+    >>> one_sided_alpha(0.95)
+    0.025
+    >>> one_sided_alpha(0.9)
+    0.05
+    """
+    confidence = _check_confidence(confidence)
+    # Rounded to 15 significant digits: a decimal confidence gives its decimal
+    # level (0.025, not the 0.025000000000000022 of binary subtraction).
+    return float(f"{(1.0 - confidence) / 2.0:.15g}")
 
 
 def _template(*values: Any) -> Any:
