@@ -12,6 +12,9 @@ before any number is derived from them:
 * ``confidence`` is in (0, 1); flags are 0 or 1; decisions, verdicts and
   comparison statuses are the known words; ``created_at`` is an ISO 8601 time
   and ``judges`` a JSON list of names;
+* a pin (schema 3) is both ``pinned_at`` (an ISO 8601 time) and ``pin_order``
+  (a whole number from 1, no two records alike) or neither, and only an
+  eligible record is pinned (``scorekit history pin`` refuses the others);
 * a verdict is ``NOT_IN_SCOPE`` exactly when the dimension is out of scope,
   and a PASS has measured rows;
 * the measured decision is one :func:`scorekit._decide.decide` allows for the
@@ -37,6 +40,7 @@ import pandas as pd
 
 from .._decide import COMPARISON_STATUSES, DECISIONS, VERDICTS, apply_comparison, decide
 from .._errors import HistoryError, PolicyError, StoredMismatch
+from ._eligibility import _why_ineligible
 
 __all__ = ["MAX_COUNT", "check_history"]
 
@@ -79,11 +83,7 @@ def _check_record(row: Mapping[str, Any]) -> None:
     _word(row, "measured_decision", DECISIONS)
     _word(row, "comparison_status", COMPARISON_STATUSES)
     _word(row, "purpose", _PURPOSES, optional=True)
-    created = row.get("created_at")
-    try:
-        pd.Timestamp(_dt.datetime.fromisoformat(str(created)))
-    except (TypeError, ValueError):
-        raise _mismatch(row, "created_at", f"is {created!r}, not an ISO 8601 time") from None
+    _time(row, "created_at")
     judges = row.get("judges")
     try:
         names = json.loads(judges) if isinstance(judges, str) else None
@@ -91,6 +91,33 @@ def _check_record(row: Mapping[str, Any]) -> None:
         names = None
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise _mismatch(row, "judges", f"is {judges!r}, not a JSON list of names")
+
+
+def _time(row: Mapping[str, Any], key: str) -> None:
+    value = row.get(key)
+    try:
+        pd.Timestamp(_dt.datetime.fromisoformat(value if isinstance(value, str) else ""))
+    except (TypeError, ValueError):
+        raise _mismatch(row, key, f"is {value!r}, not an ISO 8601 time") from None
+
+
+def _check_pin(row: Mapping[str, Any], orders: set[int]) -> None:
+    """A pin is a time and an order, on an eligible record (``orders``: those seen so far)."""
+    at, order = row.get("pinned_at"), row.get("pin_order")
+    if at is None and order is None:
+        return
+    if at is None or order is None:
+        missing, present = ("pinned_at", "pin_order") if at is None else ("pin_order", "pinned_at")
+        raise _mismatch(row, missing, f"is NULL, but {present} is {row.get(present)!r} (a pin sets both)")
+    _time(row, "pinned_at")
+    if type(order) is not int or not 1 <= order <= MAX_COUNT:
+        raise _mismatch(row, "pin_order", f"is {order!r}, not a whole number from 1 to 2**53")
+    if order in orders:
+        raise _mismatch(row, "pin_order", f"is {order}, the order of another pinned record too")
+    orders.add(order)
+    why = _why_ineligible(row)
+    if why:
+        raise _mismatch(row, "pinned_at", f"is set, but the record can never be a baseline ({why})")
 
 
 def _check_dimension(record: Mapping[str, Any], d: Mapping[str, Any]) -> None:
@@ -201,11 +228,13 @@ def check_history(path: Any, records: Sequence[Mapping[str, Any]], dims: Sequenc
     cases_of: dict[Any, list[Mapping[str, Any]]] = {}
     for c in cases or ():
         cases_of.setdefault(c.get("record_id"), []).append(c)
+    orders: set[int] = set()
     try:
         for row in records:
             if type(row.get("id")) is not int:
                 raise _mismatch(row, "id", f"is {row.get('id')!r}, not a record id")
             _check_record(row)
+            _check_pin(row, orders)
             mine = dims_of.pop(row["id"], [])
             for d in mine:
                 _check_dimension(row, d)

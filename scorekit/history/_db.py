@@ -33,7 +33,7 @@ __all__ = ["APPLICATION", "DEFAULT_PATH", "SCHEMA_VERSION", "read_history", "rec
 #: Where history lives when ``--history`` is given without a path.
 DEFAULT_PATH = Path("reports") / "history.sqlite"
 #: Schema of the database this scorekit writes (``meta.schema_version``).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "scorekit-history"
 _BUSY_TIMEOUT_S = 60.0
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -100,15 +100,28 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             PRIMARY KEY (record_id, dimension, case_id)
         )""",
     ),
+    3: (
+        # A pinned record (scorekit history pin): when, and the order of the pins (the
+        # latest pinned comparable eligible record is the default baseline); NULL: not pinned.
+        "ALTER TABLE records ADD COLUMN pinned_at TEXT",
+        "ALTER TABLE records ADD COLUMN pin_order INTEGER",
+        "CREATE INDEX records_pinned ON records (pin_order)",
+    ),
 }
 # The tables each schema version must have.
-_TABLES = {1: {"meta", "records", "dimensions"}, 2: {"meta", "records", "dimensions", "cases"}}
+_TABLES = {
+    1: {"meta", "records", "dimensions"},
+    2: {"meta", "records", "dimensions", "cases"},
+    3: {"meta", "records", "dimensions", "cases"},
+}
+# Columns of `records` added after schema 1, and the value an older record reads as.
+_LATER_RECORD_COLUMNS: dict[str, Any] = {"has_case_counts": 0, "pinned_at": None, "pin_order": None}
 
 _RECORD_COLUMNS = (
     "id", "label", "agent_name", "agent_version", "created_at", "generated_at", "suite_hash", "policy_hash",
     "results_hash", "evidence_hash", "judges", "scoring_version", "purpose", "partial", "confidence", "decision",
     "measured_decision", "comparison_status", "comparison_required", "comparison_method", "baseline_id",
-    "scorekit_version", "has_case_counts",
+    "scorekit_version", "has_case_counts", "pinned_at", "pin_order",
 )
 _CASE_COLUMNS = (
     "record_id", "label", "agent_name", "agent_version", "created_at", "dimension", "case_id", "passes", "n",
@@ -435,7 +448,10 @@ def read_history(
         ``verdict``, the counts and the recomputed ``rate``, ``ci_low``,
         ``ci_high`` (Wilson at the record's confidence).
         The record frame's ``has_case_counts`` says whether a record's
-        per-case counts are stored (False for records written before they were).
+        per-case counts are stored (False for records written before they were);
+        ``pinned_at`` (UTC time, NaT when not pinned) and ``pin_order`` (Int64,
+        1, 2, … in the order of the pins; the highest comparable eligible one is
+        the default baseline) say whether and when it was pinned.
     cases : bool, default False
         True: one row per (record, dimension, case) with ``record_id``,
         ``label``, ``agent_name``, ``agent_version``, ``created_at``,
@@ -478,8 +494,9 @@ def read_history(
             return _case_frame(pd.DataFrame({c: pd.Series(dtype=object) for c in _CASE_COLUMNS}))
         return _case_frame(_as_frame(case_rows))
     frame = _as_frame(records)
-    if "has_case_counts" not in frame.columns:  # schema 1
-        frame["has_case_counts"] = 0
+    for column, value in _LATER_RECORD_COLUMNS.items():  # an older schema: not stored, so not set
+        if column not in frame.columns:
+            frame[column] = value
     return _with_dimension_columns(_record_frame(frame[list(_RECORD_COLUMNS)]), dims)
 
 
@@ -514,9 +531,9 @@ def _record_frame(records: pd.DataFrame) -> pd.DataFrame:
     frame["judges"] = [json.loads(j) if isinstance(j, str) else [] for j in frame["judges"]]
     for column in ("partial", "comparison_required", "has_case_counts"):
         frame[column] = frame[column].astype(bool)
-    frame["baseline_id"] = pd.array(
-        [None if v is None or v != v else int(v) for v in frame["baseline_id"]], dtype="Int64"
-    )
+    for column in ("baseline_id", "pin_order"):
+        frame[column] = pd.array([None if v is None or v != v else int(v) for v in frame[column]], dtype="Int64")
+    frame["pinned_at"] = pd.to_datetime(frame["pinned_at"], utc=True, format="ISO8601")
     frame["eligible"] = np.array(
         [
             _eligible({"decision": d, "measured_decision": m, "comparison_status": s})

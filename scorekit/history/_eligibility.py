@@ -34,12 +34,19 @@ def _why_not(row: Mapping[str, Any], key: tuple[Any, ...]) -> list[str]:
     differs = [name for name, a, b in zip(names, stored, key, strict=True) if a != b or a is None]
     if differs:
         why.append("not comparable: different " + ", ".join(differs))
-    if not _eligible(row):
-        if row["comparison_status"] == "regressed":
-            why.append("not eligible: its comparison regressed")
-        else:
-            why.append(
-                f"not eligible: decision {row['decision']}, measured decision {row['measured_decision']}, "
-                f"comparison {row['comparison_status']}"
-            )
+    ineligible = _why_ineligible(row)
+    if ineligible:
+        why.append(ineligible)
     return why
+
+
+def _why_ineligible(row: Mapping[str, Any]) -> str | None:
+    """Why a record can never be a baseline (``None``: it is eligible), for a message."""
+    if _eligible(row):
+        return None
+    if row["comparison_status"] == "regressed":
+        return f"not eligible: decision {row['decision']}, its comparison regressed"
+    return (
+        f"not eligible: decision {row['decision']}, measured decision {row['measured_decision']}, "
+        f"comparison {row['comparison_status']}"
+    )

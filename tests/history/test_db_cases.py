@@ -1,4 +1,4 @@
-"""Per-(dimension, case) counts in the history and the schema-1 → 2 migration (SPEC §10).
+"""Per-(dimension, case) counts in the history and the migration of a schema-1 database (SPEC §10).
 
 ``tests/data/history/v1.sqlite`` was written by scorekit at history schema 1
 (before per-case counts; see ``build_v1_fixture.py`` beside it). Tests work on
@@ -104,8 +104,8 @@ def test_new_database_is_created_at_the_current_schema(tmp_path):
     db = tmp_path / "h.sqlite"
     record(_card(), db)
     version, tables, columns = _schema(db)
-    assert version == str(history.SCHEMA_VERSION) == "2"
-    assert "cases" in tables and "has_case_counts" in columns
+    assert version == str(history.SCHEMA_VERSION) == "3"
+    assert "cases" in tables and {"has_case_counts", "pinned_at", "pin_order"} <= columns
 
 
 # --------------------------------------------------------------------------- the old database
@@ -134,7 +134,7 @@ def test_schema_1_database_is_migrated_on_first_write(old_db):
     before_dims = read_history(old_db, dimensions=True)
     rid = record(_card(), old_db, label="after-upgrade")
     version, tables, columns = _schema(old_db)
-    assert version == "2" and "cases" in tables and "has_case_counts" in columns
+    assert version == "3" and "cases" in tables and {"has_case_counts", "pinned_at", "pin_order"} <= columns
 
     after = read_history(old_db)
     assert list(after.index) == [1, 2, rid] and rid == 3
@@ -146,7 +146,7 @@ def test_schema_1_database_is_migrated_on_first_write(old_db):
     assert set(cases["record_id"]) == {rid} and len(cases) == 8
     # A second write finds the new schema and just writes.
     assert record(_card("2.1"), old_db) == rid + 1
-    assert _schema(old_db)[0] == "2"
+    assert _schema(old_db)[0] == "3"
 
 
 def _as_schema_1(old_db, tmp_path, cards) -> list[int]:
@@ -231,7 +231,7 @@ def test_a_writer_killed_while_migrating_leaves_the_old_schema(old_db):
     assert version == "1" and "cases" not in tables and "has_case_counts" not in columns
     assert len(read_history(old_db)) == 2
     rid = record(_card(), old_db)  # the next write migrates
-    assert _schema(old_db)[0] == "2" and read_history(old_db)["has_case_counts"].tolist() == [False, False, True]
+    assert _schema(old_db)[0] == "3" and read_history(old_db)["has_case_counts"].tolist() == [False, False, True]
     assert rid == 3
 
 
@@ -258,7 +258,7 @@ def test_concurrent_writers_migrate_an_old_database_once(old_db):
                 proc.kill()
                 proc.wait()
     version, tables, _ = _schema(old_db)
-    assert version == "2" and "cases" in tables
+    assert version == "3" and "cases" in tables
     frame = read_history(old_db)
     assert len(frame) == 2 + writers * each
     assert frame["has_case_counts"].tolist() == [False, False] + [True] * (writers * each)
