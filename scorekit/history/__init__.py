@@ -13,6 +13,7 @@ Typical use (what ``scorekit run --history DB --label L [--baseline L]`` does)::
     comparison = history.compare(card, "reports/history.sqlite")
     card = history.with_comparison(card, comparison)   # final decision (SPEC §8)
     history.record(card, "reports/history.sqlite", label="nightly")
+    history.pin("reports/history.sqlite", "release-2.0")  # scorekit history pin DB LABEL
 
 Comparability and eligibility (SPEC §10)
     A record is *comparable* with a card when suite hash, policy hash, judge
@@ -22,6 +23,27 @@ Comparability and eligibility (SPEC §10)
     ``missing``: the first run of a suite/policy). A run whose comparison
     regressed never becomes a baseline, even when the comparison was optional
     and left its decision at PASS.
+
+Baseline choice never ratchets (SPEC §10, §18)
+    With a baseline label (``baseline_label``, ``--baseline L``, policy
+    ``regression.baseline``) the baseline is the latest record with that label,
+    which must itself be comparable and eligible (else ``incompatible``).
+    Otherwise it is the latest *pinned* comparable eligible record, else the
+    *earliest* comparable eligible record: never simply the latest, so an
+    unchanged agent run again and again meets the same baseline, a lucky run
+    does not raise the bar, and a regressed agent run again stays FAIL. The
+    comparison's ``baseline["chosen"]`` says which rule chose it (``label``,
+    ``pinned`` or ``earliest``).
+
+Pins
+    :func:`pin` (``scorekit history pin DB LABEL``, ``scorekit run ... --pin``)
+    pins the latest record of a label; only an eligible record can be pinned
+    (a FAIL, a regressed run or a first run whose measured decision was not
+    PASS is refused with :class:`scorekit.InputError`, nothing written). Pins are
+    kept as the history of releases: pinning a newer record leaves the older
+    pins, and the latest pin (``pin_order``) is the default baseline of the runs
+    comparable with it; pinning a record again makes it the latest pin.
+    :func:`unpin` removes the pins of a label.
 
 Comparison status
     ``not_requested`` no history given and no comparison required;
@@ -49,11 +71,14 @@ Storage
 Schema versions and migration
     1: records and per-dimension counts. 2: adds ``records.has_case_counts``
     and the ``cases`` table (per-(dimension, case) ``passes`` and ``n`` of the
-    agent rows, counted by :func:`scorekit._counts.count_cases`). A database
-    of an older schema is read as it is (its records have no per-case counts:
-    they compare with the ``interval``, ``newcombe`` and ``point`` methods,
-    and a ``paired`` comparison with one is ``unusable``) and is migrated by
-    the first write, inside that write's ``BEGIN IMMEDIATE`` transaction:
+    agent rows, counted by :func:`scorekit._counts.count_cases`). 3: adds
+    ``records.pinned_at`` (ISO 8601 time) and ``records.pin_order`` (1, 2, …
+    in the order of the pins), both NULL for a record that is not pinned. A
+    database of an older schema is read as it is (records of schema 1 have no
+    per-case counts: a ``paired`` comparison with one cannot run case by case;
+    records before schema 3 are not pinned, so the earliest comparable
+    eligible one is the default baseline) and is migrated by the first write
+    (a record or a pin), inside that write's ``BEGIN IMMEDIATE`` transaction:
     the migration and the record commit together or not at all, and a racing
     writer finds the database already migrated once it gets the lock. A new
     database is created at schema 1 and migrated in the same transaction, so
@@ -64,6 +89,7 @@ Schema versions and migration
 from __future__ import annotations
 
 from .._decide import COMPARISON_STATUSES, apply_comparison
+from ._baseline import pin, unpin
 from ._compare import compare, with_comparison
 from ._db import DEFAULT_PATH, SCHEMA_VERSION, read_history, record
 
@@ -73,7 +99,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "apply_comparison",
     "compare",
+    "pin",
     "read_history",
     "record",
+    "unpin",
     "with_comparison",
 ]

@@ -1,7 +1,8 @@
 """The comparison with a baseline in the history, and the decision step it implies (SPEC §8, §10).
 
-:func:`compare` finds the baseline (by label, or the latest comparable
-eligible record) and compares per dimension with the policy's
+:func:`compare` finds the baseline (by label; else the latest pinned
+comparable eligible record, else the earliest one: never simply the latest,
+SPEC §10) and compares per dimension with the policy's
 ``regression.method`` (:func:`scorekit._regression.regressions`);
 :func:`with_comparison` applies the result to the card's decision.
 """
@@ -19,10 +20,11 @@ from .._decide import COMPARISON_REASON_PREFIX as _REASON_PREFIX
 from .._decide import COMPARISON_STATUSES, apply_comparison
 from .._policy import REGRESSION_METHODS, Regression
 from .._regression import regressions as _regressions
+from ._baseline import Chosen, _default_baseline
 from ._card import _case_counts, _confidence, _dimension_counts, _key
 from ._check import check_history
 from ._db import _as_frame, _connect, _fetch, _rows, _transaction
-from ._eligibility import _COMPARABLE_SQL, _ELIGIBLE_SQL, _why_not
+from ._eligibility import _why_not
 
 __all__ = ["COMPARISON_STATUSES", "compare", "with_comparison"]
 
@@ -46,9 +48,11 @@ def _regression_of(card: Any, regression: Regression | Mapping[str, Any] | None)
         )
     raise TypeError(f"regression must be a Regression, a mapping or None; got {type(regression).__name__}")
 
-def _summary(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A record as the ``baseline`` entry of a comparison."""
+def _summary(row: Mapping[str, Any], chosen: Chosen | None) -> dict[str, Any]:
+    """A record as the ``baseline`` entry of a comparison, with why it was ``chosen``."""
     return {
+        "chosen": chosen,
+        "pinned_at": row.get("pinned_at"),  # absent before schema 3: not pinned
         "id": int(row["id"]),
         "label": row["label"],
         "agent": {"name": row["agent_name"], "version": row["agent_version"]},
@@ -85,8 +89,10 @@ def compare(
     baseline_label : str, optional
         Compare with the latest record carrying this label, which must itself be
         comparable and eligible (else ``incompatible``). Defaults to the
-        policy's ``regression.baseline``; when both are unset, the latest
-        comparable eligible record is the baseline.
+        policy's ``regression.baseline``; when both are unset, the baseline is
+        the latest pinned comparable eligible record (:func:`pin`), else the
+        earliest comparable eligible record: never simply the latest, so an
+        unchanged agent run again and again meets the same baseline.
     regression : Regression or mapping, optional
         ``required``, ``method``, ``max_drop`` (and ``baseline``); defaults to the
         card's policy ``regression`` section.
@@ -95,11 +101,14 @@ def compare(
     -------
     dict
         ``status`` (one of :data:`COMPARISON_STATUSES`), ``required`` (bool),
-        ``baseline`` (summary of the baseline record: ``id``, ``label``,
-        ``agent``, ``created_at``, ``decision``, ``measured_decision``,
-        ``comparison_status``, ``hashes``, ``judges``, ``scoring_version``; or
-        ``None``), ``regressions`` (one entry per compared dimension, see
-        :func:`scorekit._regression.regressions`), ``method``, ``max_drop``,
+        ``baseline`` (summary of the baseline record: ``chosen`` (why it is
+        the baseline: ``"label"`` asked for by label, ``"pinned"`` the latest
+        pinned comparable eligible record, ``"earliest"`` the earliest
+        comparable eligible record, none being pinned), ``pinned_at`` (when it
+        was pinned, or ``None``), ``id``, ``label``, ``agent``, ``created_at``,
+        ``decision``, ``measured_decision``, ``comparison_status``, ``hashes``,
+        ``judges``, ``scoring_version``; or ``None``), ``regressions`` (one
+        entry per compared dimension, see :func:`scorekit._regression.regressions`), ``method``, ``max_drop``,
         ``baseline_label`` (the label asked for, or ``None``), ``rescored_from``
         (id of the recorded run whose output this card re-scores, or ``None``)
         and ``detail`` (one line saying why the status is what it is).
@@ -135,6 +144,7 @@ def compare(
         contextlib.nullcontext() if conn is None else _transaction(conn, "DEFERRED")
     ):
         baseline_row: dict[str, Any] | None = None
+        chosen: Chosen | None = None
         baseline_dims: Any = None
         baseline_cases: Any = None
         rescored: dict[str, Any] | None = None
@@ -154,13 +164,9 @@ def compare(
                     if why:
                         status, detail = "incompatible", f"record {row['id']} labelled {label!r}: " + "; ".join(why)
                     else:
-                        baseline_row = row
-            else:
-                baseline_row = _fetch(
-                    conn,
-                    f"SELECT * FROM records WHERE {_COMPARABLE_SQL} AND {_ELIGIBLE_SQL} ORDER BY id DESC LIMIT 1",
-                    key,
-                )
+                        baseline_row, chosen = row, "label"
+            else:  # the latest pinned, else the earliest comparable eligible record: never the latest
+                baseline_row, chosen = _default_baseline(conn, key)
                 if baseline_row is None:
                     status, detail = "missing", "no comparable eligible baseline in the history"
             if baseline_row is not None:
@@ -191,7 +197,7 @@ def compare(
                     (results_hash, name, version),
                 )
     if baseline_row is not None:
-        out["baseline"] = _summary(baseline_row)
+        out["baseline"] = _summary(baseline_row, chosen)
         cand = _dimension_counts(card)
         base = baseline_dims
         names = sorted(set(cand.index[cand["in_scope"]]) | set(base.index[base["in_scope"].astype(bool)]))

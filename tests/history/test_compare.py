@@ -114,12 +114,12 @@ def test_rescored_old_output_is_unusable(db):
     assert not bool(read_history(db).loc[id2, "eligible"])  # and never a baseline
 
 
-def test_rescored_output_of_an_older_non_baseline_run_is_unusable(db):
+def test_rescored_output_of_a_non_baseline_run_is_unusable(db):
     _, _, id1 = run(make_card(40, 0, "1"), db)
-    run(make_card(40, 0, "2"), db)
-    comp = compare(make_card(40, 0, "3", output="output of 1"), db)
-    assert comp["status"] == "unusable" and comp["rescored_from"] == id1
-    assert comp["baseline"]["agent"]["version"] == "2"
+    _, _, id2 = run(make_card(40, 0, "2"), db)
+    comp = compare(make_card(40, 0, "3", output="output of 2"), db)  # the baseline is record 1 (the earliest)
+    assert comp["status"] == "unusable" and comp["rescored_from"] == id2
+    assert comp["baseline"]["id"] == id1 and comp["baseline"]["agent"]["version"] == "1"
 
 
 def test_rescoring_with_the_same_agent_version_is_not_unusable(db):

@@ -43,13 +43,16 @@ def test_a_regression_under_an_optional_comparison_is_reported_and_never_a_basel
     assert comp3["status"] == "regressed" and comp3["baseline"]["id"] == id1
 
 
-def test_default_baseline_is_the_latest_comparable_eligible_record(db):
+def test_default_baseline_is_the_earliest_comparable_eligible_record(db):
+    run(make_card(40, 0, "0", case_prefix="other"), db)  # another suite: not comparable
+    _, first, _ = run(make_card(2, 38, "f"), db)  # the first run, measured FAIL: not eligible
+    assert first["status"] == "missing"
     _, _, id1 = run(make_card(40, 0, "1"), db)
     _, _, id2 = run(make_card(40, 0, "2"), db)
     run(make_card(20, 20, "3"), db)  # regressed: not a baseline
-    run(make_card(40, 0, "4", case_prefix="other"), db)  # another suite: not comparable
     _, comp, _ = run(make_card(40, 0, "5"), db)
-    assert comp["baseline"]["id"] == id2 != id1
+    assert comp["baseline"]["id"] == id1 != id2  # never simply the latest
+    assert comp["baseline"]["chosen"] == "earliest" and comp["baseline"]["pinned_at"] is None
 
 
 
