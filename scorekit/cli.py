@@ -61,6 +61,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .reports import render_reports
     from .reports.text import run_text
 
+    if args.pin and (args.history is None or args.label is None):
+        raise ScorekitError("--pin pins this run's history record: give --history DB and --label L too")
     with progress_on_a_terminal():
         results, agent = _cli_import.results_for(args)  # --from: one imported run (SPEC §15)
         card = evaluate(
@@ -91,10 +93,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(line)
     for path in written.values():
         print(f"wrote {_t(path)}")
+    if args.pin:
+        _pin_run(args.history, args.label)
     if args.gate and not card.overall_pass:
         print(f"gate: not passed (decision {card.decision})", file=sys.stderr)
         return EXIT_NO
     return EXIT_OK
+
+
+def _pin_run(db: str, label: str) -> None:
+    """``run --pin``: pin the record just written when it is eligible; else say why not (the run's exit
+    code stays its own)."""
+    from . import history
+    from ._errors import InputError
+
+    try:
+        record_id = history.pin(db, label)
+    except InputError as exc:  # not eligible as a baseline: a FAIL, a regressed run
+        print(f"scorekit run: not pinned: {_t(exc)}", file=sys.stderr)
+        return
+    print(f"pinned record {record_id} (label {_t(repr(label))}) in {_t(db)}: the default baseline of the runs "
+          "comparable with it")
 
 
 def _write(reports: RenderedReports, out_dir: str) -> dict[str, Path]:
@@ -162,11 +181,20 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+_HISTORY_ACTIONS = ("pin", "unpin")
+
+
 def _cmd_history(args: argparse.Namespace) -> int:
+    """``history [DB] [--plot FILE]`` lists (and draws) the records; ``history pin|unpin DB LABEL`` pins."""
     from . import history
     from .reports._sections import history_sections
     from .reports.text import history_text
 
+    if args.db in _HISTORY_ACTIONS and (args.more or not Path(args.db).exists()):
+        return _history_pin(args)
+    if args.more:
+        raise ScorekitError(f"unexpected argument {_t(repr(args.more[0]))} after DB (to pin: scorekit history pin DB "
+                            "LABEL)")
     records = history.read_history(args.db)
     dimensions = history.read_history(args.db, dimensions=True) if len(records) else None
     print(history_text(history_sections(records, dimensions)))  # every value escaped for the terminal
@@ -181,6 +209,30 @@ def _cmd_history(args: argparse.Namespace) -> int:
             raise ScorekitError(f"{args.plot}: cannot write the trend ({getattr(exc, 'strerror', None) or exc})") \
                 from None
         print(f"wrote {_t(args.plot)}")
+    return EXIT_OK
+
+
+def _history_pin(args: argparse.Namespace) -> int:
+    """``history pin DB LABEL`` / ``history unpin DB LABEL``: one line saying which record is (un)pinned."""
+    from . import history
+
+    action = args.db
+    if len(args.more) != 2:
+        raise ScorekitError(f"{action} takes DB and LABEL: scorekit history {action} DB LABEL")
+    if args.plot:
+        raise ScorekitError(f"--plot draws the listing; it does not go with history {action}")
+    db, label = args.more
+    records = history.read_history(db)  # every record checked before one is changed (SPEC §20)
+    if action == "unpin":
+        ids = history.unpin(db, label)
+        print(f"unpinned {'record' if len(ids) == 1 else 'records'} {', '.join(map(str, ids))} "
+              f"(label {_t(repr(label))}) in {_t(db)}")
+        return EXIT_OK
+    record_id = history.pin(db, label)
+    row = records.loc[record_id] if record_id in records.index else None
+    agent = "" if row is None else f", agent {_t(row['agent_name'])} {_t(row['agent_version'])}"
+    print(f"pinned record {record_id} (label {_t(repr(label))}{agent}) in {_t(db)}: the default baseline of the "
+          "runs comparable with it")
     return EXIT_OK
 
 
@@ -281,7 +333,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="above N scored rows the evidence is written as an evidence/ Parquet dataset instead of "
                           f"evidence.parquet and not held in memory (default: {EVIDENCE_ROWS_IN_MEMORY:,})")
     run.add_argument("--label", metavar="L", help="label of this run's history record")
-    run.add_argument("--baseline", metavar="L", help="compare with the latest history record labelled L")
+    run.add_argument("--baseline", metavar="L",
+                     help="compare with the latest history record labelled L (default: the latest pinned "
+                          "comparable eligible record, else the earliest one; never simply the latest)")
+    run.add_argument("--pin", action="store_true",
+                     help="pin this run's history record (with --history and --label) as the default baseline, "
+                          "when it is eligible (a FAIL or a regressed run is not pinned: the run says why)")
     run.set_defaults(handler=_cmd_run)
 
     plan = sub.add_parser("plan", help="how many cases a release decision needs (power, SPEC §6)",
@@ -326,9 +383,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where to write compare.html and compare.md (default: the current folder)")
     comp.set_defaults(handler=_cmd_compare)
 
-    hist = sub.add_parser("history", help="list the evaluations recorded in a history database")
+    hist = sub.add_parser(
+        "history", help="list the evaluations recorded in a history database; pin a release as the baseline",
+        usage="scorekit history [DB] [--plot FILE.png]\n       scorekit history pin DB LABEL\n"
+              "       scorekit history unpin DB LABEL",
+        description="List the records of a history database (and draw their trend), or pin the latest record "
+                    "labelled LABEL: without --baseline, a run compares with the latest pinned comparable "
+                    "eligible record, else the earliest one, never simply the latest (SPEC §10). Only an "
+                    "eligible record (decision PASS, comparison not regressed; or a first run measured PASS) "
+                    "can be pinned; older pins are kept and the latest pin wins. unpin removes the pins of "
+                    "LABEL. Exit 2 when the database or the label does not exist or the record is not eligible.")
     hist.add_argument("db", nargs="?", default="reports/history.sqlite", metavar="DB",
                       help="the SQLite history (default: reports/history.sqlite)")
+    hist.add_argument("more", nargs="*", help=argparse.SUPPRESS)  # pin|unpin DB LABEL: DB is then "pin"
     hist.add_argument("--plot", metavar="FILE.png",
                       help="also draw each dimension's rate with its interval across the recorded versions "
                            "of the newest record's suite and policy (format from the suffix: png, svg, pdf)")
