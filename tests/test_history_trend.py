@@ -69,3 +69,24 @@ def test_plot_of_an_empty_history_is_exit_2(run_cli, tmp_path):
 def test_an_unknown_image_format_is_exit_2_in_one_line(run_cli, db, tmp_path):
     code, _, err = run_cli("history", db, "--plot", tmp_path / "trend.nope")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "trend.nope" in err
+
+
+def test_the_trend_draws_each_records_interval_at_that_records_own_confidence(tmp_path):
+    # The gate's level is the policy's confidence c (SPEC §18); each record stores its own, and its trend
+    # interval is the two-sided c interval its scorecard showed, not one level for the whole history.
+    path = tmp_path / "history.sqlite"
+    levels = (0.8, 0.95, 0.99)
+    for k, confidence in enumerate(levels):
+        rows = [{"id": f"r{i}", "dimension": "task_completion", "case_id": f"c{i}", "evaluator": "h",
+                 "status": "PASS" if i < 40 else "FAIL", "agent_output": "same"} for i in range(50)]
+        card = sk.evaluate(rows, policy={"purpose": "exploratory", "confidence": confidence},
+                           agent_name="agent", agent_version=str(k))
+        record(card, path, label=f"c{confidence}")
+    records = read_history(path)
+    assert records["confidence"].tolist() == list(levels)
+    chart = trend_chart(records, read_history(path, dimensions=True))
+    assert len(chart.records) == 1  # each confidence is its own policy hash: the newest one's records only
+    (line,) = chart.lines
+    ((_, rate, low, high),) = line.points
+    assert (low, high) == pytest.approx(sk.wilson_interval(40, 50, confidence=0.99), abs=1e-15)
+    assert rate == 0.8 and "each record's confidence" in chart.note
