@@ -33,11 +33,18 @@ _BLOCKING = ("FAIL", "INCOMPLETE")
 
 
 def step_summary(sections: Sections) -> str:
-    """The job summary: heading, decision banner with its reasons and the summary table (Markdown)."""
+    """The job summary: heading, decision banner with its reasons and what a verdict means at the stated
+    level, the summary table, each dimension's notes (assurance, rate bounds, pass^1, judge agreement) and,
+    when a comparison ran, its tests with the regressed and improved cases (Markdown)."""
     from .notebook import Report
 
     report = Report(sections)
-    return (report.decision(heading="scorekit run") + report.summary()).markdown.rstrip("\n") + "\n"
+    summary = report.decision(heading="scorekit run") + report.summary()
+    if sections.dimension_notes:
+        summary += report.dimension_notes()
+    if sections.regressions is not None:
+        summary += report.comparison()
+    return summary.markdown.rstrip("\n") + "\n"
 
 
 def append_step_summary(sections: Sections, environ: Mapping[str, str] | None = None) -> Path | None:

@@ -131,9 +131,12 @@ class Report:
         return _render("dimensions", self.sections)
 
     def summary(self, ks: Sequence[str] | None = None) -> Fragment:
-        """One compact table: verdict, n, passes, rate, threshold, Wilson interval and pass^k (``ks``: those k)."""
+        """One compact table: verdict (with the assurance, SPEC §18), n, passes, rate, threshold, the
+        headline and Wilson intervals and pass^k (``ks``: those k)."""
+        from .reports.text import DEMO_COLUMNS
+
         s = self.sections
-        columns = ["dimension", "verdict", "n", "passes", "rate", "threshold", f"{s.confidence} Wilson CI"]
+        columns = s.present(DEMO_COLUMNS)
         chosen = [c for c in s.summary.columns if c.startswith("pass^")] if ks is None else \
             [f"pass^{k}" for k in ks if f"pass^{k}" in s.summary.columns]
         return _render("summary", s.summary.select(columns + chosen))
@@ -190,8 +193,14 @@ class Report:
         return _render("summary", s.findings)
 
     def comparison(self) -> Fragment:
-        """The comparison with the baseline: status, baseline, method, per-dimension regressions."""
+        """The comparison with the baseline: status, baseline, method and level, per-dimension tests
+        (p-values, cases), the regressed and improved cases."""
         return _render("comparison", self.sections)
+
+    def dimension_notes(self) -> Fragment:
+        """Per dimension, what a compact table cannot say (SPEC §18): the assurance and the cases that
+        would settle it, the rate had the missing rows been measured, pass^1, the judges' agreement."""
+        return _render("dimension_notes", self.sections, True)
 
     def hashes(self) -> Fragment:
         """The SPEC §10 hashes, the judge identity and the evaluators."""

@@ -151,20 +151,31 @@ class RatePoint:
 
 @dataclass(frozen=True)
 class RateChart:
-    """Pass rate per dimension with its Wilson interval and threshold, top to bottom."""
+    """Pass rate per dimension with its interval (``ci_low``/``ci_high``) and threshold, top to bottom."""
 
     points: tuple[RatePoint, ...]
     confidence: str
     floor: float
     ticks: tuple[float, ...]
+    #: The interval drawn, as the reports label it (``95% CI (case-clustered)``); "" for the Wilson interval
+    #: of a scorecard written before ``interval_method`` (SPEC §18).
+    interval: str = ""
+
+    @property
+    def whisker(self) -> str:
+        """What a whisker is: ``95% CI (case-clustered)``, or ``Wilson 95% CI``."""
+        return self.interval or f"Wilson {self.confidence} CI"
 
     @property
     def title(self) -> str:
+        if self.interval:
+            return f"Pass rate per dimension ({self.interval}, threshold)"
         return f"Pass rate per dimension ({self.confidence} Wilson interval, threshold)"
 
 
-def rate_chart(dimensions: Sequence[Mapping[str, Any]], confidence: str) -> RateChart:
-    """The rate chart of ``dimensions`` (in their order) labelled with ``confidence`` ("95%")."""
+def rate_chart(dimensions: Sequence[Mapping[str, Any]], confidence: str, interval: str = "") -> RateChart:
+    """The rate chart of ``dimensions`` (in their order) labelled with ``confidence`` ("95%") and, when the
+    dimensions name their headline interval, ``interval`` (``95% CI (case-clustered)``)."""
     points = []
     for dim in dimensions:
         verdict = dim.get("verdict")
@@ -190,7 +201,8 @@ def rate_chart(dimensions: Sequence[Mapping[str, Any]], confidence: str) -> Rate
             n_text=fmt_count(n),
         ))
     floor = axis_floor(v for p in points for v in (p.rate, p.low, p.threshold))
-    return RateChart(points=tuple(points), confidence=confidence, floor=floor, ticks=axis_ticks(floor))
+    return RateChart(points=tuple(points), confidence=confidence, floor=floor, ticks=axis_ticks(floor),
+                     interval=interval)
 
 
 # --------------------------------------------------------------------------- pass^k

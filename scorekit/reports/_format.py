@@ -27,12 +27,20 @@ from .._escape import clean, html_text, markdown_fence, markdown_text, markdown_
 __all__ = [
     "DECISION_MEANING",
     "DETAIL_LIMIT",
+    "INTERVAL_NAMES",
     "LIST_LIMIT",
+    "POINT_BASIS_NOTE",
+    "TEST_COLUMNS",
     "TWO_INTERVALS_NOTE",
     "VARIANCE_HEADER",
     "UNDEFINED",
     "REGRESSION_COLUMNS",
+    "agreement_text",
+    "assurance_text",
     "baseline_text",
+    "case_change_text",
+    "cases_text",
+    "comparison_level_text",
     "clean_text",
     "comparison_facts",
     "describe_mapping",
@@ -47,16 +55,24 @@ __all__ = [
     "mde_text",
     "fmt_pass_k",
     "fmt_deff",
+    "fmt_p",
     "fmt_pp",
     "fmt_value",
+    "error_rates_text",
     "h",
+    "interval_label",
     "md_escape",
     "md_fence",
     "md_unescape",
+    "method_text",
     "more_text",
     "pass_k_columns",
+    "pass_1_text",
     "problem_text",
+    "rate_bounds_text",
+    "regression_columns",
     "regression_rows",
+    "settle_text",
     "truncate",
 ]
 
@@ -203,15 +219,26 @@ def pass_k_on_curve(dim: Mapping[str, Any], k: str) -> bool:
         return False
 
 
-def fmt_pass_k(dim: Mapping[str, Any], k: str) -> str:
-    """pass^k of ``dim``; a value over a subset of the cases is marked with its case count."""
+def fmt_pass_k(dim: Mapping[str, Any], k: str, *, interval: bool = False) -> str:
+    """pass^k of ``dim``; a value over a subset of the cases is marked with its case count.
+
+    ``interval``: add its interval (``pass_k_ci``, SPEC §18) when the dimension has one:
+
+    >>> dim = {"pass_k": {"2": 0.5}, "pass_k_ci": {"2": [0.1771, 0.8229]}, "curve_k": 3}
+    >>> fmt_pass_k(dim, "2"), fmt_pass_k(dim, "2", interval=True)
+    ('50.0%', '50.0% (CI 17.7% – 82.3%)')
+    """
     value = (dim.get("pass_k") or {}).get(k)
     if _is_undefined(value):
         return UNDEFINED
-    if pass_k_on_curve(dim, k):
-        return fmt_pct(value)
-    covered = (dim.get("pass_k_cases") or {}).get(k)
-    return f"{fmt_pct(value)} (over {fmt_count(covered)} of {fmt_count(dim.get('cases'))} cases)"
+    notes = []
+    if not pass_k_on_curve(dim, k):
+        covered = (dim.get("pass_k_cases") or {}).get(k)
+        notes.append(f"over {fmt_count(covered)} of {fmt_count(dim.get('cases'))} cases")
+    bounds = (dim.get("pass_k_ci") or {}).get(k) if interval else None
+    if isinstance(bounds, (list, tuple)) and len(bounds) == 2 and fmt_ci(*bounds) != UNDEFINED:
+        notes.append(f"CI {fmt_ci(*bounds)}")
+    return fmt_pct(value) + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def fmt_deff(value: Any) -> str:
@@ -226,6 +253,116 @@ def mde_text(value: Any) -> str:
     if _is_undefined(value):
         return UNDEFINED
     return f"a drop of {100.0 * float(value):.1f} points or more"
+
+
+def fmt_p(value: Any) -> str:
+    """A p-value with four decimals (``0.0249``: never rounded onto a level such as 2.5%); below
+    0.0001 as ``< 0.0001``; undefined → "—".
+
+    >>> fmt_p(0.02494), fmt_p(1.0), fmt_p(3e-7), fmt_p(None)
+    ('0.0249', '1.0000', '< 0.0001', '—')
+    """
+    if _is_undefined(value):
+        return UNDEFINED
+    p = float(value)
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+#: How each ``interval_method`` of a dimension is named beside its interval (SPEC §18).
+INTERVAL_NAMES = {"wilson_clustered": "case-clustered", "wilson": "Wilson"}
+
+
+def interval_label(conf: str, methods: Iterable[Any]) -> str:
+    """The label of the headline interval column: ``95% CI (case-clustered)``, ``95% CI (Wilson)``,
+    ``95% CI`` when dimensions differ (each cell then names its own), or ``95% Wilson CI`` for a
+    scorecard written before ``interval_method`` existed (its ``ci_low``/``ci_high`` are Wilson).
+
+    >>> interval_label("95%", ["wilson_clustered"]), interval_label("95%", [None])
+    ('95% CI (case-clustered)', '95% Wilson CI')
+    """
+    named = {INTERVAL_NAMES.get(str(m), str(m)) for m in methods if m is not None}
+    if not named:
+        return f"{conf} Wilson CI"
+    return f"{conf} CI ({named.pop()})" if len(named) == 1 else f"{conf} CI"
+
+
+def assurance_text(threshold: Any, assurance: Any) -> str:
+    """``meets 90.0% with probability 47.4%`` (SPEC §18); "—" when either is undefined."""
+    if _is_undefined(threshold) or _is_undefined(assurance):
+        return UNDEFINED
+    return f"meets {fmt_pct(threshold)} with probability {fmt_pct(assurance)}"
+
+
+def settle_text(cases: Any) -> str:
+    """``about 97 cases would settle it`` (``cases_to_settle``); "" when there is none."""
+    return "" if _is_undefined(cases) else f"about {fmt_count(cases)} cases would settle it"
+
+
+def rate_bounds_text(bounds: Any, missing: Any) -> str:
+    """``between 61.0% and 78.0% had the 9 missing rows been measured``; "" without bounds."""
+    if not isinstance(bounds, (list, tuple)) or len(bounds) != 2 or fmt_ci(*bounds) == UNDEFINED:
+        return ""
+    rows = "row" if missing == 1 else "rows"
+    return f"between {fmt_pct(bounds[0])} and {fmt_pct(bounds[1])} had the {fmt_count(missing)} missing {rows} " \
+        "been measured"
+
+
+def pass_1_text(value: Any) -> str:
+    """``pass^1 (every case weighs the same) 81.2%``; "" when undefined."""
+    return "" if _is_undefined(value) else f"pass^1 (every case weighs the same) {fmt_pct(value)}"
+
+
+def agreement_text(agreement: Any) -> str:
+    """``judges agree: Krippendorff's α 0.62 over 40 rows, 75.0% unanimous``; "" without agreement."""
+    if not isinstance(agreement, Mapping):
+        return ""
+    alpha = agreement.get("krippendorff_alpha")
+    units = agreement.get("units")
+    rows = "row" if units == 1 else "rows"
+    value = "undefined" if alpha is None or _is_undefined(alpha) else f"{float(alpha):.2f}"
+    return (f"judges agree: Krippendorff's α {value} over {fmt_count(units)} {rows}, "
+            f"{fmt_pct(agreement.get('unanimous_share'))} unanimous")
+
+
+#: The note under the point threshold basis (SPEC §18): the assurance is what to read.
+POINT_BASIS_NOTE = ("Under the point basis a dimension measured exactly at its threshold passes about half the "
+                    "time, so read the assurance beside its verdict.")
+
+
+def _dimensions_word(count: int) -> str:
+    return "the one dimension compared" if count == 1 else f"the {count:,} dimensions compared"
+
+
+def error_rates_text(error_rates: Any, comparison: Any, basis: str = "point") -> str:
+    """One sentence saying what a regression verdict, or PASS and FAIL, mean at the scorecard's level
+    (``error_rates``, SPEC §18); "" for a scorecard written before ``error_rates`` existed.
+
+    >>> rates = {"confidence": 0.95, "alpha": 0.025, "multiplicity": "holm", "comparisons": 8}
+    >>> print(error_rates_text(rates, {"regressions": [{"method_used": "paired"}]}))
+    A regression verdict is a drop shown at the 2.5% level (one-sided) across the 8 dimensions compared (Holm); 95% ...
+    """
+    if not isinstance(error_rates, Mapping):
+        return ""
+    conf, level = fmt_confidence(error_rates.get("confidence")), fmt_confidence(error_rates.get("alpha"))
+    count = error_rates.get("comparisons")
+    entries = [e for e in ((comparison or {}).get("regressions") or []) if isinstance(e, Mapping)]
+    if isinstance(count, int) and count > 0:
+        if error_rates.get("multiplicity") == "holm":
+            return (f"A regression verdict is a drop shown at the {level} level (one-sided) across "
+                    f"{_dimensions_word(count)} (Holm); {conf} intervals.")
+        return (f"A regression verdict is a drop shown at the {level} level (one-sided) in each of "
+                f"{_dimensions_word(count)}, without multiplicity correction; {conf} intervals.")
+    if entries and all(e.get("method_used", e.get("method")) == "point" for e in entries):
+        return (f"A regression verdict is a point drop beyond max_drop with no stated error rate (method point); "
+                f"{conf} intervals.")
+    if basis == "point":
+        meaning = ("PASS means every dimension in scope measured at or above its threshold and FAIL that one "
+                   "measured below (exactly at its threshold a dimension passes about half the time, so read its "
+                   "assurance)")
+    else:
+        meaning = (f"PASS means every dimension's {conf} lower bound ({basis}) meets its threshold, so a dimension "
+                   f"truly below its threshold passes at most {level} of the time, and FAIL that one does not")
+    return f"{meaning}; no regression comparison was made; {conf} intervals."
 
 
 def variance_cells(dim: dict[str, Any]) -> list[str] | None:
@@ -275,8 +412,11 @@ def problem_text(problem: Any) -> str:
 
 
 # --------------------------------------------------------------------------- comparison
-#: Columns of the regression table (one row per compared dimension).
+#: Columns of the regression table of a scorecard written before SPEC §18 (one row per compared dimension).
 REGRESSION_COLUMNS = ("dimension", "status", "baseline", "candidate", "difference", "shared cases", "limit", "rule")
+#: Columns of the regression table with the SPEC §18 fields (p-values, the method that ran, the case counts).
+TEST_COLUMNS = ("dimension", "status", "baseline", "candidate", "difference", "p-value", "p adjusted", "method",
+                "cases compared", "rule")
 _DIFF_INTERVALS = {"wilson": "Wilson", "newcombe": "Newcombe", "t": "paired t"}
 _REGRESSION_ORDER = {"regressed": 0, "undefined": 1}
 
@@ -291,17 +431,70 @@ def fmt_side(side: Any) -> str:
     return text + f", n {fmt_count(side.get('n'))}"
 
 
+def _has_tests(comparison: Mapping[str, Any]) -> bool:
+    """Whether the comparison's entries carry the SPEC §18 fields (``p_value``, ``method_used``)."""
+    return any(isinstance(e, dict) and ("p_value" in e or "method_used" in e)
+               for e in comparison.get("regressions") or [])
+
+
+def regression_columns(comparison: Mapping[str, Any]) -> tuple[str, ...]:
+    """The columns :func:`regression_rows` fills for ``comparison``: :data:`TEST_COLUMNS` when its entries
+    carry p-values, else (a scorecard written before SPEC §18) :data:`REGRESSION_COLUMNS`."""
+    return TEST_COLUMNS if _has_tests(comparison) else REGRESSION_COLUMNS
+
+
+def _difference(entry: Mapping[str, Any]) -> str:
+    """The difference with its interval: ``ci_low``/``ci_high`` (SPEC §18), else the older ``diff_low`` /
+    ``diff_high`` named by ``diff_interval``, else the Newcombe ``difference_ci_*``."""
+    text = fmt_pp(entry.get("difference"))
+    if "p_value" in entry or "method_used" in entry:
+        low, high, kind = entry.get("ci_low"), entry.get("ci_high"), None
+    else:
+        low, high, kind = entry.get("diff_low"), entry.get("diff_high"), entry.get("diff_interval")
+        if low is None or high is None:
+            low, high, kind = entry.get("difference_ci_low"), entry.get("difference_ci_high"), "newcombe"
+    if _is_undefined(low) or _is_undefined(high):
+        return text
+    named = f", {_DIFF_INTERVALS.get(str(kind), str(kind))}" if kind is not None else ""
+    return text + f" ({fmt_pp(low)} to {fmt_pp(high)}{named})"
+
+
+def method_text(entry: Mapping[str, Any]) -> str:
+    """The test that ran (``method_used``), saying so when it is not the one asked for (``method``)."""
+    used, asked = entry.get("method_used"), entry.get("method")
+    if used is None:
+        return fmt_value(asked)
+    if asked is not None and asked != used:
+        return f"{fmt_value(used)} ({fmt_value(asked)} asked; no per-case counts on both sides)" \
+            if asked == "paired" else f"{fmt_value(used)} ({fmt_value(asked)} asked)"
+    return fmt_value(used)
+
+
+def cases_text(entry: Mapping[str, Any]) -> str:
+    """``48 shared, 2 only in the baseline, 0 only in the candidate``; "—" without per-case counts."""
+    shared = entry.get("shared_cases")
+    if shared is None:
+        return UNDEFINED
+    text = f"{fmt_count(shared)} shared"
+    for key, where in (("cases_only_baseline", "baseline"), ("cases_only_candidate", "candidate")):
+        if entry.get(key) is not None:
+            text += f", {fmt_count(entry[key])} only in the {where}"
+    return text
+
+
 def regression_rows(comparison: dict[str, Any]) -> list[list[str]]:
-    """The comparison's per-dimension entries as display rows (not escaped), regressed first.
+    """The comparison's per-dimension entries as display rows (not escaped), regressed first, in the
+    columns of :func:`regression_columns`.
 
     Entries are those of :func:`scorekit._regression.regressions`: ``dimension``,
     ``status``, ``baseline``/``candidate`` ``{n, passes, rate, ci_low, ci_high}``,
-    ``difference`` with the interval its method uses (``diff_low``/``diff_high``,
-    named by ``diff_interval``; the Newcombe interval for older entries),
-    ``shared_cases``, ``limit`` and ``rule``; an entry of another shape is shown
-    as ``key: value`` text.
+    ``difference`` with its interval, ``p_value``, ``p_adjusted``, ``method`` /
+    ``method_used``, the case counts and ``rule`` (SPEC §18); an entry written
+    before SPEC §18 (``diff_low``/``diff_high``, ``limit``) is shown in the older
+    columns; an entry of another shape is shown as ``key: value`` text.
     """
     method = comparison.get("method")
+    columns = regression_columns(comparison)
     entries = list(comparison.get("regressions") or [])
     entries.sort(key=lambda e: _REGRESSION_ORDER.get(str(e.get("status")), 2) if isinstance(e, dict) else 3)
     rows = []
@@ -312,27 +505,46 @@ def regression_rows(comparison: dict[str, Any]) -> list[list[str]]:
                 if isinstance(entry, dict)
                 else fmt_value(entry)
             )
-            rows.append([text] + [UNDEFINED] * (len(REGRESSION_COLUMNS) - 1))
+            rows.append([text] + [UNDEFINED] * (len(columns) - 1))
             continue
-        difference = fmt_pp(entry.get("difference"))
-        low, high, kind = entry.get("diff_low"), entry.get("diff_high"), entry.get("diff_interval")
-        if low is None or high is None:
-            low, high, kind = entry.get("difference_ci_low"), entry.get("difference_ci_high"), "newcombe"
-        if low is not None and high is not None:
-            difference += f" ({fmt_pp(low)} to {fmt_pp(high)}, {_DIFF_INTERVALS.get(str(kind), str(kind))})"
-        shared = entry.get("shared_cases")
-        limit = entry.get("limit")
-        rows.append([
+        head = [
             fmt_value(entry.get("dimension")),
             fmt_value(entry.get("status", "regressed" if entry.get("regressed") else UNDEFINED)),
             fmt_side(entry.get("baseline")),
             fmt_side(entry.get("candidate")),
-            difference,
-            fmt_count(shared) if shared is not None else UNDEFINED,
-            fmt_pct(limit) if method == "interval" else fmt_pp(limit),
-            fmt_value(entry.get("rule")) if entry.get("rule") is not None else UNDEFINED,
-        ])
+            _difference(entry),
+        ]
+        rule = fmt_value(entry.get("rule")) if entry.get("rule") is not None else UNDEFINED
+        if columns is TEST_COLUMNS:
+            rows.append(head + [fmt_p(entry.get("p_value")), fmt_p(entry.get("p_adjusted")), method_text(entry),
+                                cases_text(entry), rule])
+            continue
+        shared, limit = entry.get("shared_cases"), entry.get("limit")
+        rows.append(head + [fmt_count(shared) if shared is not None else UNDEFINED,
+                            fmt_pct(limit) if method == "interval" else fmt_pp(limit), rule])
     return rows
+
+
+def case_change_text(case: Mapping[str, Any]) -> str:
+    """One case of ``regressed_cases`` / ``improved_cases`` without its id: ``100.0% → 66.7% (-33.3 pp)``."""
+    return f"{fmt_pct(case.get('baseline'))} → {fmt_pct(case.get('candidate'))} ({fmt_pp(case.get('change'))})"
+
+
+def comparison_level_text(comparison: Mapping[str, Any]) -> str:
+    """``one-sided at 2.5%, Holm across 8 dimensions`` from the comparison's ``alpha``, ``multiplicity`` and
+    ``comparisons`` (SPEC §18); "" for a comparison written before them."""
+    alpha = comparison.get("alpha")
+    if _is_undefined(alpha):
+        return ""
+    text = f"one-sided at {fmt_confidence(alpha)}"
+    count = comparison.get("comparisons")
+    count_text = "" if not isinstance(count, int) else f" across {fmt_count(count)} " + \
+        ("dimension" if count == 1 else "dimensions")
+    if comparison.get("multiplicity") == "holm":
+        return text + f", Holm{count_text}"
+    if comparison.get("multiplicity") == "none":
+        return text + f" per dimension, no multiplicity correction{count_text.replace(' across', ';')}"
+    return text + count_text
 
 
 def baseline_text(baseline: Any) -> str:
@@ -365,6 +577,9 @@ def comparison_facts(comparison: dict[str, Any]) -> list[tuple[str, str]]:
         if comparison.get("max_drop") is not None:
             method += f" (max_drop {fmt_pp(comparison['max_drop']).lstrip('+')})"
         facts.append(("method", method))
+    level = comparison_level_text(comparison)
+    if level:
+        facts.append(("level", level))
     facts.append(("baseline", baseline_text(comparison.get("baseline"))))
     if comparison.get("baseline_label") is not None:
         facts.append(("baseline label asked for", fmt_value(comparison["baseline_label"])))

@@ -34,14 +34,19 @@ from ._charts import PassKChart, RateChart, pass_k_chart, rate_chart
 from ._format import (
     DECISION_MEANING,
     DETAIL_LIMIT,
+    INTERVAL_NAMES,
     LIST_LIMIT,
-    REGRESSION_COLUMNS,
+    POINT_BASIS_NOTE,
     TWO_INTERVALS_NOTE,
     UNDEFINED,
     VARIANCE_HEADER,
+    agreement_text,
+    assurance_text,
+    case_change_text,
     clean_text,
     comparison_facts,
     confidence_label,
+    error_rates_text,
     evidence_row_count,
     fmt_bool,
     fmt_ci,
@@ -50,18 +55,25 @@ from ._format import (
     fmt_deff,
     fmt_pass_k,
     fmt_pct,
+    interval_label,
     mde_text,
     more_text,
+    pass_1_text,
     pass_k_columns,
     problem_text,
+    rate_bounds_text,
+    regression_columns,
     regression_rows,
+    settle_text,
     truncate,
     variance_cells,
 )
 
 __all__ = [
+    "CaseChanges",
     "Cell",
     "Decision",
+    "DimensionNote",
     "Finding",
     "Flaky",
     "History",
@@ -78,6 +90,14 @@ SEVERITY_TONES = ("blocker", "high", "medium", "low", "info")
 RATE_NOTE = ("Pass rate = PASS / (PASS + FAIL); ERROR and ABSTAIN rows are missing evaluator evidence, outside the "
              "denominator. Interval: {conf} Wilson score interval. Undefined values (no evidence) are shown as "
              f"{UNDEFINED}.")
+#: The interval note of a scorecard whose dimensions name their headline interval (SPEC §18).
+HEADLINE_RATE_NOTE = ("Pass rate = PASS / (PASS + FAIL); ERROR and ABSTAIN rows are missing evaluator evidence, "
+                      "outside the denominator. Interval: {conf}, case-clustered where some case of the dimension has "
+                      "more than one measured trial, else Wilson (each column says which); the pooled Wilson interval "
+                      "is listed beside it. Undefined values (no evidence) are shown as " f"{UNDEFINED}.")
+#: How the missing rows bound a rate (SPEC §18), said once above the per-dimension notes.
+BOUNDS_NOTE = ("Where rows are missing (ERROR, ABSTAIN), the rate had they been measured lies between counting every "
+               "missing row as FAIL and as PASS.")
 PASS_K_NOTE = ("pass^k is the chance that all k trials of a case pass (τ-bench). It can only fall as k grows over one "
                "set of cases; a value marked “over N of M cases” covers only the cases with at least k trials and is "
                "not comparable with the smaller ks.")
@@ -228,6 +248,55 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class DimensionNote:
+    """What a dimension's row cannot say in a cell (SPEC §18): the assurance with the cases that would
+    settle it, the rate's bounds had the missing rows been measured, pass^1 beside the rate when trials
+    per case differ, the judges' agreement. One sentence per line."""
+
+    dimension: str
+    #: Sentences no table cell holds: the rate bounds, the judges' agreement.
+    lines: tuple[str, ...]
+    #: Sentences of values the HTML and Markdown tables show beside the verdict and the rate (assurance,
+    #: pass^1): the terminal, the job summary and JUnit write them out.
+    tabled: tuple[str, ...] = ()
+
+    @property
+    def every_line(self) -> tuple[str, ...]:
+        return self.tabled + self.lines
+
+
+@dataclass(frozen=True)
+class CaseChange:
+    case_id: str
+    change: str
+
+
+@dataclass(frozen=True)
+class CaseChanges:
+    """The shared cases of one compared dimension whose rate fell (``regressed``) or rose (``improved``).
+
+    ``inline``: the first :data:`CASES_INLINE` cases; ``inline_more``: "and N more" after them;
+    ``listed``: every case the comparison lists (the HTML shows them in a collapsible element);
+    ``listed_more``: the cases beyond the listed ones ("" when every case is listed).
+    """
+
+    dimension: str
+    kind: str
+    total: str
+    inline: tuple[CaseChange, ...]
+    inline_more: str
+    listed: tuple[CaseChange, ...]
+    listed_more: str
+
+    @property
+    def text(self) -> str:
+        """One line: ``dimension: 12 regressed cases: a 100.0% → 0.0% (-100.0 pp), … and 9 more``."""
+        cases = ", ".join(f"{c.case_id} {c.change}" for c in self.inline)
+        return f"{self.dimension}: {self.total} {self.kind} cases: {cases}" + \
+            (f" {self.inline_more}" if self.inline_more else "")
+
+
+@dataclass(frozen=True)
 class Sections:
     """The scorecard as sections; see the module docstring."""
 
@@ -274,6 +343,27 @@ class Sections:
     problem_list: tuple[Any, ...] = field(default=(), repr=False)
     #: Where imported rows came from (SPEC §15), one line; "" for rows read from a results file.
     source: str = ""
+    #: What a regression verdict (or PASS and FAIL) means at the scorecard's level, one sentence (SPEC §18);
+    #: "" for a scorecard written before ``error_rates``.
+    error_rates: str = ""
+    #: The label of the headline interval (``95% CI (case-clustered)``; ``95% Wilson CI`` before SPEC §18).
+    interval: str = ""
+    #: The note on the point threshold basis ("" under another basis or without an assurance).
+    assurance_note: str = ""
+    #: The note on rate bounds ("" when no dimension has missing rows bounded).
+    bounds_note: str = ""
+    dimension_notes: tuple[DimensionNote, ...] = ()
+    case_changes: tuple[CaseChanges, ...] = ()
+
+    def present(self, labels: Sequence[str]) -> list[str]:
+        """The ``labels`` (``{conf}`` and ``{interval}`` filled in) that :attr:`summary` has, once each, in order:
+        a compact table picks its columns so, and a column of a field the scorecard lacks is left out."""
+        chosen: list[str] = []
+        for label in labels:
+            name = label.format(conf=self.confidence, interval=self.interval or f"{self.confidence} Wilson CI")
+            if name in self.summary.columns and name not in chosen:
+                chosen.append(name)
+        return chosen
 
     def every_problem(self) -> tuple[str, ...]:
         """Every validation problem as ``file:line: field: message`` (the report lists the first
@@ -282,19 +372,46 @@ class Sections:
 
 
 # --------------------------------------------------------------------------- dimensions
-def _dimension_cells(dim: Mapping[str, Any], ks: Sequence[str]) -> dict[str, Cell]:
+def _headline(dim: Mapping[str, Any], mixed: bool) -> str:
+    """The headline interval (``ci_low``/``ci_high``), naming its method when the column label cannot."""
+    text = fmt_ci(dim.get("ci_low"), dim.get("ci_high"))
+    method = dim.get("interval_method")
+    if mixed and text != UNDEFINED and method is not None:
+        text += f" ({INTERVAL_NAMES.get(str(method), clean_text(method))})"
+    return text
+
+
+def _assurance(dim: Mapping[str, Any]) -> Cell:
+    """``meets 90.0% with probability 47.4%`` and, when given, ``about 97 cases would settle it``."""
+    said = assurance_text(dim.get("threshold"), dim.get("assurance"))
+    if said == UNDEFINED:
+        return Cell(UNDEFINED)
+    settle = settle_text(dim.get("cases_to_settle"))
+    return Cell(f"{said}; {settle}" if settle else said, "lines", (said, settle) if settle else (said,))
+
+
+def _dimension_cells(dim: Mapping[str, Any], ks: Sequence[str], mixed: bool = False) -> dict[str, Cell]:
     """Every formatted value of one dimension, by column key."""
     verdict = dim.get("verdict")
+    # Before SPEC §18 ci_low/ci_high were the Wilson interval and wilson_low/wilson_high did not exist.
+    wilson = (dim.get("wilson_low"), dim.get("wilson_high")) if "wilson_low" in dim else \
+        (dim.get("ci_low"), dim.get("ci_high"))
     cells = {
         "dimension": _code(dim.get("name")),
         "verdict": Cell(_text(verdict), "verdict", tone=_tone(verdict, VERDICTS)),
+        "assurance": _assurance(dim),
+        "assured": _num(fmt_pct(dim.get("assurance"))),
         "n": _num(fmt_count(dim.get("n"))),
         "passes": _num(fmt_count(dim.get("passes"))),
         "fails": _num(fmt_count(dim.get("fails"))),
         "errors": _num(fmt_count(dim.get("errors"))),
         "abstains": _num(fmt_count(dim.get("abstains"))),
         "rate": _num(fmt_pct(dim.get("rate"))),
-        "wilson": _num(fmt_ci(dim.get("ci_low"), dim.get("ci_high"))),
+        "pass^1 (per case)": _num(fmt_pct(dim.get("pass_1")) if dim.get("trials_vary") else UNDEFINED),
+        "ci": _num(_headline(dim, mixed)),
+        "wilson": _num(fmt_ci(*wilson)),
+        "bounds": _num(fmt_ci(*dim["rate_bounds"]) if isinstance(dim.get("rate_bounds"), (list, tuple))
+                       and len(dim["rate_bounds"]) == 2 else UNDEFINED),
         "coverage": _num(fmt_pct(dim.get("coverage"))),
         "cases": _num(fmt_count(dim.get("cases"))),
         "deff": _num(fmt_deff(dim.get("deff"))),
@@ -307,14 +424,17 @@ def _dimension_cells(dim: Mapping[str, Any], ks: Sequence[str]) -> dict[str, Cel
         "reasons": _lines(dim.get("verdict_reasons") or []),
     }
     for k in ks:
-        cells[f"pass^{k}"] = _num(clean_text(fmt_pass_k(dict(dim), k)))
+        cells[f"pass^{k}"] = _num(clean_text(fmt_pass_k(dict(dim), k, interval=True)))
     return cells
 
 
-def _labels(conf: str, basis: str, ks: Sequence[str]) -> dict[str, str]:
+def _labels(conf: str, basis: str, ks: Sequence[str], interval: str) -> dict[str, str]:
     labels = {
-        "dimension": "dimension", "verdict": "verdict", "n": "n", "passes": "passes", "fails": "fails",
-        "errors": "errors", "abstains": "abstains", "rate": "rate", "wilson": f"{conf} Wilson CI",
+        "dimension": "dimension", "verdict": "verdict", "assurance": "assurance",
+        "assured": ASSURED_LABEL, "n": "n", "passes": "passes",
+        "fails": "fails", "errors": "errors", "abstains": "abstains", "rate": "rate",
+        "pass^1 (per case)": "pass^1 (every case weighs the same)", "ci": interval, "wilson": f"{conf} Wilson CI",
+        "bounds": "rate had the missing rows been measured",
         "coverage": "coverage", "cases": "cases", "deff": "deff", "clustered": f"{conf} clustered CI",
         "mde": "this evaluation can detect", "consistency": "consistency", "flaky": "flaky cases",
         "threshold": "threshold", "measure": f"measure ({basis})", "reasons": "verdict reasons",
@@ -328,7 +448,41 @@ RELIABILITY_KEYS = ("dimension", "cases", "deff", "clustered", "mde", "consisten
 #: pass^k columns per table: more ks make several tables, so each fits a 1200 px page.
 PASS_K_COLUMNS = 8
 THRESHOLD_KEYS = ("dimension", "verdict", "rate", "threshold", "measure", "reasons")
+#: The label of the assurance in the compact tables (the sentence is in the notes and the thresholds table).
+ASSURED_LABEL = "P(meets threshold)"
 SUMMARY_KEYS = ("dimension", "verdict", "n", "passes", "cases", "rate", "threshold", "wilson", "clustered", "*pass_k")
+
+
+def _with(keys: Sequence[str], extra: Mapping[str, bool]) -> tuple[str, ...]:
+    """``keys`` with each key of ``extra`` that is switched on inserted after the key it names
+    (``{"after:new": on}``)."""
+    out = list(keys)
+    for spec, on in extra.items():
+        after, new = spec.split(":")
+        if on and after in out:
+            out.insert(out.index(after) + 1, new)
+    return tuple(out)
+
+
+def _column_keys(dims: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """The column keys of each dimension table; a column of a SPEC §18 field appears only when some
+    dimension has it, so a scorecard written before them shows today's tables."""
+    headline = any("interval_method" in d for d in dims)
+    clustered = any(d.get("interval_method") == "wilson_clustered" for d in dims)
+    assured = any(d.get("assurance") is not None for d in dims)
+    vary = any(d.get("trials_vary") for d in dims)
+    bounded = any(d.get("rate_bounds") is not None for d in dims)
+    measures = _with(MEASURE_KEYS, {"rate:ci": headline, "coverage:bounds": bounded})
+    if headline and not clustered:  # the headline is the Wilson interval: one column says it
+        measures = tuple(k for k in measures if k != "wilson")
+    summary = _with(SUMMARY_KEYS, {"verdict:assured": assured, "threshold:ci": headline})
+    if headline:
+        summary = tuple(k for k in summary if k != "clustered" and (clustered or k != "wilson"))
+    return {
+        "measures": measures,
+        "thresholds": _with(THRESHOLD_KEYS, {"verdict:assurance": assured, "rate:pass^1 (per case)": vary}),
+        "summary": summary,
+    }
 
 
 def _dimension_table(key: str, keys: Sequence[str], cells: Sequence[dict[str, Cell]], labels: dict[str, str],
@@ -421,10 +575,72 @@ def _regressions(comparison: Mapping[str, Any]) -> Table | None:
     rows = regression_rows(dict(comparison))
     if not rows:
         return None
+    columns = list(regression_columns(comparison))
+    if "p adjusted" in columns and comparison.get("multiplicity") == "holm":
+        columns[columns.index("p adjusted")] = "p adjusted (Holm)"
     tones = {"regressed": "fail", "ok": "pass"}
+    text_columns = {"method", "cases compared", "rule"}
     cells = [[_code(r[0]), Cell(clean_text(r[1]), "status", tone=tones.get(r[1], "unknown")),
-              *(_num(clean_text(c)) for c in r[2:-1]), Cell(clean_text(r[-1]))] for r in rows]
-    return _table("regressions", list(REGRESSION_COLUMNS), cells)
+              *(Cell(clean_text(c)) if label in text_columns else _num(clean_text(c))
+                for label, c in zip(columns[2:], r[2:], strict=True))] for r in rows]
+    return _table("regressions", columns, cells)
+
+
+def _dimension_note(dim: Mapping[str, Any]) -> DimensionNote | None:
+    """The sentences of one dimension (SPEC §18), or None when it has nothing to add."""
+    lines, tabled = [], []
+    said = assurance_text(dim.get("threshold"), dim.get("assurance"))
+    if said != UNDEFINED:
+        settle = settle_text(dim.get("cases_to_settle"))
+        tabled.append(f"{clean_text(dim.get('verdict'))}: {said}" + (f"; {settle}" if settle else ""))
+    missing = sum(int(dim.get(k) or 0) for k in ("errors", "abstains"))
+    bounds = rate_bounds_text(dim.get("rate_bounds"), missing)
+    if bounds:
+        bounds = f"rate {fmt_pct(dim.get('rate'))}, {bounds}"
+        if dim.get("missing_could_flip"):
+            bounds += (f": counted as FAIL they could take it below its threshold {fmt_pct(dim.get('threshold'))}, "
+                       "so the verdict waits for them")
+        lines.append(bounds)
+    if dim.get("trials_vary"):
+        pass_1 = pass_1_text(dim.get("pass_1"))
+        if pass_1:
+            tabled.append(f"{pass_1} beside the rate {fmt_pct(dim.get('rate'))} (cases carry unequal numbers of "
+                         "measured trials)")
+    agreement = agreement_text(dim.get("judge_agreement"))
+    if agreement:
+        lines.append(agreement)
+    return DimensionNote(_text(dim.get("name")), tuple(lines), tuple(tabled)) if lines or tabled else None
+
+
+#: Cases of a regressed / improved list written inline (the HTML lists every listed case besides).
+CASES_INLINE = 5
+
+
+def _case_changes(comparison: Mapping[str, Any]) -> tuple[CaseChanges, ...]:
+    """The ``regressed_cases`` / ``improved_cases`` of each compared dimension (SPEC §18), regressed first."""
+    out = []
+    for kind in ("regressed", "improved"):
+        for entry in comparison.get("regressions") or []:
+            block = entry.get(f"{kind}_cases") if isinstance(entry, Mapping) else None
+            if not isinstance(block, Mapping):
+                continue
+            listed = tuple(CaseChange(_text(c.get("case_id")), case_change_text(c))
+                           for c in block.get("listed") or [] if isinstance(c, Mapping))
+            total = block.get("total")
+            total = total if isinstance(total, int) and total >= len(listed) else len(listed)
+            if total == 0:
+                continue
+            inline, _ = truncate(listed, CASES_INLINE)
+            not_listed = total - len(listed)
+            out.append(CaseChanges(
+                dimension=_text(entry.get("dimension")), kind=kind, total=fmt_count(total),
+                inline=tuple(inline),
+                inline_more=f"and {fmt_count(total - len(inline))} more" if total > len(inline) else "",
+                listed=listed,
+                listed_more=f"… and {fmt_count(not_listed)} more not listed (the comparison lists the first "
+                            f"{fmt_count(len(listed))}, largest change first)" if not_listed > 0 else "",
+            ))
+    return tuple(out)
 
 
 def _variance(dims: Sequence[Mapping[str, Any]]) -> Table | None:
@@ -464,8 +680,12 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
     dims = [d for d in data.get("dimensions") or [] if isinstance(d, Mapping)]
     ks = pass_k_columns(dims)
     basis = _text(((data.get("policy") or {}).get("gate") or {}).get("threshold_basis") or "point")
-    labels = _labels(conf, basis, ks)
-    cells = [_dimension_cells(d, ks) for d in dims]
+    methods = {d.get("interval_method") for d in dims if d.get("interval_method") is not None}
+    interval = interval_label(conf, methods)
+    labels = _labels(conf, basis, ks, interval)
+    cells = [_dimension_cells(d, ks, mixed=len(methods) > 1) for d in dims]
+    keys = _column_keys(dims)
+    notes = tuple(note for note in (_dimension_note(d) for d in dims) if note is not None)
 
     scope = data.get("scope") or {}
     scope_facts: list[tuple[str, Cell]] = [
@@ -532,13 +752,13 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
         identity=identity,
         scope=tuple(scope_facts),
         confidence=conf,
-        rate_note=RATE_NOTE.format(conf=conf),
-        measures=_dimension_table("measures", MEASURE_KEYS, cells, labels, ks),
+        rate_note=(HEADLINE_RATE_NOTE if methods else RATE_NOTE).format(conf=conf),
+        measures=_dimension_table("measures", keys["measures"], cells, labels, ks),
         reliability=_dimension_table("reliability", RELIABILITY_KEYS, cells, labels, ks),
         pass_k=_pass_k_tables(cells, labels, ks),
         pass_k_note=PASS_K_NOTE if ks else "",
         intervals_note=TWO_INTERVALS_NOTE,
-        thresholds=_dimension_table("thresholds", THRESHOLD_KEYS, cells, labels, ks),
+        thresholds=_dimension_table("thresholds", keys["thresholds"], cells, labels, ks),
         threshold_note=THRESHOLD_NOTE.format(basis=basis),
         variance=variance,
         variance_note=VARIANCE_NOTE.format(conf=conf) if variance is not None else NO_VARIANCE_NOTE,
@@ -563,12 +783,18 @@ def build_sections(data: Mapping[str, Any], *, evidence_rows: int | None = None)
                       [[Cell(key), _code(hashes.get(key))] for key in ("suite", "policy", "results", "evidence")]),
         judges=_ids(data.get("judges") or [], "scorecard.json") if data.get("judges") else Cell("no judges"),
         evaluators=_ids(data.get("evaluators") or [], "scorecard.json"),
-        rate_chart=rate_chart(dims, conf),
+        rate_chart=rate_chart(dims, conf, interval if methods else ""),
         pass_k_chart=pass_k_chart(dims),
-        summary=_dimension_table("summary", SUMMARY_KEYS, cells, labels, ks),
+        summary=_dimension_table("summary", keys["summary"], cells, labels, ks),
         clustered_wider=any(isinstance(d.get("deff"), (int, float)) and d["deff"] > 1 for d in dims),
         problem_list=tuple(problems),
         source=source,
+        error_rates=clean_text(error_rates_text(data.get("error_rates"), comparison, basis)),
+        interval=interval,
+        assurance_note=POINT_BASIS_NOTE if basis == "point" and "assurance" in keys["thresholds"] else "",
+        bounds_note=BOUNDS_NOTE if "bounds" in keys["measures"] else "",
+        dimension_notes=notes,
+        case_changes=_case_changes(comparison),
     )
 
 

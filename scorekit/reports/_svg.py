@@ -40,14 +40,16 @@ def _scale(floor: float, start: float, length: float) -> Callable[[float], float
 
 
 def rate_svg(chart: RateChart) -> str:
-    """Pass rate per dimension: dot = rate (coloured by verdict), whisker = Wilson interval, tick = threshold."""
+    """Pass rate per dimension: dot = rate (coloured by verdict), whisker = its interval (``chart.whisker``),
+    tick = threshold."""
     label_w, plot_w, right_w, row_h, top = 230, 460, 130, 30, 28
     width = label_w + plot_w + right_w
     axis_y = top + row_h * len(chart.points)
     height = axis_y + 64
     x = _scale(chart.floor, label_w, plot_w)
     conf = chart.confidence
-    parts = _open(width, height, f"Pass rate per dimension with {conf} Wilson interval whiskers and threshold ticks",
+    named = chart.interval or f"{conf} CI"
+    parts = _open(width, height, f"Pass rate per dimension with {chart.whisker} whiskers and threshold ticks",
                   chart.title)
     for tick in chart.ticks:
         tx = x(tick)
@@ -59,7 +61,7 @@ def rate_svg(chart: RateChart) -> str:
         y0 = top + i * row_h
         cy = y0 + row_h / 2
         parts.append("<g>")
-        parts.append(f"<title>{h(p.name)}: rate {p.rate_text}, {h(conf)} CI {p.ci_text}, threshold "
+        parts.append(f"<title>{h(p.name)}: rate {p.rate_text}, {h(named)} {p.ci_text}, threshold "
                      f"{p.threshold_text}, verdict {h(p.verdict or UNDEFINED)}, n {p.n_text}</title>")
         parts.append(f'<text x="{label_w - 8}" y="{cy + 4:.1f}" text-anchor="end" fill="{_TEXT}">{h(p.label)}</text>')
         parts.append(f'<rect x="{label_w}" y="{y0 + 4}" width="{plot_w}" height="{row_h - 8}" fill="#f6f6f6"/>')
@@ -90,7 +92,7 @@ def rate_svg(chart: RateChart) -> str:
         parts.append(
             f'<line x1="{xe}" y1="{ly}" x2="{xe}" y2="{ly + 12}" stroke="{INTERVAL_COLOUR}" stroke-width="1.5"/>'
         )
-    parts.append(f'<text x="{label_w + 30}" y="{ly + 10}" fill="{_TEXT}">pass rate, Wilson {h(conf)} CI</text>')
+    parts.append(f'<text x="{label_w + 30}" y="{ly + 10}" fill="{_TEXT}">pass rate, {h(chart.whisker)}</text>')
     tx = label_w + 220
     parts.append(
         f'<line x1="{tx}" y1="{ly - 2}" x2="{tx}" y2="{ly + 14}" stroke="{THRESHOLD_COLOUR}" stroke-width="3"/>'

@@ -60,6 +60,24 @@ def _element(parent: ET.Element | None, tag: str, text: str | None = None, **att
     return element
 
 
+#: Columns of a dimension's comparison row that its test case repeats.
+_COMPARISON_FACTS = ("status", "difference", "p-value", "p adjusted (Holm)", "p adjusted", "method",
+                     "cases compared")
+
+
+def _dimension_text(s: Sections, dimension: str) -> list[str]:
+    """What the reports say of ``dimension`` beyond its row (SPEC §18): its notes (assurance, rate bounds,
+    pass^1, judge agreement), its comparison and its regressed / improved cases."""
+    lines = [line for note in s.dimension_notes if note.dimension == dimension for line in note.every_line]
+    table = s.regressions
+    for cells in () if table is None else table.rows:
+        if table is not None and cells[0].text == dimension:
+            lines.append("comparison: " + ", ".join(f"{label} {cells[table.column(label)].text}"
+                                                    for label in _COMPARISON_FACTS if label in table.columns))
+    lines += [c.text for c in s.case_changes if c.dimension == dimension]
+    return lines
+
+
 def render_junit(sections: Sections) -> str:
     """JUnit XML text (UTF-8 declaration, one ``<testsuite>``) of ``sections``."""
     import xml.etree.ElementTree as ET
@@ -69,6 +87,9 @@ def render_junit(sections: Sections) -> str:
     at = {label: table.column(label) for label in table.columns}
     rate_ci = {cells[0].text: cells[s.measures.column(f"{s.confidence} Wilson CI")].text
                for cells in s.measures.rows} if f"{s.confidence} Wilson CI" in s.measures.columns else {}
+    headline = {cells[0].text: cells[s.measures.column(s.interval)].text
+                for cells in s.measures.rows} if s.interval in s.measures.columns and \
+        s.interval != f"{s.confidence} Wilson CI" else {}
     name = f"scorekit: {s.agent}" if s.agent else "scorekit"
     cases = []
     for cells in table.rows:
@@ -77,8 +98,11 @@ def render_junit(sections: Sections) -> str:
             continue
         case = _element(None, "testcase", name=dimension, classname=f"scorekit.{s.decision.purpose}")
         facts = f"rate {cells[at['rate']].text}, threshold {cells[at['threshold']].text}"
+        if dimension in headline:
+            facts += f", {s.interval} {headline[dimension]}"
         if dimension in rate_ci:
             facts += f", {s.confidence} Wilson CI {rate_ci[dimension]}"
+        facts = "\n".join([facts, *_dimension_text(s, dimension)])
         outcome = _OUTCOME.get(verdict)
         if outcome is not None:
             reasons = cells[at["verdict reasons"]].text
@@ -96,7 +120,8 @@ def render_junit(sections: Sections) -> str:
         suite.set("timestamp", xml_text(s.decision.generated_at))
     props = _element(suite, "properties")
     for key, value in (("decision", s.decision.value), ("purpose", s.decision.purpose),
-                       ("decision reasons", "; ".join(s.decision.reasons) or "—")):
+                       ("decision reasons", "; ".join(s.decision.reasons) or "—"),
+                       *((("error rates", s.error_rates),) if s.error_rates else ())):
         _element(props, "property", name=key, value=value)
     suite.extend(case for _, case in cases)
     ET.indent(root)

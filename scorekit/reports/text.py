@@ -24,12 +24,15 @@ from typing import Any
 from .._escape import terminal_text
 from ._sections import History, Sections, Table
 
-__all__ = ["demo_text", "history_text", "run_text", "table_text", "validation_text"]
+__all__ = ["comparison_text", "demo_text", "history_text", "notes_text", "run_text", "table_text", "validation_text"]
 
-#: The columns ``scorekit run`` prints per dimension (labels of :attr:`Sections.summary`).
-RUN_COLUMNS = ("dimension", "verdict", "n", "cases", "rate", "threshold", "{conf} Wilson CI", "{conf} clustered CI")
+#: The columns ``scorekit run`` prints per dimension (labels of :attr:`Sections.summary`; those a scorecard
+#: does not have are left out): the headline interval ``{interval}`` (SPEC §18), or before it Wilson and clustered.
+RUN_COLUMNS = ("dimension", "verdict", "P(meets threshold)", "n", "cases", "rate", "threshold", "{interval}",
+               "{conf} clustered CI")
 #: The columns ``scorekit demo`` prints (the pass^k columns follow).
-DEMO_COLUMNS = ("dimension", "verdict", "n", "passes", "rate", "threshold", "{conf} Wilson CI")
+DEMO_COLUMNS = ("dimension", "verdict", "P(meets threshold)", "n", "passes", "rate", "threshold", "{interval}",
+                "{conf} Wilson CI")
 
 
 def _t(value: Any) -> str:
@@ -50,7 +53,29 @@ def table_text(table: Table) -> str:
 
 
 def _columns(s: Sections, labels: Sequence[str]) -> list[str]:
-    return [label.format(conf=s.confidence) for label in labels]
+    return s.present(labels)
+
+
+#: Comparison columns the terminal leaves out (the reports show them): both sides in full and the rule.
+TERMINAL_LEFT_OUT = ("baseline", "candidate", "rule")
+
+
+def notes_text(s: Sections) -> list[str]:
+    """The per-dimension sentences (SPEC §18: assurance, rate bounds, pass^1, judge agreement), one line each."""
+    lines = [_t(s.assurance_note)] if s.assurance_note else []
+    lines += [f"{_t(note.dimension)}: {_t(line)}" for note in s.dimension_notes for line in note.every_line]
+    return lines
+
+
+def comparison_text(s: Sections) -> list[str]:
+    """The comparison's table and its regressed / improved cases (first few, then "and N more")."""
+    if s.regressions is None:
+        return []
+    table = s.regressions
+    shown = [c for c in table.columns if c not in TERMINAL_LEFT_OUT] if "p-value" in table.columns else table.columns
+    lines = [f"comparison: {_t(dict(s.comparison).get('status', ''))}", table_text(table.select(shown))]
+    lines += [_t(c.text) for c in s.case_changes]
+    return lines
 
 
 def _decision_line(s: Sections) -> str:
@@ -74,8 +99,13 @@ def run_text(s: Sections) -> str:
     if s.summary.rows:
         lines.append(table_text(s.summary.select(_columns(s, RUN_COLUMNS))))
     if s.clustered_wider:
-        lines.append("clustered CI: the case is the unit of sampling (repeated trials are correlated), so it is "
+        named = "clustered CI" if s.interval in ("", f"{s.confidence} Wilson CI") else s.interval
+        lines.append(f"{_t(named)}: the case is the unit of sampling (repeated trials are correlated), so it is "
                      "wider than Wilson where trials repeat")
+    lines += notes_text(s)
+    if s.error_rates:
+        lines.append(_t(s.error_rates))
+    lines += comparison_text(s)
     blockers = sum(1 for f in s.finding_items if f.tone in ("blocker", "high"))
     if blockers:
         lines.append(f"findings: {len(s.finding_items)} ({blockers} blocker/high)")

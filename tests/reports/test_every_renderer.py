@@ -27,6 +27,7 @@ from scorekit.reports._format import (
     fmt_deff,
     fmt_pass_k,
     fmt_pct,
+    interval_label,
     md_unescape,
     mde_text,
 )
@@ -35,19 +36,33 @@ CELL_SPLIT = re.compile(r"(?<!\\)\|")
 
 
 def expected(dim: dict, conf: str = "95%") -> dict[str, str]:
-    """What every renderer must say for ``dim``, by column label, from the JSON alone."""
+    """What every renderer must say for ``dim``, by column label, from the JSON alone.
+
+    A dimension naming its headline interval (``interval_method``, SPEC §18) shows it under its own label
+    and the pooled Wilson interval (``wilson_low``/``wilson_high``) under ``95% Wilson CI``; one written
+    before shows ``ci_low``/``ci_high`` as the Wilson interval.
+    """
+    wilson = (dim["wilson_low"], dim["wilson_high"]) if "wilson_low" in dim else (dim["ci_low"], dim["ci_high"])
     words = {
         "n": fmt_count(dim["n"]), "passes": fmt_count(dim["passes"]), "fails": fmt_count(dim["fails"]),
         "errors": fmt_count(dim["errors"]), "abstains": fmt_count(dim["abstains"]), "rate": fmt_pct(dim["rate"]),
-        f"{conf} Wilson CI": fmt_ci(dim["ci_low"], dim["ci_high"]), "coverage": fmt_pct(dim["coverage"]),
+        f"{conf} Wilson CI": fmt_ci(*wilson), "coverage": fmt_pct(dim["coverage"]),
         "verdict": dim["verdict"], "threshold": fmt_pct(dim["threshold"]), "measure (point)": fmt_pct(dim["measure"]),
         "cases": fmt_count(dim["cases"]), "deff": fmt_deff(dim["deff"]),
         f"{conf} clustered CI": fmt_ci(dim["ci_cluster_low"], dim["ci_cluster_high"]),
         "this evaluation can detect": mde_text(dim["mde"]), "consistency": fmt_pct(dim["consistency"]),
         "flaky cases": fmt_count(len(dim["flaky_cases"])),
     }
-    words.update({f"pass^{k}": fmt_pass_k(dim, k) for k in dim["pass_k"]})
+    words.update({f"pass^{k}": fmt_pass_k(dim, k, interval=True) for k in dim["pass_k"]})
+    if "interval_method" in dim:
+        words[interval_label(conf, [dim["interval_method"]])] = fmt_ci(dim["ci_low"], dim["ci_high"])
+        words["P(meets threshold)"] = fmt_pct(dim["assurance"])
     return words
+
+
+def interval_shown(dim: dict, conf: str = "95%") -> str:
+    """The label of the interval every renderer shows beside the rate."""
+    return interval_label(conf, [dim.get("interval_method")])
 
 
 # --------------------------------------------------------------------------- readers
@@ -153,7 +168,7 @@ def test_every_renderer_states_each_number_of_the_scorecard_in_the_same_words(ev
             shown = {label: value for label, value in got.items() if label in want}
             assert shown == {label: want[label] for label in shown}, (renderer, dim["name"])
             # every renderer shows at least the count, the rate and its interval
-            assert {"n", "rate", "95% Wilson CI"} <= set(shown), (renderer, sorted(got))
+            assert {"n", "rate", interval_shown(dim)} <= set(shown), (renderer, sorted(got))
     # and the reports show every number of a dimension
     for renderer in ("scorecard.html", "scorecard.md", "notebook HTML", "notebook Markdown"):
         for dim in data["dimensions"]:
@@ -182,3 +197,37 @@ def test_sections_are_built_from_the_dictionary_alone(evaluated):
     paths = write_reports(card, folder / "again")
     read_back = json.loads(paths["json"].read_text(encoding="utf-8"))
     assert build_sections(read_back) == build_sections(data, evidence_rows=len(card.evidence))
+
+
+def test_every_renderer_states_the_decision_fields_in_the_same_words(evaluated):
+    """The same, for a scorecard carrying the issue 26 fields (SPEC §18): the headline interval under its
+    label, the pooled Wilson interval, pass^k with its interval and the assurance."""
+    from _issue26_fields import with_decision_fields
+
+    from scorekit import notebook
+    from scorekit.reports import render_html, render_markdown
+    from scorekit.reports._sections import build_sections
+    from scorekit.reports.text import demo_text, run_text
+
+    data = with_decision_fields(evaluated[1])
+    s = build_sections(data)
+    report = notebook.Report(s)
+    fragments = [report.dimensions(), report.summary()]
+    renderings = {
+        "scorecard.html": html_rows(render_html(s)),
+        "scorecard.md": markdown_rows(render_markdown(s)),
+        "notebook HTML": html_rows("".join(f.html for f in fragments)),
+        "notebook Markdown": markdown_rows("\n\n".join(f.markdown for f in fragments)),
+        "scorekit run": terminal_rows(run_text(s)),
+        "scorekit demo": terminal_rows(demo_text(s)),
+    }
+    for renderer, rows in renderings.items():
+        for dim in data["dimensions"]:
+            want, got = expected(dim), rows[dim["name"]]
+            shown = {label: value for label, value in got.items() if label in want}
+            assert shown == {label: want[label] for label in shown}, (renderer, dim["name"])
+            assert {"n", "rate", "95% CI (case-clustered)"} <= set(shown), (renderer, sorted(got))
+            if renderer != "scorekit run":  # the terminal keeps to the headline interval
+                assert "95% Wilson CI" in shown, (renderer, sorted(got))
+            assert "P(meets threshold)" in shown or got["assurance"].startswith(
+                f"meets {fmt_pct(dim['threshold'])} with probability {fmt_pct(dim['assurance'])}"), renderer
