@@ -216,3 +216,43 @@ def test_the_compare_page_has_no_console_errors_and_fits_1200_px(driver, tmp_pat
         assert "Comparison" in driver.find_element("css selector", "h1").text
     finally:
         driver.set_window_size(1280, 2000)
+
+
+@pytest.mark.timeout(240)
+def test_a_scorecard_with_the_decision_fields_fits_and_opens_its_case_list(driver, tmp_path):
+    """SPEC §18: the assurance beside each verdict, the notes, the comparison's tests and the case lists of a
+    wide scorecard (150-character case ids in the lists) fit 1200 px; the whole listed set opens from its
+    collapsible element, with no script and no console error."""
+    from _issue26_fields import HOSTILE_CASE, with_decision_fields
+
+    from scorekit.notebook import Report
+    from scorekit.reports import render_html
+
+    data = with_decision_fields(_wide_scorecard(), judged=None)
+    for entry in data["comparison"]["regressions"]:
+        for case in (entry["regressed_cases"] or {}).get("listed", [])[2:]:
+            case["case_id"] = "case-" + "z" * 150 + case["case_id"]
+    page = tmp_path / "decided.html"
+    page.write_text(render_html(data), encoding="utf-8")
+    report = Report(data)
+    fragments = [report.decision(), report.dimensions(), report.summary(), report.dimension_notes(),
+                 report.comparison()]
+    notebook_page = tmp_path / "decided-fragments.html"
+    notebook_page.write_text("<!DOCTYPE html><html><body style='margin:0 auto;max-width:1180px;padding:1.2rem'>"
+                             + "".join(f._repr_html_() for f in fragments) + "</body></html>", encoding="utf-8")
+    _at_width(driver, 1200)
+    try:
+        _fits(driver, notebook_page)
+        _fits(driver, page)
+        assert _severe(driver) == []
+        assert driver.execute_script("return document.scripts.length") == 0
+        details = driver.find_element("css selector", "details.sk-case-list")
+        assert not details.get_attribute("open")
+        details.find_element("css selector", "summary").click()
+        assert details.get_attribute("open") is not None
+        items = details.find_elements("css selector", "li")
+        assert len(items) == 50 and HOSTILE_CASE in items[1].text  # shown as text, never markup
+        assert driver.execute_script(OVERFLOWING) == []  # still fits once opened
+        assert "across the" in driver.find_element("css selector", "#sk-error-rates").text
+    finally:
+        driver.set_window_size(1280, 2000)
