@@ -292,8 +292,8 @@ class CaseChanges:
     def text(self) -> str:
         """One line: ``dimension: 12 regressed cases: a 100.0% → 0.0% (-100.0 pp), … and 9 more``."""
         cases = ", ".join(f"{c.case_id} {c.change}" for c in self.inline)
-        return f"{self.dimension}: {self.total} {self.kind} cases: {cases}" + \
-            (f" {self.inline_more}" if self.inline_more else "")
+        more = " ".join(part for part in (cases, self.inline_more) if part)
+        return f"{self.dimension}: {self.total} {self.kind} cases: {more}"
 
 
 @dataclass(frozen=True)
@@ -635,7 +635,8 @@ def _case_changes(comparison: Mapping[str, Any]) -> tuple[CaseChanges, ...]:
             out.append(CaseChanges(
                 dimension=_text(entry.get("dimension")), kind=kind, total=fmt_count(total),
                 inline=tuple(inline),
-                inline_more=f"and {fmt_count(total - len(inline))} more" if total > len(inline) else "",
+                inline_more=("none listed" if not inline else f"and {fmt_count(total - len(inline))} more")
+                if total > len(inline) else "",
                 listed=listed,
                 listed_more=f"… and {fmt_count(not_listed)} more not listed (the comparison lists the first "
                             f"{fmt_count(len(listed))}, largest change first)" if not_listed > 0 else "",

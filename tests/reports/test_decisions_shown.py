@@ -260,6 +260,13 @@ def test_regressed_cases_are_listed_first_few_inline_and_all_in_the_html(decided
     assert "… and 7 more not listed" in details[0].all_text()
 
 
+def test_a_case_total_without_listed_cases_says_none_are_listed(decided):
+    data = copy.deepcopy(decided)
+    data["comparison"]["regressions"][0]["regressed_cases"] = {"total": 4, "listed": []}
+    regressed = build_sections(data).case_changes[0]
+    assert regressed.text == "action_correctness: 4 regressed cases: none listed"
+
+
 def test_case_ids_in_the_lists_stay_inert_in_every_format(decided):
     html = render_html(build_sections(decided))
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
