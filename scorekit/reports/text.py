@@ -88,13 +88,15 @@ def _counts(s: Sections) -> dict[str, str]:
 
 
 def run_text(s: Sections) -> str:
-    """What ``scorekit run`` prints: the decision, the row counts, one line per dimension, the findings count."""
+    """What ``scorekit run`` prints: the decision, the row counts, what a verdict means at the stated level,
+    one line per dimension, each dimension's notes (SPEC §18), the comparison, the findings count."""
     counts = _counts(s)
     lines = [
         _decision_line(s),
         *([_t(s.source)] if s.source else []),
         f"purpose: {_t(s.decision.purpose)}   rows: {s.evidence_rows}   validation: {counts['labeled']} labeled, "
         f"{counts['unlabeled']} unlabeled, {counts['invalid']} invalid",
+        *([_t(s.error_rates)] if s.error_rates else []),
     ]
     if s.summary.rows:
         lines.append(table_text(s.summary.select(_columns(s, RUN_COLUMNS))))
@@ -103,8 +105,6 @@ def run_text(s: Sections) -> str:
         lines.append(f"{_t(named)}: the case is the unit of sampling (repeated trials are correlated), so it is "
                      "wider than Wilson where trials repeat")
     lines += notes_text(s)
-    if s.error_rates:
-        lines.append(_t(s.error_rates))
     lines += comparison_text(s)
     blockers = sum(1 for f in s.finding_items if f.tone in ("blocker", "high"))
     if blockers:
@@ -114,7 +114,8 @@ def run_text(s: Sections) -> str:
 
 def demo_text(s: Sections) -> str:
     """What ``scorekit demo`` prints after rendering: decision, table, flaky cases, controls, the caveats."""
-    lines = [f"{s.evidence_rows} rows scored", "", _decision_line(s), ""]
+    lines = [f"{s.evidence_rows} rows scored", "", _decision_line(s), *([_t(s.error_rates)] if s.error_rates else []),
+             ""]
     columns = _columns(s, DEMO_COLUMNS) + [c for c in s.summary.columns if c.startswith("pass^")]
     lines += [table_text(s.summary.select(columns)), ""]
     if s.flaky:
