@@ -26,7 +26,9 @@ import numpy as np
 from ._constraints import Integral, Interval, validate
 
 __all__ = [
+    "assurance",
     "cases_needed",
+    "cases_to_settle",
     "cluster_interval",
     "cluster_interval_grouped",
     "dimension_mde",
@@ -721,6 +723,254 @@ def dimension_mde(passes: Any, n: Any, deff: Any, confidence: float = 0.95, *, p
     with np.errstate(divide="ignore", invalid="ignore"):
         out = _drop(z_sum, (c + 2.0) / (total + 4.0), total / design)
     return _wrap(np.where(total > 0, out, np.nan), template)
+
+
+# --------------------------------------------------------------------------- threshold assurance (§18)
+def _thresholds(value: Any) -> np.ndarray:
+    """Thresholds as float64: each in [0, 1] or NaN (no threshold set)."""
+    dtype = getattr(value, "dtype", None)
+    if isinstance(value, (bool, np.bool_)) or getattr(dtype, "kind", None) == "b":
+        raise TypeError(f"threshold must be a number in [0, 1] or NaN; got {value!r}")
+    arr = _numeric_array(value, "threshold", "a number in [0, 1] or NaN")
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isnan(arr) & ~((arr >= 0.0) & (arr <= 1.0))
+    if bad.any():
+        raise ValueError(f"threshold must be a number in [0, 1] or NaN; got {float(arr[bad].flat[0])!r}")
+    return arr
+
+
+def _design_effect_array(deff: Any) -> np.ndarray:
+    """Design effects as float64 (checked against ``n`` by :func:`_check_design_effects`)."""
+    dtype = getattr(deff, "dtype", None)
+    if isinstance(deff, (bool, np.bool_)) or getattr(dtype, "kind", None) == "b":
+        raise TypeError(f"deff must be a number >= 1; got {deff!r}")
+    return _numeric_array(deff, "deff", "design effects")
+
+
+def _check_design_effects(design: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """``design``, each ``>= 1`` where there is evidence (``n > 0``); anything (NaN) elsewhere."""
+    with np.errstate(invalid="ignore"):
+        bad = (total > 0) & ~(np.isfinite(design) & (design >= 1.0))
+    if bad.any():
+        raise ValueError(f"deff must be a number >= 1 where n > 0; got {float(design[bad].flat[0])!r}")
+    return design
+
+
+def _evidence(
+    passes: Any, n: Any, others: dict[str, Any]
+) -> tuple[Any, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Validate ``passes``/``n`` and broadcast them with the other (already converted) arguments.
+
+    ``others`` maps each other argument's name to a pair (its value as given,
+    its validated float64 array). Returns the pandas template, passes, n and the
+    other arrays by name, all of one shape.
+    """
+    names = ("passes", "n", *others)
+    given = (passes, n, *(value for value, _ in others.values()))
+    _check_same_index(names, given)
+    c, total = _successes_and_n(passes, n, ("passes", "n"))
+    arrays = _broadcast(names, (c, total, *(array for _, array in others.values())))
+    return _template(*given), arrays[0], arrays[1], dict(zip(others, arrays[2:], strict=True))
+
+
+def assurance(passes: Any, n: Any, threshold: Any, deff: Any = 1.0) -> Any:
+    """Threshold assurance: the posterior probability that the true pass rate meets the threshold.
+
+    ``P(rate >= threshold | evidence)`` under the Jeffreys posterior of the
+    rate at the dimension's effective sample size (SPEC §18). Shown beside a
+    verdict, it says how sure the evidence is of it: at the point estimate's
+    own threshold it is close to one half, a coin flip.
+
+    Parameters
+    ----------
+    passes, n : int or array-like of int
+        PASS and measured (PASS + FAIL) trials; ``0 <= passes <= n``.
+    threshold : float or array-like
+        The threshold on the pass rate, in [0, 1]; NaN where there is none.
+    deff : float or array-like, default 1.0
+        The design effect (:func:`cluster_interval`), ``>= 1`` where ``n > 0``;
+        ignored (may be NaN) where ``n == 0``.
+
+    Returns
+    -------
+    float, ndarray or Series
+        The probability, in [0, 1], broadcast over the arguments (a Series
+        keeps its index); NaN where ``n == 0`` (no evidence) or the threshold is
+        NaN (nothing to meet).
+
+    Raises
+    ------
+    TypeError, ValueError
+        A bad argument, named with its first bad value.
+
+    See Also
+    --------
+    cases_to_settle : how many cases would settle a PASS the assurance leaves open.
+
+    Notes
+    -----
+    With the effective size ``n′ = n/deff`` and effective passes
+    ``x = p̂·n′ = passes/deff`` (not rounded), the posterior is
+    ``Beta(x + ½, n′ − x + ½)`` (Jeffreys prior Beta(½, ½)) and::
+
+        assurance = 1 − I_threshold(x + ½, n′ − x + ½)
+
+    where ``I`` is the regularised incomplete beta function (computed as its
+    complement, :func:`scipy.special.betaincc`, for accuracy near 1). Edge
+    cases follow from the continuous posterior: threshold 0 gives exactly 1
+    (every rate meets it) and threshold 1 gives exactly 0 (no finite evidence
+    makes a perfect rate certain), whatever the evidence.
+
+    References
+    ----------
+    .. [1] H. Jeffreys, *Theory of Probability*, 3rd ed., Oxford, 1961 (the
+       prior Beta(½, ½)).
+    .. [2] L. D. Brown, T. T. Cai and A. DasGupta, "Interval estimation for a
+       binomial proportion", Statistical Science 16:101–133, 2001 (the
+       Jeffreys posterior for a binomial rate).
+    .. [3] L. Kish, *Survey Sampling*, Wiley, 1965, §8.2 (effective size n/deff).
+
+    Examples
+    --------
+    >>> round(assurance(45, 50, 0.9), 6)     # 90% observed against a 90% threshold
+    0.474319
+    >>> round(assurance(48, 50, 0.9), 6)
+    0.934736
+    >>> assurance([48, 48, 0], [50, 50, 0], [0.9, float("nan"), 0.9]).round(4).tolist()
+    [0.9347, nan, nan]
+    >>> assurance(48, 50, 0.0), assurance(50, 50, 1.0)
+    (1.0, 0.0)
+    """
+    from scipy.special import betaincc  # lazy: SciPy is heavy to import
+
+    template, c, total, other = _evidence(
+        passes, n, {"threshold": (threshold, _thresholds(threshold)), "deff": (deff, _design_effect_array(deff))}
+    )
+    t = other["threshold"]
+    design = _check_design_effects(other["deff"], total)
+    usable = (total > 0) & ~np.isnan(t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        size = np.where(usable, total / design, 1.0)
+        x = np.where(usable, c / design, 0.5)
+        out = betaincc(x + 0.5, size - x + 0.5, np.where(usable, t, 0.5))
+    return _wrap(np.where(usable, out, np.nan), template)
+
+
+def _case_counts(cases: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Cases with a measured trial: whole, ``>= 1`` and ``<= n`` where ``n > 0``, 0 where ``n == 0``."""
+    bad = ((total > 0) & ((cases < 1) | (cases > total))) | ((total == 0) & (cases != 0))
+    if bad.any():
+        i = np.flatnonzero(bad.ravel())[0]
+        raise ValueError(
+            "cases must be the number of cases with a measured trial, between 1 and n (0 when n is 0); "
+            f"got cases={cases.flat[i]:g}, n={total.flat[i]:g}"
+        )
+    return cases
+
+
+def cases_to_settle(
+    passes: Any, n: Any, cases: Any, threshold: Any, deff: Any = 1.0, confidence: float = 0.95
+) -> Any:
+    """The number of cases at which the same evidence would settle that the rate meets the threshold.
+
+    The smallest whole number of cases ``m′ >= cases`` at which, with the same
+    pass rate, the same trials per case and the same design effect, the
+    Wilson lower bound reaches the threshold (SPEC §18): how far a PASS that
+    :func:`assurance` leaves open is from one the interval confirms.
+
+    Parameters
+    ----------
+    passes, n : int or array-like of int
+        PASS and measured (PASS + FAIL) trials; ``0 <= passes <= n``.
+    cases : int or array-like of int
+        Cases with at least one measured trial: ``1 <= cases <= n`` where
+        ``n > 0``, and 0 where ``n == 0``.
+    threshold : float or array-like
+        The threshold, in [0, 1]; NaN where there is none.
+    deff : float or array-like, default 1.0
+        The design effect, ``>= 1`` where ``n > 0``.
+    confidence : float, default 0.95
+        Two-sided level of the Wilson interval, in (0, 1) (its lower bound is
+        the one-sided test at ``(1 − confidence)/2``).
+
+    Returns
+    -------
+    float, ndarray or Series
+        Whole numbers ``>= cases`` as float64 (``cases`` itself when the
+        evidence already settles it), NaN where ``n == 0``, the threshold is
+        NaN, or the rate ``p̂ = passes/n`` does not exceed the threshold (no
+        number of cases at that rate can show it is met). In particular a
+        threshold of 1 is never settled: the Wilson lower bound of a perfect
+        record stays below 1.
+
+    Raises
+    ------
+    TypeError, ValueError
+        A bad argument, named with its first bad value.
+
+    See Also
+    --------
+    assurance : the posterior probability that the rate meets the threshold.
+
+    Notes
+    -----
+    The effective size of ``m′`` cases is ``s(m′) = m′·(n/cases)/deff``. The
+    Wilson lower bound ``L(s)`` of a rate ``p̂ > t`` increases with ``s`` and
+    solves ``(p̂ − L)² · s = z²·L·(1 − L)``, so it reaches ``t`` exactly at
+    ``s* = z²·t·(1 − t)/(p̂ − t)²``; the answer is ``ceil(s*·deff·cases/n)``
+    (at least ``cases``), then moved one case at a time, all rows at once,
+    until the defining inequality holds for the lower bound as computed
+    (:func:`wilson_interval`'s arithmetic): ``L(s(m′)) >= t`` and, above
+    ``cases``, ``L(s(m′ − 1)) < t``. Answers beyond 2**53 cases are left as
+    the closed form's (they cannot be counted exactly in float64).
+
+    References
+    ----------
+    .. [1] E. B. Wilson, "Probable inference, the law of succession, and
+       statistical inference", JASA 22:209–212, 1927.
+    .. [2] L. Kish, *Survey Sampling*, Wiley, 1965, §8.2 (effective size n/deff).
+
+    Examples
+    --------
+    >>> cases_to_settle(48, 50, 50, 0.9)     # 96% over 50 single-trial cases, threshold 90%
+    97.0
+    >>> cases_to_settle([48, 45, 150], [50, 50, 150], [50, 50, 50], 0.9).tolist()
+    [97.0, nan, 50.0]
+    """
+    z = z_value(confidence)
+    template, c, total, other = _evidence(
+        passes,
+        n,
+        {
+            "cases": (cases, _counts(cases, "cases")),
+            "threshold": (threshold, _thresholds(threshold)),
+            "deff": (deff, _design_effect_array(deff)),
+        },
+    )
+    m = _case_counts(other["cases"], total)
+    t = other["threshold"]
+    design = _check_design_effects(other["deff"], total)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = c / total
+        usable = (total > 0) & (p > t)  # False where t is NaN
+        per_case = np.where(usable, total / (m * design), 1.0)  # effective size of one case
+        p = np.where(usable, p, 0.5)
+        t = np.where(usable, t, 0.0)
+        target = z * z * t * (1.0 - t) / ((p - t) ** 2)
+        answer = np.maximum(np.ceil(target / per_case), np.where(usable, m, 1.0))
+
+    def settled(count: np.ndarray) -> np.ndarray:
+        low, _ = _wilson_bounds(p, count * per_case, z)
+        return low >= t
+
+    exact = usable & (answer <= _MAX_CASES)
+    while True:
+        more = exact & ~settled(answer)
+        fewer = exact & ~more & (answer > m) & settled(answer - 1.0)
+        if not (more.any() or fewer.any()):
+            break
+        answer = answer + more - fewer
+    return _wrap(np.where(usable, answer, np.nan), template)
 
 
 # --------------------------------------------------------------------------- pass^k / pass@k
