@@ -37,6 +37,7 @@ __all__ = [
     "one_sided_alpha",
     "pass_at_k",
     "pass_hat_k",
+    "pass_k_interval",
     "wilson_interval",
     "z_value",
 ]
@@ -1135,3 +1136,72 @@ def mean_ci(values: Any, confidence: float = 0.95) -> dict[str, float]:
     out = {key: float(value[0]) for key, value in table.items()}
     out["n"] = int(n)
     return out
+
+
+# --------------------------------------------------------------------------- pass^k intervals (§18)
+def pass_k_interval(
+    c: Any, n: Any, k: int, group: Any, confidence: float = 0.95, *, ngroups: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """pass^k per group (dimension) with a Student-t interval over the cases that reach k.
+
+    Parameters
+    ----------
+    c, n : array-like of int
+        Passing and measured (PASS + FAIL) trials, one entry per (dimension, case).
+    k : int
+        Number of trials that must all pass; ``k >= 1``.
+    group : array-like of int
+        The dimension's integer code (``0 <= group < ngroups``) of each entry.
+    confidence : float, default 0.95
+        Two-sided confidence level in (0, 1).
+    ngroups : int, optional
+        Number of groups (default ``max(group) + 1``).
+
+    Returns
+    -------
+    value, low, high : ndarray of float64, shape (ngroups,)
+        The mean of the per-case :func:`pass_hat_k` values over the cases with
+        ``n >= k`` (NaN where no case reaches k), and its interval clipped to
+        [0, 1] (NaN where fewer than two cases reach k: no spread to estimate).
+    cases : ndarray of int64, shape (ngroups,)
+        ``G_k``, the number of cases each value covers.
+
+    Notes
+    -----
+    The G_k per-case values ``v_i = C(c_i, k)/C(n_i, k)`` are treated as a
+    sample of cases (the case is the unit of sampling): the interval is
+    ``v̄ ± t_{G_k−1}(1 − (1 − confidence)/2) · s/√G_k`` with the sample standard
+    deviation ``s`` (n − 1), as :func:`mean_ci`, clipped to [0, 1] because
+    pass^k is a probability. When every case agrees the interval is the point.
+
+    References
+    ----------
+    .. [1] S. Yao et al., "τ-bench: A Benchmark for Tool-Agent-User Interaction
+       in Real-World Domains", arXiv:2406.12045, 2024 (pass^k).
+    .. [2] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to
+       Language Model Evaluations", arXiv:2411.00640, 2024 (intervals over cases).
+
+    Examples
+    --------
+    >>> c = [3, 3, 3, 3, 2, 2, 2, 1, 1, 0]   # passes per case, 3 trials each
+    >>> value, low, high, cases = pass_k_interval(c, [3] * 10, 2, [0] * 10)
+    >>> value.round(6).tolist(), low.round(6).tolist(), high.round(6).tolist(), cases.tolist()
+    ([0.5], [0.177134], [0.822866], [10])
+    """
+    k = _k(k)
+    confidence = _check_confidence(confidence)
+    cc, total = _per_case(c, n)
+    codes, ngroups = _group_codes(group, cc.size, ngroups)
+    values = np.asarray(pass_hat_k(cc, total, k), dtype="float64")  # NaN where n < k
+    reach = total >= k
+    values = np.where(reach, values, 0.0)
+    count = np.bincount(codes, weights=reach, minlength=ngroups)
+    value_sum = np.bincount(codes, weights=values, minlength=ngroups)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(count > 0, value_sum / count, np.nan)
+    deviation = np.where(reach, values - mean[codes], 0.0)
+    spread = np.bincount(codes, weights=deviation * deviation, minlength=ngroups)
+    table = mean_ci_arrays(count, value_sum, spread, confidence)
+    low = np.clip(table["ci_low"], 0.0, 1.0)
+    high = np.clip(table["ci_high"], 0.0, 1.0)
+    return table["mean"], low, high, count.astype(np.int64)
