@@ -340,7 +340,8 @@ def test_cluster_and_power_functions_need_no_scipy():
         "import json, sys\n"
         "import scorekit as sk\n"
         "from scorekit import _stats\n"
-        "sk.cluster_interval([3, 2], [3, 3]); _stats.cluster_interval_grouped([3, 2], [3, 3], [0, 1])\n"
+        # single-trial cases or one case per group: z, not t (repeated trials need scipy's t, SPEC §6)
+        "sk.cluster_interval([1, 0], [1, 1]); _stats.cluster_interval_grouped([3, 2], [3, 3], [0, 1])\n"
         "sk.minimum_detectable_drop(0.9, [100, 200], alpha=[0.05, 0.1]); sk.cases_needed(0.9, 0.05)\n"
         "_stats.dimension_mde(5, 10, 1.2)\n"
         "print(json.dumps('scipy' in sys.modules))\n"
