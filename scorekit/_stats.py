@@ -47,6 +47,7 @@ __all__ = [
 # Scalar arguments, declared as data (scorekit._constraints: one validator for arguments and the policy).
 _CONFIDENCE = Interval(0, 1, closed="neither")
 _K = Integral(min=1)
+_COMPARISONS = Integral(min=1)
 
 
 def _check_confidence(confidence: Any) -> float:
@@ -562,7 +563,7 @@ def _power_arguments(
 
 
 def minimum_detectable_drop(
-    rate: Any, cases: Any, *, trials: Any = 1, icc: Any = 0.0, alpha: Any = 0.05, power: Any = 0.8
+    rate: Any, cases: Any, *, trials: Any = 1, icc: Any = 0.0, alpha: Any = 0.025, power: Any = 0.8
 ) -> Any:
     """Smallest drop in pass rate an evaluation of this size detects with the given power.
 
@@ -577,8 +578,11 @@ def minimum_detectable_drop(
     icc : float or array-like, default 0.0
         Intra-case correlation of trials, in [0, 1]: 0 when repeated trials of a
         case are independent, 1 when they always agree.
-    alpha : float or array-like, default 0.05
-        One-sided significance level, in (0, 1).
+    alpha : float or array-like, default 0.025
+        One-sided significance level, in (0, 1). The default is the level of
+        the gate's own one-sided tests at its default confidence 0.95,
+        :func:`one_sided_alpha` ``(0.95)`` (SPEC §18): a drop of the returned
+        size is then caught by the regression test with the stated power.
     power : float or array-like, default 0.8
         Probability of detecting a drop of the returned size, in (alpha, 1).
 
@@ -620,9 +624,11 @@ def minimum_detectable_drop(
     Examples
     --------
     >>> round(minimum_detectable_drop(0.9, 100), 12)
+    0.118861194348
+    >>> round(minimum_detectable_drop(0.9, 100, alpha=0.05), 12)
     0.105492194108
     >>> minimum_detectable_drop(0.9, [100, 400]).round(4).tolist()
-    [0.1055, 0.0527]
+    [0.1189, 0.0594]
     """
     template, r, m, t, rho, z_sum = _power_arguments(rate, "cases", cases, _whole, trials, icc, alpha, power)
     out = _drop(z_sum, r, _effective_trials(m, t, rho))
@@ -630,7 +636,7 @@ def minimum_detectable_drop(
 
 
 def cases_needed(
-    rate: Any, drop: Any, *, trials: Any = 1, icc: Any = 0.0, alpha: Any = 0.05, power: Any = 0.8
+    rate: Any, drop: Any, *, trials: Any = 1, icc: Any = 0.0, alpha: Any = 0.025, power: Any = 0.8
 ) -> Any:
     """Smallest number of cases whose :func:`minimum_detectable_drop` is at most ``drop``.
 
@@ -671,11 +677,13 @@ def cases_needed(
     Examples
     --------
     >>> cases_needed(0.9, 0.05)
+    566
+    >>> cases_needed(0.9, 0.05, alpha=0.05)
     446
     >>> cases_needed(0.9, 0.05, trials=5, icc=0.25)   # 5 correlated trials per case
-    179
+    227
     >>> cases_needed(0.9, [0.05, 0.1]).tolist()
-    [446, 112]
+    [566, 142]
     """
     template, r, d, t, rho, z_sum = _power_arguments(rate, "drop", drop, _positive, trials, icc, alpha, power)
     with np.errstate(over="ignore", divide="ignore"):  # a drop too small to count is refused next
@@ -700,7 +708,9 @@ def cases_needed(
     return _wrap(out, template)
 
 
-def dimension_mde(passes: Any, n: Any, deff: Any, confidence: float = 0.95, *, power: float = 0.8) -> Any:
+def dimension_mde(
+    passes: Any, n: Any, deff: Any, confidence: float = 0.95, *, power: float = 0.8, comparisons: int = 1
+) -> Any:
     """The drop a dimension's own evidence could detect (the scorecard's ``mde``).
 
     Parameters
@@ -711,21 +721,34 @@ def dimension_mde(passes: Any, n: Any, deff: Any, confidence: float = 0.95, *, p
         The dimension's design effect (:func:`cluster_interval`), ``>= 1`` where
         ``n > 0``; ignored (may be NaN) where ``n == 0``.
     confidence : float, default 0.95
-        The policy's confidence; the test is one-sided at ``alpha = 1 − confidence``.
+        The policy's confidence; the test is one-sided at
+        ``alpha = one_sided_alpha(confidence) / comparisons`` (SPEC §6, §18).
     power : float, default 0.8
         Probability of detecting the drop, greater than alpha.
+    comparisons : int, default 1
+        The number of dimensions compared under ``multiplicity: holm``: the
+        level of Holm's first step is alpha divided by it (1 for
+        ``multiplicity: none``).
 
     Returns
     -------
     float, ndarray or Series
         NaN where ``n == 0`` (no evidence).
 
+    Raises
+    ------
+    TypeError, ValueError
+        A bad argument, named with its first bad value.
+
     Notes
     -----
     :func:`minimum_detectable_drop` with the rate ``p̃ = (passes + 2)/(n + 4)``
     (Agresti–Coull: never 0 or 1, so a perfect record still has a finite
     detectable drop) and the effective size ``n/deff`` in place of
-    ``cases·trials/(1 + (trials − 1)·icc)``.
+    ``cases·trials/(1 + (trials − 1)·icc)``, at the level the regression test
+    of that dimension is first held to: ``one_sided_alpha(confidence)``, and
+    under Holm's procedure over ``comparisons`` dimensions that level divided
+    by ``comparisons`` (the step a single regressed dimension must pass).
 
     References
     ----------
@@ -734,25 +757,26 @@ def dimension_mde(passes: Any, n: Any, deff: Any, confidence: float = 0.95, *, p
     .. [2] A. Agresti and B. A. Coull, "Approximate is better than 'exact' for
        interval estimation of binomial proportions", The American Statistician
        52:119–126, 1998.
+    .. [3] S. Holm, "A simple sequentially rejective multiple test procedure",
+       Scandinavian Journal of Statistics 6:65–70, 1979.
 
     Examples
     --------
     >>> round(dimension_mde(98, 100, 1.0), 6)
-    0.067623
+    0.076193
+    >>> round(dimension_mde(98, 100, 1.0, comparisons=8), 6)   # Holm over 8 dimensions
+    0.097254
     >>> dimension_mde([98, 0], [100, 0], [2.5, float("nan")]).round(6).tolist()
-    [0.106922, nan]
+    [0.120472, nan]
     """
-    confidence = _check_confidence(confidence)
+    alpha = one_sided_alpha(confidence) / validate(comparisons, "comparisons", _COMPARISONS)
     names = ("passes", "n", "deff")
     _check_same_index(names, (passes, n, deff))
     template = _template(passes, n, deff)
     c, total = _successes_and_n(passes, n, ("passes", "n"))
-    c, total, design = _broadcast(names, (c, total, _numeric_array(deff, "deff", "design effects")))
-    with np.errstate(invalid="ignore"):
-        bad = (total > 0) & ~(np.isfinite(design) & (design >= 1.0))
-    if bad.any():
-        raise ValueError(f"deff must be a number >= 1 where n > 0; got {float(design[bad].flat[0])!r}")
-    z_sum = _z_sum(np.asarray(1.0 - confidence), _unit(power, "power"))
+    c, total, design = _broadcast(names, (c, total, _design_effect_array(deff)))
+    design = _check_design_effects(design, total)
+    z_sum = _z_sum(np.asarray(alpha), _unit(power, "power"))
     with np.errstate(divide="ignore", invalid="ignore"):
         out = _drop(z_sum, (c + 2.0) / (total + 4.0), total / design)
     return _wrap(np.where(total > 0, out, np.nan), template)

@@ -24,8 +24,8 @@ alphas = st.sampled_from([0.01, 0.025, 0.05, 0.1, 0.2])
 powers = st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99])
 
 
-def reference_drop(rate, cases, trials=1, icc=0.0, alpha=0.05, power=0.8):
-    """SPEC §6 formula with scipy's normal quantiles, one scalar at a time."""
+def reference_drop(rate, cases, trials=1, icc=0.0, alpha=0.025, power=0.8):
+    """SPEC §6 formula with scipy's normal quantiles, one scalar at a time (alpha defaults to SPEC's 0.025)."""
     from scipy.stats import norm
 
     z = norm.ppf(1 - alpha) + norm.ppf(power)
@@ -33,14 +33,44 @@ def reference_drop(rate, cases, trials=1, icc=0.0, alpha=0.05, power=0.8):
 
 
 # --------------------------------------------------------------------------- SPEC examples
+def statsmodels_power(drop, rate, cases, alpha):
+    """Power of statsmodels' one-sided two-sample z-test against ``drop`` (effect size drop / sqrt(rate(1 - rate)))."""
+    from statsmodels.stats.power import NormalIndPower
+
+    return NormalIndPower().power(effect_size=drop / math.sqrt(rate * (1 - rate)), nobs1=cases, alpha=alpha,
+                                  ratio=1.0, alternative="larger")
+
+
 def test_minimum_detectable_drop_matches_spec_example():
-    assert minimum_detectable_drop(0.9, 100) == pytest.approx(0.10549219410760009, **TOL)
+    # SPEC §6: the default alpha is the gate's one-sided level, one_sided_alpha(0.95) = 0.025.
+    assert minimum_detectable_drop(0.9, 100) == pytest.approx(0.11886119434798037, **TOL)
+    assert minimum_detectable_drop(0.9, 100, alpha=0.05) == pytest.approx(0.10549219410760009, **TOL)
     assert minimum_detectable_drop(0.9, 100) == pytest.approx(reference_drop(0.9, 100), **TOL)
 
 
+@pytest.mark.parametrize(("alpha", "expected"), [(0.025, 0.11886119434798037), (0.05, 0.10549219410760009)])
+def test_spec_examples_have_power_0_8_in_statsmodels(alpha, expected):
+    assert statsmodels_power(expected, 0.9, 100, alpha) == pytest.approx(0.8, **TOL)
+    drop = minimum_detectable_drop(0.9, 100, alpha=alpha)
+    assert statsmodels_power(drop, 0.9, 100, alpha) == pytest.approx(0.8, **TOL)
+
+
+def test_default_alpha_is_the_gates_one_sided_level():
+    assert minimum_detectable_drop(0.9, 100) == minimum_detectable_drop(0.9, 100, alpha=sk_alpha())
+    assert cases_needed(0.9, 0.05) == cases_needed(0.9, 0.05, alpha=sk_alpha())
+
+
+def sk_alpha():
+    from scorekit._stats import one_sided_alpha
+
+    return one_sided_alpha(0.95)
+
+
 def test_cases_needed_matches_spec_example():
-    assert cases_needed(0.9, 0.05) == 446
-    assert minimum_detectable_drop(0.9, 446) <= 0.05 < minimum_detectable_drop(0.9, 445)
+    assert cases_needed(0.9, 0.05) == 566
+    assert minimum_detectable_drop(0.9, 566) <= 0.05 < minimum_detectable_drop(0.9, 565)
+    assert cases_needed(0.9, 0.05, alpha=0.05) == 446
+    assert minimum_detectable_drop(0.9, 446, alpha=0.05) <= 0.05 < minimum_detectable_drop(0.9, 445, alpha=0.05)
 
 
 GRID = list(
@@ -104,10 +134,10 @@ def test_cases_needed_inverts_the_detectable_drop_exactly(rate, cases, trials, i
 
 
 def test_cases_needed_is_at_least_one_case():
-    # drop(1 case) at rate 0.5 is 2.486·√0.5 = 1.758: any larger drop needs one case, not zero.
-    assert cases_needed(0.5, 1.76) == 1
+    # drop(1 case) at rate 0.5 is 2.8016·√0.5 = 1.981 (alpha 0.025): any larger drop needs one case, not zero.
+    assert cases_needed(0.5, 1.99) == 1
     assert cases_needed(0.5, 5.0) == 1
-    assert cases_needed(0.5, 1.75) == 2
+    assert cases_needed(0.5, 1.98) == 2
 
 
 @given(rates, st.integers(1, 10**6), st.integers(1, 50))
@@ -151,17 +181,17 @@ def test_arrays_broadcast_against_each_other():
     np.testing.assert_allclose(drops[1], [reference_drop(0.9, m) for m in (100, 400, 1600)], rtol=1e-12)
     needed = cases_needed(0.9, [0.05, 0.1], trials=[[1], [5]], icc=0.25)
     assert needed.dtype == np.int64 and needed.shape == (2, 2)
-    assert needed[0].tolist() == [446, 112]
+    assert needed[0].tolist() == [566, 142]
 
 
 def test_series_in_series_out_with_the_same_index():
     index = pd.Index(["pii", "cost"], name="dimension")
     drops = minimum_detectable_drop(pd.Series([0.9, 0.5], index=index, name="rate"), 100)
     assert isinstance(drops, pd.Series) and drops.index.equals(index) and drops.name == "rate"
-    assert drops["pii"] == pytest.approx(0.10549219410760009, **TOL)
+    assert drops["pii"] == pytest.approx(0.11886119434798037, **TOL)
     needed = cases_needed(0.9, pd.Series([0.05, 0.1], index=index))
     assert isinstance(needed, pd.Series) and needed.index.equals(index)
-    assert needed.dtype == np.int64 and needed.tolist() == [446, 112]
+    assert needed.dtype == np.int64 and needed.tolist() == [566, 142]
 
 
 def test_series_with_different_indexes_is_an_error():
@@ -251,17 +281,30 @@ def test_dimension_mde_uses_the_shrunk_rate_and_the_effective_size():
 
     passes, n, deff = 98, 100, 2.5
     rate = (passes + 2) / (n + 4)
-    expected = (norm.ppf(0.95) + norm.ppf(0.8)) * math.sqrt(2 * rate * (1 - rate) / (n / deff))
+    expected = (norm.ppf(0.975) + norm.ppf(0.8)) * math.sqrt(2 * rate * (1 - rate) / (n / deff))
     assert dimension_mde(passes, n, deff) == pytest.approx(expected, **TOL)
 
 
 @pytest.mark.parametrize("confidence", [0.8, 0.9, 0.95, 0.99])
-def test_dimension_mde_is_the_detectable_drop_at_alpha_one_minus_confidence(confidence):
+@pytest.mark.parametrize("comparisons", [1, 3, 8])
+def test_dimension_mde_is_the_detectable_drop_at_the_one_sided_level_over_the_comparisons(confidence, comparisons):
+    from scipy.stats import norm
+
     passes = np.array([0, 3, 50, 100, 999])
     n = np.array([1, 10, 100, 100, 1000])
     rate = (passes + 2) / (n + 4)
-    expected = minimum_detectable_drop(rate, n, alpha=1 - confidence)
-    np.testing.assert_array_equal(dimension_mde(passes, n, np.ones(5), confidence), expected)
+    alpha = (1 - confidence) / 2 / comparisons  # SPEC §6, §18: Holm's first step
+    expected = (norm.ppf(1 - alpha) + norm.ppf(0.8)) * np.sqrt(2 * rate * (1 - rate) / n)
+    got = dimension_mde(passes, n, np.ones(5), confidence, comparisons=comparisons)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_dimension_mde_holm_level_matches_statsmodels_power():
+    # 8 dimensions compared: alpha 0.025 / 8 per one-sided test; n/deff = 150 effective trials per side.
+    rate = (120 + 2) / (150 + 4)
+    drop = dimension_mde(120, 150, 1.0, comparisons=8)
+    assert statsmodels_power(drop, rate, 150, 0.025 / 8) == pytest.approx(0.8, **TOL)
+    assert statsmodels_power(drop, rate, 150, 0.025) > 0.9  # the unadjusted level would promise more
 
 
 def test_dimension_mde_grows_with_the_square_root_of_deff():
@@ -318,10 +361,16 @@ def test_dimension_mde_refuses_a_deff_below_one_where_there_is_evidence(deff, pa
         (lambda: dimension_mde(5, 10.5, 1.0), ValueError, r"^n must .*10\.5"),
         (lambda: dimension_mde(5, 10, "1"), TypeError, r"^deff must"),
         (lambda: dimension_mde(5, 10, 1.0, confidence=1.0), ValueError, r"^confidence .*got 1\.0"),
-        (lambda: dimension_mde(5, 10, 1.0, confidence=0.1), ValueError, r"^power must be greater than alpha"),
+        (lambda: dimension_mde(5, 10, 1.0, confidence=0.1, power=0.4), ValueError,
+         r"^power must be greater than alpha; got power=0\.4, alpha=0\.45"),
         (lambda: dimension_mde(5, 10, 1.0, power=1.0), ValueError, r"^power must be a number in \(0, 1\)"),
+        (lambda: dimension_mde(5, 10, 1.0, comparisons=0), ValueError, r"^comparisons must be an integer >= 1; got 0$"),
+        (lambda: dimension_mde(5, 10, 1.0, comparisons=2.0), TypeError,
+         r"^comparisons must be an integer >= 1; got 2\.0"),
+        (lambda: dimension_mde(5, 10, 1.0, comparisons=True), TypeError, r"^comparisons .*True"),
     ],
-    ids=["passes>n", "negative-passes", "fractional-n", "str-deff", "confidence", "power<=alpha", "power"],
+    ids=["passes>n", "negative-passes", "fractional-n", "str-deff", "confidence", "power<=alpha", "power",
+         "comparisons-0", "comparisons-float", "comparisons-bool"],
 )
 def test_dimension_mde_arguments_are_validated(call, error, pattern):
     with pytest.raises(error, match=pattern):
