@@ -898,19 +898,36 @@ def assurance(passes: Any, n: Any, threshold: Any, deff: Any = 1.0) -> Any:
     >>> assurance(48, 50, 0.0), assurance(50, 50, 1.0)
     (1.0, 0.0)
     """
-    from scipy.special import betaincc  # lazy: SciPy is heavy to import
-
     template, c, total, other = _evidence(
         passes, n, {"threshold": (threshold, _thresholds(threshold)), "deff": (deff, _design_effect_array(deff))}
     )
-    t = other["threshold"]
     design = _check_design_effects(other["deff"], total)
-    usable = (total > 0) & ~np.isnan(t)
     with np.errstate(divide="ignore", invalid="ignore"):
-        size = np.where(usable, total / design, 1.0)
-        x = np.where(usable, c / design, 0.5)
-        out = betaincc(x + 0.5, size - x + 0.5, np.where(usable, t, 0.5))
-    return _wrap(np.where(usable, out, np.nan), template)
+        out = jeffreys_assurance(c / design, total / design, other["threshold"])
+    return _wrap(out, template)
+
+
+def jeffreys_assurance(x: Any, size: Any, threshold: Any) -> np.ndarray:
+    """The core of :func:`assurance` on validated real-valued effective counts.
+
+    ``1 − I_threshold(x + ½, size − x + ½)`` elementwise for effective passes
+    ``0 <= x <= size`` (real-valued: a planned rate times a planned size need
+    not be whole); NaN where ``size`` is not positive or the threshold is NaN.
+    Callers validate (``scorekit plan`` through :func:`minimum_detectable_drop`).
+
+    Examples
+    --------
+    >>> round(float(jeffreys_assurance(45.0, 50.0, 0.9)), 6)
+    0.474319
+    """
+    from scipy.special import betaincc  # lazy: SciPy is heavy to import
+
+    x, size, t = np.broadcast_arrays(*(np.asarray(v, dtype="float64") for v in (x, size, threshold)))
+    usable = (size > 0) & ~np.isnan(t)
+    safe_size = np.where(usable, size, 1.0)
+    safe_x = np.where(usable, x, 0.5)
+    out = betaincc(safe_x + 0.5, safe_size - safe_x + 0.5, np.where(usable, t, 0.5))
+    return np.where(usable, out, np.nan)
 
 
 def _case_counts(cases: np.ndarray, total: np.ndarray) -> np.ndarray:

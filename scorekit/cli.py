@@ -163,22 +163,56 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    """Power planning (SPEC §6): the cases a drop needs, or the drop a number of cases can detect."""
-    from ._stats import cases_needed, minimum_detectable_drop
+    """Power planning (SPEC §6, §18): the cases a drop needs, or the drop a number of cases can detect.
 
-    options = {"trials": args.trials, "icc": args.icc, "alpha": args.alpha, "power": args.power}
+    Also prints the threshold assurance such a suite gives: the probability that
+    a dimension measuring the stated rate truly meets a threshold one drop below it.
+    """
+    from ._stats import cases_needed, minimum_detectable_drop, one_sided_alpha
+
+    alpha = one_sided_alpha(0.95) if args.alpha is None else args.alpha
+    options = {"trials": args.trials, "icc": args.icc, "alpha": alpha, "power": args.power}
     setting = (f"rate {100 * args.rate:.1f}%, {args.trials} trial(s) per case, icc {args.icc:g}, "
-               f"one-sided alpha {args.alpha:g}, power {100 * args.power:g}%")
+               f"one-sided alpha {alpha:g}, power {100 * args.power:g}%")
     try:
         if args.drop is not None:
-            needed = int(cases_needed(args.rate, args.drop, **options))
-            print(f"{needed:,} cases detect a drop of {100 * args.drop:.1f} points ({setting})")
+            drop, cases = args.drop, int(cases_needed(args.rate, args.drop, **options))
+            print(f"{cases:,} cases detect a drop of {100 * drop:.1f} points ({setting})")
         else:
-            drop = float(minimum_detectable_drop(args.rate, args.cases, **options))
-            print(f"{args.cases:,} cases can detect a drop of {100 * drop:.1f} points or more ({setting})")
+            drop, cases = float(minimum_detectable_drop(args.rate, args.cases, **options)), args.cases
+            print(f"{cases:,} cases can detect a drop of {100 * drop:.1f} points or more ({setting})")
     except (TypeError, ValueError) as exc:
         raise ScorekitError(str(exc)) from None
+    print(_plan_assurance(args.rate, drop, cases, args.trials, args.icc))
     return EXIT_OK
+
+
+def _probability_text(p: float) -> str:
+    """A probability as a percentage that never rounds up to certainty ("over 99.9%")."""
+    return "over 99.9%" if p >= 0.9995 and p < 1.0 else f"{100 * p:.1f}%"
+
+
+def _plan_assurance(rate: float, drop: float, cases: int, trials: int, icc: float) -> str:
+    """What ``plan`` says about threshold assurance (SPEC §18) at the planned size.
+
+    N = cases·trials trials measuring ``rate``, design effect
+    1 + (trials − 1)·icc: the probability that the true rate meets
+    ``rate − drop``, and (for contrast) a threshold equal to the rate itself.
+    """
+    from ._stats import jeffreys_assurance
+
+    size = f"{cases:,} cases" + (f" × {trials} trials" if trials > 1 else "")
+    threshold = rate - drop
+    effective = cases * trials / (1.0 + (trials - 1) * icc)
+    passes = rate * effective
+    at_rate = _probability_text(float(jeffreys_assurance(passes, effective, rate)))
+    contrast = (f"a threshold equal to the measured rate is met with probability {at_rate} "
+                "(a PASS on the point estimate at its threshold is close to a coin flip)")
+    if threshold <= 0:
+        return f"a dimension measuring {100 * rate:.1f}% over {size}: the drop reaches 0%\n{contrast}"
+    meets = _probability_text(float(jeffreys_assurance(passes, effective, threshold)))
+    return (f"a dimension measuring {100 * rate:.1f}% over {size} meets a threshold of {100 * threshold:.1f}% "
+            f"(that rate less the drop) with probability {meets} (threshold assurance, SPEC §18)\n{contrast}")
 
 
 _HISTORY_ACTIONS = ("pin", "unpin")
@@ -357,7 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--icc", type=float, default=0.0, metavar="I",
                       help="correlation of trials within a case, in [0, 1] (default 0)")
     plan.add_argument(
-        "--alpha", type=float, default=0.05, metavar="A", help="one-sided significance level (default 0.05)"
+        "--alpha", type=float, default=None, metavar="A",
+        help="one-sided significance level (default 0.025: the gate's own level, (1 - confidence)/2 at its "
+             "default confidence 0.95, so the drop is the one its regression test catches with that power)",
     )
     plan.add_argument("--power", type=float, default=0.8, metavar="P", help="power, in (0, 1) (default 0.8)")
     plan.set_defaults(handler=_cmd_plan)
