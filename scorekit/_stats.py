@@ -48,6 +48,7 @@ __all__ = [
 _CONFIDENCE = Interval(0, 1, closed="neither")
 _K = Integral(min=1)
 _COMPARISONS = Integral(min=1)
+_ALPHA = Interval(0, 0.5, closed="neither")
 
 
 def _check_confidence(confidence: Any) -> float:
@@ -709,7 +710,14 @@ def cases_needed(
 
 
 def dimension_mde(
-    passes: Any, n: Any, deff: Any, confidence: float = 0.95, *, power: float = 0.8, comparisons: int = 1
+    passes: Any,
+    n: Any,
+    deff: Any,
+    confidence: float = 0.95,
+    *,
+    power: float = 0.8,
+    comparisons: int = 1,
+    alpha: float | None = None,
 ) -> Any:
     """The drop a dimension's own evidence could detect (the scorecard's ``mde``).
 
@@ -729,6 +737,10 @@ def dimension_mde(
         The number of dimensions compared under ``multiplicity: holm``: the
         level of Holm's first step is alpha divided by it (1 for
         ``multiplicity: none``).
+    alpha : float, optional
+        The one-sided level, in (0, 0.5), in place of
+        ``one_sided_alpha(confidence)`` (the notebook's ``alpha`` parameter);
+        still divided by ``comparisons``.
 
     Returns
     -------
@@ -769,14 +781,16 @@ def dimension_mde(
     >>> dimension_mde([98, 0], [100, 0], [2.5, float("nan")]).round(6).tolist()
     [0.120472, nan]
     """
-    alpha = one_sided_alpha(confidence) / validate(comparisons, "comparisons", _COMPARISONS)
+    confidence = _check_confidence(confidence)
+    level = one_sided_alpha(confidence) if alpha is None else validate(alpha, "alpha", _ALPHA)
+    level /= validate(comparisons, "comparisons", _COMPARISONS)
     names = ("passes", "n", "deff")
     _check_same_index(names, (passes, n, deff))
     template = _template(passes, n, deff)
     c, total = _successes_and_n(passes, n, ("passes", "n"))
     c, total, design = _broadcast(names, (c, total, _design_effect_array(deff)))
     design = _check_design_effects(design, total)
-    z_sum = _z_sum(np.asarray(alpha), _unit(power, "power"))
+    z_sum = _z_sum(np.asarray(level), _unit(power, "power"))
     with np.errstate(divide="ignore", invalid="ignore"):
         out = _drop(z_sum, (c + 2.0) / (total + 4.0), total / design)
     return _wrap(np.where(total > 0, out, np.nan), template)
