@@ -48,7 +48,7 @@ __all__ = [
 _CONFIDENCE = Interval(0, 1, closed="neither")
 _K = Integral(min=1)
 _COMPARISONS = Integral(min=1)
-_ALPHA = Interval(0, 0.5, closed="neither")
+_ALPHA = Interval(0, 1, closed="neither")
 
 
 def _check_confidence(confidence: Any) -> float:
@@ -738,9 +738,10 @@ def dimension_mde(
         level of Holm's first step is alpha divided by it (1 for
         ``multiplicity: none``).
     alpha : float, optional
-        The one-sided level, in (0, 0.5), in place of
-        ``one_sided_alpha(confidence)`` (the notebook's ``alpha`` parameter);
-        still divided by ``comparisons``.
+        The one-sided level, in (0, 1) and below ``power``, in place of
+        ``one_sided_alpha(confidence)``; still divided by ``comparisons``. For
+        the notebook's ``alpha`` parameter, and for checking an ``mde`` stored
+        before issue 26 (schema version 1: ``alpha = 1 − confidence``).
 
     Returns
     -------

@@ -402,13 +402,16 @@ def test_cluster_and_power_functions_need_no_scipy():
 def test_dimension_mde_alpha_replaces_the_one_sided_level_and_is_still_split_over_the_comparisons():
     assert dimension_mde(45, 50, 1.5, alpha=0.025) == dimension_mde(45, 50, 1.5)
     assert dimension_mde(45, 50, 1.5, alpha=0.05) == dimension_mde(45, 50, 1.5, confidence=0.9)
+    # A scorecard written before issue 26 stored its mde at alpha = 1 − confidence.
+    assert dimension_mde(45, 50, 1.5, alpha=0.05) == pytest.approx(
+        minimum_detectable_drop(47 / 54, 45, alpha=0.05) * math.sqrt(45 / (50 / 1.5)), **TOL)
     rate = 47 / 54
     drop = dimension_mde(45, 50, 1.5, alpha=0.05, comparisons=4)
     assert statsmodels_power(drop, rate, 50 / 1.5, 0.05 / 4) == pytest.approx(0.8, **TOL)
 
 
 @pytest.mark.parametrize(("alpha", "error", "pattern"),
-                         [(0.5, ValueError, r"^alpha must be a finite number in \(0, 0\.5\); got 0\.5$"),
+                         [(1, ValueError, r"^alpha must be a finite number in \(0, 1\); got 1$"),
                           (0, ValueError, r"^alpha must .*got 0$"), ("0.05", TypeError, r"^alpha must"),
                           (True, TypeError, r"^alpha .*True")])
 def test_dimension_mde_alpha_is_validated_naming_alpha(alpha, error, pattern):
