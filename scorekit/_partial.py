@@ -35,7 +35,7 @@ from ._rows._normalise import check_row
 from ._validate import DEFINITION_FIELDS, definition_key, takes_case_definition, text_definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.external import from_score, prescored, prescored_by
-from .scorers.judges import is_mock
+from .scorers.judges import is_mock, with_mock
 from .scorers.pii import scrub
 
 __all__ = ["BATCH_ROWS", "COLUMNS", "COMPACT", "ENCODED", "LABELS", "SPOOLED", "Partial", "combine",
@@ -243,8 +243,9 @@ def _printable(text: str) -> str:
 
 
 def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
-    """A mock judge anywhere (any dimension, pre-scored or not) makes a SELF_TEST,
-    and a row it touched is never PASS; judges of any row are recorded."""
+    """A mock judge or evaluator anywhere (any dimension, pre-scored or not) makes a
+    SELF_TEST; a row it touched keeps its status as cast, with reason ``mock_judge``
+    (:func:`~scorekit.scorers.judges.with_mock`, SPEC §18). Judges of any row are recorded."""
     mocks = set()
     votes = row.get("judge_votes")
     if isinstance(votes, list):
@@ -258,12 +259,8 @@ def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
     evaluator = row.get("evaluator")
     if isinstance(evaluator, str) and is_mock(evaluator):
         mocks.add(evaluator)
-    if mocks:
-        ctx.mock_judges.update(mocks)
-        if outcome.status == "PASS":
-            detail = "mock judge or evaluator " + ", ".join(sorted(mocks))
-            return Outcome("ERROR", "mock_judge", outcome.labeled, detail)
-    return outcome
+    ctx.mock_judges.update(mocks)
+    return with_mock(outcome, mocks)
 
 
 def _detail(row: dict[str, Any], outcome: Outcome) -> str | None:

@@ -47,7 +47,11 @@ def test_mock_identity_anywhere_makes_a_self_test(where):
     row = judged(judge=name) if where == "judge" else judged(evaluator=name)
     card = sk.evaluate([row], policy={"gate": {"thresholds": {"helpfulness": 0.5}}})
     assert card.decision == "SELF_TEST"
-    assert card.evidence.iloc[0]["status"] != "PASS"
+    # SPEC §18: the mock's PASS counts as cast; the row says why it is no measurement.
+    first = card.evidence.iloc[0]
+    assert (first["status"], first["reason"]) == ("PASS", "mock_judge")
+    assert first["detail"] == f"mock judge or evaluator {name}"
+    assert card.dimensions.at["helpfulness", "rate"] == 1.0
 
 
 # --------------------------------------------------------------------------- detail

@@ -8,7 +8,9 @@ else is ERROR. A complete, valid panel split evenly ABSTAINs. Scores (1–5) are
 reduced to PASS/FAIL per vote before counting, so no rounding can turn a tie
 into a pass. A mock judge anywhere (an identity with a segment starting with
 ``mock``, see :func:`is_mock`, or a vote with ``"mock": true``) makes the
-evaluation a SELF_TEST and its rows are never PASS.
+evaluation a SELF_TEST (SPEC §4); its votes count as cast (SPEC §18): the row's
+status is the panel's outcome and its reason ``mock_judge`` (:func:`with_mock`),
+so a self-test shows what its evaluator measured.
 
 A non-PASS row's ``detail`` lists each panel member's vote and reason (reasons
 are shortened, and any personal data the PII detector finds in them is
@@ -29,7 +31,8 @@ REASONS = {
     "panel_incomplete": "a panel member's vote is missing, so the panel cannot establish PASS",
     "judge_invalid_value": "a vote has a value that is neither a PASS/FAIL verdict nor an integer score 1–5",
     "duplicate_judge": "a judge voted more than once, so the panel is invalid",
-    "mock_judge": "a mock judge or evaluator took part: an evaluator demonstration (SELF_TEST), never a measurement",
+    "mock_judge": "a mock judge or evaluator took part: its votes count as cast, in an evaluator demonstration "
+                  "(SELF_TEST), never a release measurement",
     "missing_judge_votes": "a judged dimension with neither judge votes nor a pre-scored status",
     "missing_judge_criteria": "judge votes without judge_criteria: nothing states what the judges checked",
 }
@@ -77,7 +80,8 @@ def vote_value(vote: Mapping[str, Any], pass_score: int) -> str | None:
 
 
 def panel_outcome(votes: list[Any], panel: tuple[str, ...], pass_score: int) -> tuple[Outcome, set[str]]:
-    """Outcome of one row's votes against a panel; also the mock judges seen."""
+    """Outcome of one row's votes against a panel, as cast; also the mock judges seen (on
+    the row or declared in the panel), which :func:`with_mock` marks the outcome with."""
     mocks: set[str] = set()
     by_judge: dict[str, list[str | None]] = {}
     for vote in votes:
@@ -115,9 +119,7 @@ def panel_outcome(votes: list[Any], panel: tuple[str, ...], pass_score: int) -> 
             fail_judges += 1
         elif len(member_votes) == 1 and member_votes[0] == "PASS":
             pass_judges += 1
-    panel_mocks = {m for m in panel if is_mock(m)}
-    if panel_mocks or mocks & set(panel):
-        return error("mock_judge"), mocks | panel_mocks
+    mocks |= {m for m in panel if is_mock(m)}  # a declared mock member, even without a vote
     if complete and not duplicate and not invalid:
         if 2 * pass_judges > size:
             return passed(), mocks
@@ -150,10 +152,7 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     if votes is None:
         return unlabeled("missing_judge_votes") if "judge_criteria" not in row else error("missing_judge_votes")
     outcome, mocks = panel_outcome(list(votes), tuple(ctx.judge_panel), ctx.pass_score)
-    if mocks:
-        ctx.mock_judges.update(mocks)
-        if outcome.status == "PASS":  # never PASS with a mock anywhere on the row
-            outcome = error("mock_judge")
+    ctx.mock_judges.update(mocks)
     panel = ctx.judge_panel or tuple(
         sorted({judge for v in votes if isinstance(v, Mapping) and isinstance(judge := v.get("judge"), str)})
     )
@@ -163,7 +162,33 @@ def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
         return unlabeled("missing_judge_criteria", "judge votes without judge_criteria")
     if outcome.status != "PASS" and outcome.detail is None:
         outcome = outcome._replace(detail=panel_detail(list(votes), panel, ctx.pass_score))
-    return outcome
+    return with_mock(outcome, mocks)
+
+
+def with_mock(outcome: Outcome, mocks: set[str]) -> Outcome:
+    """``outcome`` of a row a mock judge or evaluator (``mocks``) took part in (SPEC §4, §18).
+
+    The status stays as the votes were cast (a mock's PASS counts like its FAIL), the
+    reason becomes ``mock_judge`` and the detail names the mocks, then the reason as
+    cast and the row's own detail. An unlabeled outcome, one already marked, or a row
+    without mocks is returned as it is. The evaluation is a SELF_TEST either way: the
+    caller records ``mocks`` in ``Context.mock_judges``.
+
+    Examples
+    --------
+    >>> with_mock(passed(), {"mockllm/grader"})[:2]
+    ('PASS', 'mock_judge')
+    >>> with_mock(failed("judge_fail", "a: FAIL"), {"mock-a"}).detail
+    'mock judge or evaluator mock-a (judge_fail); a: FAIL'
+    """
+    if not mocks or not outcome.labeled or outcome.reason == "mock_judge":
+        return outcome
+    detail = "mock judge or evaluator " + ", ".join(sorted(mocks))
+    if outcome.reason is not None:
+        detail += f" ({outcome.reason})"
+    if outcome.detail:
+        detail += f"; {outcome.detail}"
+    return outcome._replace(reason="mock_judge", detail=detail)
 
 
 _REASON_CHARS = 160

@@ -280,7 +280,8 @@ def test_vote_marked_mock_true_is_a_mock():
 
 @pytest.mark.parametrize("position", [0, 1, 2])
 @pytest.mark.parametrize("kind", ["prefix", "flag"])
-def test_mock_judge_anywhere_in_the_panel_makes_self_test_and_never_pass(position, kind):
+def test_mock_judge_anywhere_in_the_panel_makes_self_test_and_its_votes_count_as_cast(position, kind):
+    # SPEC §18: a mock's PASS votes count like its FAIL votes; the row says mock_judge.
     names = ["gpt-judge", "claude-judge", "gemini-judge"]
     votes = [V(n, "PASS") for n in names]
     if kind == "prefix":
@@ -289,13 +290,49 @@ def test_mock_judge_anywhere_in_the_panel_makes_self_test_and_never_pass(positio
         votes[position]["mock"] = True
     ctx = Context()
     out = judges.score(row(votes), ctx)
-    assert out.status != "PASS"
+    assert (out.status, out.reason) == ("PASS", "mock_judge")
     assert ctx.mock_judges
     others = [{"id": f"p{i}", "dimension": "helpfulness", "status": "PASS", "evaluator": "h"} for i in range(5)]
     card = evaluate([row(votes)] + others)
     assert card.decision == "SELF_TEST"
     assert card.overall_pass is False
-    assert row_status(card)[0] != "PASS"
+    assert row_status(card) == ("PASS", "mock_judge")
+    assert card.dimensions.at["helpfulness", "rate"] == 1.0
+    # A PASS row is no finding, whatever its reason.
+    assert not [f for f in card.findings if f["reason"] == "mock_judge"]
+
+
+@pytest.mark.parametrize(("verdicts", "status", "cast"), [
+    (["PASS", "PASS", "FAIL"], "PASS", None),
+    (["FAIL", "FAIL", "PASS"], "FAIL", "judge_fail"),
+    (["PASS", "FAIL"], "ABSTAIN", "panel_tie"),
+    (["PASS", None, "PASS"], "ERROR", "panel_incomplete"),
+])
+def test_a_mock_panel_row_is_the_panels_outcome_as_cast_with_reason_mock_judge(verdicts, status, cast):
+    names = ["mockllm/a", "mockllm/b", "mockllm/c"]
+    votes = [V(n, v) for n, v in zip(names, verdicts, strict=False) if v is not None]
+    panel = names[:len(verdicts)]
+    ctx = Context(judge_panel=tuple(panel))
+    out = judges.score(row(votes), ctx)
+    assert (out.status, out.reason) == (status, "mock_judge")
+    assert ctx.mock_judges == set(panel)  # a declared mock counts even without a vote
+    assert out.detail.startswith("mock judge or evaluator mockllm/")
+    if cast is not None:  # the reason as cast stays in the detail
+        assert f"({cast})" in out.detail
+
+
+def test_a_mock_evaluators_prescored_rows_count_as_given():
+    rows = [{"id": f"r{i}", "dimension": "qa", "case_id": f"c{i}", "status": s,
+             "evaluator": "inspect:model_graded_qa@mockllm/grader"}
+            for i, s in enumerate(["PASS", "PASS", "PASS", "FAIL"])]
+    card = sk.evaluate(rows, policy={"gate": {"thresholds": {"qa": 0.5}}})
+    assert card.decision == "SELF_TEST"
+    assert card.dimensions.at["qa", "rate"] == 0.75
+    ev = card.evidence
+    assert ev["reason"].tolist() == ["mock_judge"] * 4
+    assert ev["status"].astype(str).tolist() == ["PASS", "PASS", "PASS", "FAIL"]
+    (finding,) = [f for f in card.findings if f["reason"] == "mock_judge"]
+    assert finding["case_ids"] == ["c3"]
 
 
 def test_mock_judge_is_self_test_even_with_fail_or_tie_or_exploratory():
@@ -316,7 +353,7 @@ def test_mock_outside_a_declared_panel_still_makes_self_test():
     votes = [V("a", "PASS"), V("b", "PASS"), V("c", "PASS"), V("mock-extra", "PASS")]
     card = evaluate([row(votes)], panel=["a", "b", "c"])
     assert card.decision == "SELF_TEST"
-    assert row_status(card)[0] != "PASS"
+    assert row_status(card) == ("PASS", "mock_judge")
     votes = [V("a", "PASS"), V("b", "PASS"), V("c", "PASS"), V("outsider", "PASS", mock=True)]
     card = evaluate([row(votes)], panel=["a", "b", "c"])
     assert card.decision == "SELF_TEST"
@@ -330,7 +367,7 @@ def test_mock_on_an_unlabeled_row_still_makes_self_test():
 def test_mock_judge_in_the_declared_policy_panel_makes_self_test():
     votes = [V("a", "PASS"), V("b", "PASS")]
     card = evaluate([row(votes)], panel=["a", "b", "mock-judge"])
-    assert row_status(card)[0] != "PASS"
+    assert row_status(card) == ("ERROR", "mock_judge")  # the declared mock did not vote: incomplete
     assert card.decision == "SELF_TEST"
 
 
@@ -338,6 +375,7 @@ def test_mock_judge_votes_on_a_prescored_row_make_self_test():
     r = row([V("mock-judge", "PASS"), V("b", "PASS"), V("c", "PASS")], status="PASS", evaluator="harness")
     card = evaluate([r])
     assert card.decision == "SELF_TEST"
+    assert row_status(card) == ("PASS", "mock_judge")
 
 
 # =========================================================================== identity, labels, odds and ends
