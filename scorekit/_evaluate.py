@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import engines
+from ._agreement import judge_agreement
 from ._constraints import Integral, Optional, Text, validate
 from ._counts import STATUS_DTYPE, flat_case_counts, variance_table
 from ._decide import decide, dimension_table
@@ -404,6 +405,7 @@ def evaluate(
     variance = variance_table(tally.runs, confidence=pol.confidence).table
     result = dimension_table(cases, pol, scope, failed_controls, variance)
     dims = result.table
+    dims["judge_agreement"] = judge_agreement(counted.agreement, dims.index)  # SPEC §18 (wt-judges)
 
     # A partial scan, a partial source, or rows from a partial run (SPEC §2, §8, §15): TRIAGE.
     partial = limit is not None or bool(source is not None and source["partial"]) or counted.partial_rows > 0
@@ -538,6 +540,7 @@ def _count_rows(held: list[Any], strict: bool, threshold: int) -> Counted:
         judges_seen=data.judges_seen,
         mock_judges=data.mock_judges,
         partial_rows=data.partial_rows,
+        agreement=data.agreement,
     )
 
 

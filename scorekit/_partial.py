@@ -35,12 +35,12 @@ from ._rows._normalise import check_row
 from ._validate import DEFINITION_FIELDS, definition_key, takes_case_definition, text_definition_key
 from .scorers import Context, Outcome, scorer_for
 from .scorers.external import from_score, prescored, prescored_by
-from .scorers.judges import is_mock, with_mock
+from .scorers.judges import cast_votes, is_mock, with_mock
 from .scorers.pii import scrub
 
 __all__ = ["BATCH_ROWS", "COLUMNS", "COMPACT", "ENCODED", "LABELS", "SPOOLED", "Partial", "combine",
-           "orphan_digests", "release_memory", "schema", "score_items", "score_lines", "score_range", "shrink",
-           "undefined_pairs"]
+           "merge_agreement", "orphan_digests", "release_memory", "schema", "score_items", "score_lines",
+           "score_range", "shrink", "undefined_pairs"]
 
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "evaluator",
@@ -162,6 +162,10 @@ class Partial:
     problems: list[Problem] = field(default_factory=list)
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
+    # Judge agreement (SPEC §18), per dimension: how many units (valid, labeled agent rows that are not
+    # controls, with two or more valid votes) have m valid votes of which p PASS, keyed (m, p). Counts add
+    # up exactly in any order (merge_agreement); scorekit._agreement computes alpha from them.
+    agreement: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
     suite_digests: set[str] = field(default_factory=set)  # one per distinct case definition
     # (case_id, dimension) of rows that take their case's definition (_validate.takes_case_definition):
     # they add to the suite hash only a case no other row defines (orphan_digests).
@@ -219,6 +223,7 @@ class Partial:
         self.problems.extend(other.problems)
         self.mock_judges |= other.mock_judges
         self.judges_seen |= other.judges_seen
+        merge_agreement(self.agreement, other.agreement)
         self.suite_digests |= other.suite_digests
         self.suite_packed += other.suite_packed
         self.orphans |= other.orphans
@@ -230,6 +235,17 @@ class Partial:
 
     def __len__(self) -> int:
         return sum(int(batch.num_rows) for batch in self.batches) + len(self.columns["line"])
+
+
+def merge_agreement(into: dict[str, dict[tuple[int, int], int]],
+                    other: dict[str, dict[tuple[int, int], int]]) -> dict[str, dict[tuple[int, int], int]]:
+    """Add the per-dimension unit counts ``other`` (:attr:`Partial.agreement`) to ``into``, in place
+    (returned): integer sums, so partitions merge exactly in any order and grouping."""
+    for dimension, units in other.items():
+        counts = into.setdefault(dimension, {})
+        for key, number in units.items():
+            counts[key] = counts.get(key, 0) + number
+    return into
 
 
 def _printable(text: str) -> str:
@@ -392,6 +408,11 @@ def score_items(
         c_detail.append(_detail(row, outcome))
         c_label.append(label)
         c_control.append(control)
+        if "judge_votes" in row and outcome.labeled and not control:
+            m, p = cast_votes(row["judge_votes"], ctx.judge_panel, ctx.pass_score)
+            if m >= 2:  # a unit of judge agreement (SPEC §18)
+                units = out.agreement.setdefault(dimension, {})
+                units[(m, p)] = units.get((m, p), 0) + 1
         evidence_digests += evidence_digest(row_id, dimension, case, trial, outcome.status, reason, label,
                                             control, strict or label == "labeled")
         c_eval.append(row.get("evaluator"))

@@ -129,6 +129,9 @@ class Counted:
     agents : dict
         Every agent the valid rows name (None: no agent) with its row count.
     judges_seen, mock_judges : set of str
+    agreement : dict
+        Per dimension, the units of judge agreement counted by (valid votes, PASS votes)
+        (:attr:`scorekit._partial.Partial.agreement`; ``scorekit._agreement`` reads it).
     partial_rows : int
         Valid rows carrying ``partial_run: true`` (SPEC §2): any makes the evaluation TRIAGE.
     """
@@ -142,3 +145,4 @@ class Counted:
     judges_seen: set[str] = field(default_factory=set)
     mock_judges: set[str] = field(default_factory=set)
     partial_rows: int = 0
+    agreement: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)

@@ -27,6 +27,7 @@ def _same(got: Partial, want: Partial) -> None:
     assert got.problems == want.problems
     assert (got.mock_judges, got.judges_seen, got.suite_digests, got.agents) == (
         want.mock_judges, want.judges_seen, want.suite_digests, want.agents)
+    assert got.agreement == want.agreement and want.agreement  # judge agreement: exact integer sums
     # Digests are a multiset in the hashes (sorted once, at the end): compare them as such.
     assert sorted(bytes(got.result_digests[i:i + 32]) for i in range(0, len(got.result_digests), 32)) == sorted(
         bytes(want.result_digests[i:i + 32]) for i in range(0, len(want.result_digests), 32))
@@ -93,6 +94,7 @@ def test_rows_appended_as_lists_combine_like_scored_rows(cut: int, compact_first
     head, tail = _score(0, cut, lines), _score(cut, len(lines), lines)
     listed = Partial(source=tail.source, problems=tail.problems, mock_judges=tail.mock_judges,
                      judges_seen=tail.judges_seen, suite_digests=tail.suite_digests, agents=tail.agents,
+                     agreement=tail.agreement,
                      result_digests=tail.result_digests, evidence_digests=tail.evidence_digests)
     for name, values in _as_lists(tail).items():
         listed.columns[name].extend(values)

@@ -265,7 +265,7 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
             path.unlink(missing_ok=True)
     return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=slow.problems + problems,
                    agents=agents, judges_seen=set(slow.judges_seen), mock_judges=set(slow.mock_judges),
-                   partial_rows=partial_rows)
+                   partial_rows=partial_rows, agreement=slow.agreement)
 
 
 def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem], list[bytes]]:

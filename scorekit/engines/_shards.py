@@ -46,7 +46,7 @@ import pandas as pd
 from .._counts import FAIL, PASS, STATUSES, case_counts_from, run_totals_from
 from .._errors import Problem
 from .._findings import FindingGroups, finding_groups, merge_finding_groups
-from .._partial import COMPACT, ENCODED, SPOOLED, Partial, orphan_digests, undefined_pairs
+from .._partial import COMPACT, ENCODED, SPOOLED, Partial, merge_agreement, orphan_digests, undefined_pairs
 from .._tally import LABELS, Counted, Tally, control_order, row_lists
 from .._validate import case_definition_conflicts, duplicate_identities
 
@@ -163,6 +163,7 @@ class Keys:
     agents: dict[str | None, int]
     judges_seen: set[str]
     mock_judges: set[str]
+    agreement: dict[str, dict[tuple[int, int], int]]  # units of judge agreement per dimension (SPEC §18)
     evaluators: set[str]
     partial_rows: int  # rows carrying partial_run: true (SPEC §2)
     orphans: set[tuple[str, str]]  # cases of rows taking their case's definition that no row here defines
@@ -194,7 +195,7 @@ def keys(shard: Shard) -> Keys:
         trials=_hash(frame.loc[trials, ["case_id", "dimension", "trial"]]),
         definitions=np.unique(pairs, axis=0), results=bytes(part.result_digests),
         suite=bytes.fromhex("".join(sorted(part.suite_digests))), problems=part.problems, agents=part.agents,
-        judges_seen=part.judges_seen, mock_judges=part.mock_judges, evaluators=evaluators,
+        judges_seen=part.judges_seen, mock_judges=part.mock_judges, agreement=part.agreement, evaluators=evaluators,
         partial_rows=part.partial_rows,
         orphans=undefined_pairs(part.orphans, frame["case_id"], frame["dimension"], keyed),
     )
@@ -589,9 +590,11 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int) -> 
     hashes = {"suite": packed_list_hash(suite, unique=True),
               "results": results_hash, "evidence": evidence_hash}
     agents: dict[str | None, int] = {}
+    agreement: dict[str, dict[tuple[int, int], int]] = {}
     for k in found:
         for agent, n in k.agents.items():
             agents[agent] = agents.get(agent, 0) + n
+        merge_agreement(agreement, k.agreement)
 
     def fill(writer: Any) -> None:
         # One segment ahead: the next partition's rows are put together while these are written.
@@ -617,4 +620,4 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int) -> 
     return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=problems, agents=agents,
                    judges_seen=set().union(*(k.judges_seen for k in found)),
                    mock_judges=set().union(*(k.mock_judges for k in found)),
-                   partial_rows=sum(k.partial_rows for k in found))
+                   partial_rows=sum(k.partial_rows for k in found), agreement=agreement)

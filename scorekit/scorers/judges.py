@@ -135,6 +135,35 @@ def panel_outcome(votes: list[Any], panel: tuple[str, ...], pass_score: int) -> 
     return error("panel_incomplete"), mocks
 
 
+def cast_votes(votes: Any, panel: tuple[str, ...], pass_score: int) -> tuple[int, int]:
+    """(valid values, PASS values) of one row's votes as a unit of judge agreement (SPEC §18).
+
+    ``panel_outcome``'s rules pick the values: the panel is the declared one, else the
+    judges on the row; each panel member with exactly one vote, valid (:func:`vote_value`),
+    gives one PASS/FAIL value. A member without a vote, with an invalid one or with two
+    or more (a duplicate judge: which one would count?) gives none; votes without a
+    judge, or from judges outside a declared panel, give none. A mock judge's vote
+    counts as cast.
+
+    Examples
+    --------
+    >>> votes = [{"judge": "a", "verdict": "PASS"}, {"judge": "b", "score": 2},
+    ...          {"judge": "c", "score": 99}, {"judge": "d", "verdict": "PASS"}, {"judge": "d", "verdict": "PASS"}]
+    >>> cast_votes(votes, (), 4), cast_votes(votes, ("a", "c"), 4)
+    ((2, 1), (1, 1))
+    """
+    if not isinstance(votes, list):
+        return (0, 0)
+    by_judge: dict[str, list[str | None]] = {}
+    for vote in votes:
+        judge = vote.get("judge") if isinstance(vote, Mapping) else None
+        if isinstance(judge, str) and judge:
+            by_judge.setdefault(judge, []).append(vote_value(vote, pass_score))
+    values = [cast[0] for member in (panel or by_judge) if len(cast := by_judge.get(member, [])) == 1
+              and cast[0] is not None]
+    return (len(values), values.count("PASS"))
+
+
 def score(row: Mapping[str, Any], ctx: Context) -> Outcome:
     """Score a judged row from its ``judge_votes``.
 

@@ -88,3 +88,23 @@ def test_a_missing_extra_is_one_line_naming_the_pip_command(monkeypatch, corpus,
 def test_scheduler_without_the_dask_engine_is_refused(corpus):
     with pytest.raises(sk.InputError, match="scheduler"):
         sk.evaluate(corpus, scheduler="tcp://127.0.0.1:1")
+
+
+def test_dask_engine_reports_the_pandas_engines_judge_agreement(tmp_path, cluster):
+    """Judge agreement (SPEC §18) from unit counts summed over partitions: the same floats."""
+    import random
+
+    rng = random.Random(26)
+    rows = []
+    for i in range(300):
+        truth = rng.random() < 0.7
+        votes = [{"judge": j, "verdict": "PASS" if (rng.random() < 0.8) == truth else "FAIL"}
+                 for j in ("a", "b", "c", "d") if rng.random() < 0.85]
+        rows.append({"id": f"r{i}", "case_id": f"c{i // 3}", "trial": i % 3, "dimension": f"tone{i % 2}",
+                     "judge_criteria": "polite", "judge_votes": votes})
+    path = write(tmp_path / "judged.jsonl", [json.dumps(row) for row in rows])
+    want = sk.evaluate(path).dimensions["judge_agreement"]
+    assert want.notna().all()
+    # Two partitions (one per worker thread) counted on the cluster; any cut: tests/engines/test_shards.py.
+    got = sk.evaluate(path, engine="dask", scheduler=cluster).dimensions["judge_agreement"]
+    assert got.tolist() == want.tolist()

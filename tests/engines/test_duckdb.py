@@ -64,6 +64,13 @@ def test_duckdb_engine_gives_the_pandas_engine_scorecard_and_evidence(prescored)
     reasons = {p["field"] for p in got.to_dict()["validation"]["problems"]}
     assert {"status", "evaluator", "id"} <= reasons  # the irregular rows were checked, fail closed
     assert got.decision == "SELF_TEST"  # the mock evaluator was seen although SQL did not score its row
+    # SPEC §18: the mock evaluator's PASS counts as given, with reason mock_judge, in both engines.
+    row = got.evidence.set_index("id").loc["m1"]
+    assert (row["status"], row["reason"]) == ("PASS", "mock_judge")
+    counted = sk.evaluate(prescored, engine="duckdb", evidence_rows_in_memory=0)  # counted in SQL
+    pd.testing.assert_frame_equal(counted.dimensions, want.dimensions)
+    pd.testing.assert_frame_equal(counted.evidence_dataset().to_table().to_pandas(), want.evidence)
+    assert counted.dimensions["judge_agreement"].isna().all()  # pre-scored rows carry no votes here
 
 
 @settings(max_examples=8, deadline=None)

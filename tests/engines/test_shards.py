@@ -104,6 +104,7 @@ def _assert_same(got, want) -> None:
     assert sorted(got.problems, key=key) == sorted(want.problems, key=key)
     assert got.agents == want.agents
     assert (got.judges_seen, got.mock_judges) == (want.judges_seen, want.mock_judges)
+    assert got.agreement == want.agreement  # judge agreement (SPEC §18)
     assert got.partial_rows == want.partial_rows
     assert got.store.rows == want.store.rows and got.store.evaluators == want.store.evaluators
 
@@ -116,6 +117,7 @@ def test_the_corpus_has_what_crosses_partitions(corpus, strict):
     assert want.tally.controls and want.tally.unlabeled
     assert want.tally.runs.column == "run"
     assert want.partial_rows == 1
+    assert want.agreement  # judged rows with several votes: units of judge agreement (SPEC §18)
     assert not any(p.row_id in ("crash-c0", "crash-only") for p in want.problems)  # they take their case's
 
 
