@@ -1,7 +1,8 @@
 """Property tests of the evaluation engine (issue 3 acceptance, SPEC §1 fail-closed, §8).
 
 1. No irregular row (ERROR/ABSTAIN, invalid, unlabeled, tie, incomplete panel,
-   invalid judge value, mock judge) is ever PASS in ``card.evidence``.
+   invalid judge value) is ever PASS in ``card.evidence``; a mock judge's or
+   evaluator's votes count as cast, with reason ``mock_judge`` (SPEC §18).
 2. Turning any PASS row into FAIL or ERROR never improves the decision
    (PASS > INCOMPLETE > FAIL; TRIAGE and SELF_TEST stay as they are).
 3. The decision and ``to_dict()`` (minus ``generated_at`` and validation
@@ -24,7 +25,7 @@ PANEL = ["a", "b", "c", "d"]
 DIMS = ("helpfulness", "tone")
 IRREGULAR_REASONS = {
     "invalid_row", "case_definition_mismatch", "panel_tie", "panel_incomplete", "judge_invalid_value",
-    "duplicate_judge", "mock_judge", "empty_completion_criteria", "missing_tool_contract", "missing_judge_criteria",
+    "duplicate_judge", "empty_completion_criteria", "missing_tool_contract", "missing_judge_criteria",
     "missing_observed_state", "missing_output",
 }
 RANK = {"PASS": 2, "INCOMPLETE": 1, "FAIL": 0}
@@ -112,8 +113,10 @@ KINDS = {
     "judged_invalid_value": (_judged(["PASS", "PASS", "PASS"], extra={"judge": "d", "score": 99}), True),
     "judged_float_score": (_judged(["PASS", "PASS", "PASS"], extra={"judge": "d", "score": 5.0}), True),
     "judged_duplicate": (_judged(["PASS", "PASS", "PASS", "PASS"], extra={"judge": "a", "verdict": "PASS"}), True),
-    "judged_mock_flag": (_judged(["PASS", "PASS", "PASS", "PASS"], mock=True), True),
-    "judged_mock_name": (_judged(["PASS", "PASS", "PASS", "PASS"], extra={"judge": "Mock-x", "verdict": "PASS"}), True),
+    # a mock's votes count as cast (SPEC §18): PASS, with reason mock_judge, in a SELF_TEST
+    "judged_mock_flag": (_judged(["PASS", "PASS", "PASS", "PASS"], mock=True), False),
+    "judged_mock_name": (_judged(["PASS", "PASS", "PASS", "PASS"], extra={"judge": "Mock-x", "verdict": "PASS"}),
+                         False),
     "judged_unlabeled": (_judged_unlabeled, True),
     "state_missing": (_state_missing, True),
 }
@@ -344,7 +347,7 @@ PRESCORED_KINDS = {
     "nan_like_evaluator": (lambda r, c, t, d, s, draw: _ps(r, c, t, d, "PASS", evaluator=draw(st.sampled_from(
         ["", " ", "\t"]))), True),
     "mock_evaluator": (lambda r, c, t, d, s, draw: _ps(r, c, t, d, "PASS", evaluator=draw(st.sampled_from(
-        ["mock", "Mock-grader", "MOCK_JUDGE"]))), True),
+        ["mock", "Mock-grader", "MOCK_JUDGE"]))), False),  # counts as given (SPEC §18), reason mock_judge
     "bad_trial": (lambda r, c, t, d, s, draw: _ps(r, c, draw(st.sampled_from([-1, "1", 1.5, 2**60, True])),
                                                   d, "PASS"), True),
     "bad_id": (lambda r, c, t, d, s, draw: _ps(draw(st.sampled_from(["", " ", 7, None])), c, t, d, "PASS"), True),
@@ -449,6 +452,7 @@ def _check_engines_agree(rows, flags, prescored_only, policy, cluster, directory
         got = sk.evaluate(path, policy=policy, engine=engine, **options)
         assert _comparable(got) == _comparable(want), engine
         pd.testing.assert_frame_equal(got.evidence, want.evidence, obj=engine)
+        assert got.dimensions["judge_agreement"].tolist() == want.dimensions["judge_agreement"].tolist(), engine
     # Adding the irregular rows never makes the decision PASS: the regular rows alone decide at least as well.
     regular = [row for row, flag in zip(rows, flags, strict=True) if not flag]
     assume(regular)
