@@ -164,7 +164,9 @@ class Partial:
     judges_seen: set[str] = field(default_factory=set)
     # Judge agreement (SPEC §18), per dimension: how many units (valid, labeled agent rows that are not
     # controls, with two or more valid votes) have m valid votes of which p PASS, keyed (m, p). Counts add
-    # up exactly in any order (merge_agreement); scorekit._agreement computes alpha from them.
+    # up exactly in any order (merge_agreement); scorekit._agreement computes alpha from them. Counted as
+    # rows are scored: a row the cross-row checks later mark invalid (an identity claimed twice, a second
+    # case definition) still counts here; such rows make a release evaluation INCOMPLETE anyway.
     agreement: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
     suite_digests: set[str] = field(default_factory=set)  # one per distinct case definition
     # (case_id, dimension) of rows that take their case's definition (_validate.takes_case_definition):
