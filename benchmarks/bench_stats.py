@@ -104,7 +104,7 @@ def with_bare_numpy(df: pd.DataFrame) -> dict:
     z = _stats.z_value(0.95)
     p = dc / dn
 
-    def wilson(size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def wilson(size: np.ndarray, z: float | np.ndarray = z) -> tuple[np.ndarray, np.ndarray]:
         denom = 1 + z * z / size
         center = (p + z * z / (2 * size)) / denom
         half = z * np.sqrt(p * (1 - p) / size + z * z / (4 * size * size)) / denom
@@ -121,7 +121,12 @@ def with_bare_numpy(df: pd.DataFrame) -> dict:
     with np.errstate(divide="ignore", invalid="ignore"):
         raw = m / (m - 1) * (residual * residual).sum(axis=1) / (dn * p * (1 - p))
     out["deff"] = np.where(m == 1, dn, np.where((p == 0) | (p == 1), ceiling, np.clip(raw, 1, ceiling)))
-    out["ci_cluster_low"], out["ci_cluster_high"] = wilson(dn / out["deff"])
+    # The quantile: Student t with m − 1 dof when some case repeats (and m > 1), else z (SPEC §6).
+    from scipy.special import stdtrit
+
+    repeats = (n > 1).any(axis=1) & (m > 1)
+    quantile = np.where(repeats, stdtrit(np.maximum(m - 1, 1), 0.975), z)
+    out["ci_cluster_low"], out["ci_cluster_high"] = wilson(dn / out["deff"], quantile)
     for k in KS:
         prod = np.ones_like(c)
         with np.errstate(divide="ignore", invalid="ignore"):

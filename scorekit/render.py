@@ -533,7 +533,7 @@ def reproduction_commands(parameters: Mapping[str, Any]) -> list[str]:
     for option, name in (("--policy", "policy"), ("--agent-name", "agent_name"), ("--agent-version", "agent_version")):
         if value(name) is not None:
             render += [option, q(value(name) or "")]
-    for name in ("history", "label", "baseline", "signing_key", "public_key"):
+    for name in ("history", "label", "baseline", "signing_key", "public_key", "alpha"):
         if value(name) is not None:
             render += ["-p", name, q(value(name) or "")]
     if value("out_dir") is not None:

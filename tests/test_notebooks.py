@@ -366,7 +366,7 @@ def test_release_notebook_parameters_are_the_documented_ones():
 
     params = notebook_parameters()
     assert list(params) == ["results", "policy", "agent_name", "agent_version", "history", "label", "baseline",
-                            "signing_key", "public_key", "out_dir"]
+                            "signing_key", "public_key", "out_dir", "alpha"]
     assert all(p["default"] == "None" for p in params.values())
 
 
