@@ -38,6 +38,7 @@ from typing import Any
 from ._constraints import (
     MAX_SAFE_INT,
     Boolean,
+    Constraint,
     Either,
     Integral,
     Interval,
@@ -61,7 +62,10 @@ __all__ = [
     "PARTIAL_RULES",
     "POLICY_CONSTRAINTS",
     "PURPOSES",
+    "MISSING_EVIDENCE_RULES",
+    "MULTIPLICITY_CONTROLS",
     "REGRESSION_METHODS",
+    "RETIRED_REGRESSION_METHODS",
     "THRESHOLD_BASES",
     "Gate",
     "Judges",
@@ -70,6 +74,7 @@ __all__ = [
     "Regression",
     "ToolContracts",
     "load_policy",
+    "readable_recorded_policy",
 ]
 
 #: Built-in default pass-rate thresholds of the deterministic dimensions (SPEC §7).
@@ -90,7 +95,15 @@ DETERMINISTIC_DIMENSIONS: tuple[str, ...] = tuple(BUILTIN_THRESHOLDS)
 
 PURPOSES: tuple[str, ...] = ("release", "exploratory", "self_test")
 THRESHOLD_BASES: tuple[str, ...] = ("point", "wilson_lower", "cluster_lower")
-REGRESSION_METHODS: tuple[str, ...] = ("interval", "newcombe", "point", "paired")
+REGRESSION_METHODS: tuple[str, ...] = ("paired", "newcombe", "point")
+#: Methods an older scorekit could record but a policy may no longer choose (SPEC §10): each
+#: with the words of its refusal. A stored policy that recorded one is read back with today's
+#: default method (:func:`readable_recorded_policy`): reading is not choosing.
+RETIRED_REGRESSION_METHODS: Mapping[str, str] = MappingProxyType(
+    {"interval": "'interval' has no fixed error rate and is no longer a method; use paired or newcombe"}
+)
+MULTIPLICITY_CONTROLS: tuple[str, ...] = ("holm", "none")
+MISSING_EVIDENCE_RULES: tuple[str, ...] = ("bound", "ignore")
 BUDGET_KEYS: tuple[str, ...] = ("cost_usd", "latency_ms")
 
 #: The ``partial`` rules (SPEC §7) besides ``{min: x}``.
@@ -124,6 +137,7 @@ class Gate:
     required_dimensions: tuple[str, ...] = ()
     thresholds: Mapping[str, float] = field(default_factory=_frozen_map)
     threshold_basis: str = "point"
+    missing_evidence: str = "bound"
     min_samples: int = 1
     min_coverage: float = 1.0
     pass_k_thresholds: Mapping[str, PassKThreshold] = field(default_factory=_frozen_map)
@@ -135,6 +149,7 @@ class Gate:
         return {
             "min_coverage": self.min_coverage,
             "min_samples": self.min_samples,
+            "missing_evidence": self.missing_evidence,
             "pass_k_thresholds": {
                 name: self.pass_k_thresholds[name].to_dict() for name in sorted(self.pass_k_thresholds)
             },
@@ -161,14 +176,16 @@ class Regression:
 
     required: bool = False
     baseline: str | None = None
-    method: str = "interval"
+    method: str = "paired"
     max_drop: float = 0.0
+    multiplicity: str = "holm"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "baseline": self.baseline,
             "max_drop": self.max_drop,
             "method": self.method,
+            "multiplicity": self.multiplicity,
             "required": self.required,
         }
 
@@ -264,6 +281,8 @@ class Policy:
         payload = self.to_dict()
         del payload["regression"]
         payload.pop("tool_contracts", None)  # the contracts themselves enter the suite hash, on the rows
+        if self.gate.missing_evidence == Gate().missing_evidence:  # default: a policy older than the key keeps its hash
+            del payload["gate"]["missing_evidence"]
         return payload
 
     def replace(self, **changes: Any) -> Policy:
@@ -345,6 +364,25 @@ class Policy:
 
 
 # --------------------------------------------------------------------------- value checks (as data)
+class _Retiring(Constraint):
+    """``accepted``, refusing each retired value with its own reason (what to use instead)."""
+
+    def __init__(self, accepted: Constraint, retired: Mapping[str, str]) -> None:
+        self.accepted = accepted
+        self.retired = retired
+
+    def describe(self, style: Any) -> str:
+        return self.accepted.describe(style)
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return self.accepted.is_satisfied_by(value)
+
+    def check(self, value: Any, path: str, style: Any) -> Any:
+        if isinstance(value, str) and value in self.retired:
+            self.fail(value, path, style, reason=self.retired[value])
+        return self.accepted.check(value, path, style)
+
+
 _DIMENSION = Text("dimension name")
 _UNIT = Interval(0, 1)
 
@@ -362,6 +400,7 @@ POLICY_CONSTRAINTS = Section(
                 "required_dimensions": ListOf(_DIMENSION, "a list of dimension names", distinct="dimension name"),
                 "thresholds": MapOf(_DIMENSION, _UNIT, build=_frozen_map),
                 "threshold_basis": OneOf(*THRESHOLD_BASES),
+                "missing_evidence": OneOf(*MISSING_EVIDENCE_RULES),
                 "min_samples": Integral(1, MAX_SAFE_INT),
                 "min_coverage": _UNIT,
                 "pass_k_thresholds": MapOf(
@@ -390,8 +429,9 @@ POLICY_CONSTRAINTS = Section(
             {
                 "required": Boolean(),
                 "baseline": Optional(Text(what="a non-empty string label")),
-                "method": OneOf(*REGRESSION_METHODS),
+                "method": _Retiring(OneOf(*REGRESSION_METHODS), RETIRED_REGRESSION_METHODS),
                 "max_drop": _UNIT,
+                "multiplicity": OneOf(*MULTIPLICITY_CONTROLS),
             },
             build=lambda keys: Regression(**keys),
         ),
@@ -570,6 +610,40 @@ def load_policy(policy: Policy | Mapping[str, Any] | str | os.PathLike[str] | No
             contracts = ToolContracts(path, _read_tool_contracts(path, name))
         result = dataclasses.replace(result, tool_contracts=contracts)
     return result
+
+
+def readable_recorded_policy(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A policy recorded by an earlier scorekit, as this one reads it back (SPEC §10).
+
+    A retired ``regression.method`` (``interval``, recorded by every stored
+    scorecard and history record written before it was retired) is dropped, so
+    the record is read, and compared with today's default method, instead of
+    being refused: reading an old file is not choosing a method. Everything else
+    is left for :func:`load_policy` to check as usual.
+
+    Parameters
+    ----------
+    document : mapping
+        The recorded policy (``scorecard.json``'s ``policy``, a history record's).
+
+    Returns
+    -------
+    dict
+        A shallow copy, its ``regression`` section copied when changed.
+
+    Examples
+    --------
+    >>> readable_recorded_policy({"regression": {"method": "interval", "max_drop": 0.02}})
+    {'regression': {'max_drop': 0.02}}
+    >>> load_policy(readable_recorded_policy({"regression": {"method": "interval"}})).regression.method
+    'paired'
+    """
+    out = dict(document)
+    section = out.get("regression")
+    method = section.get("method") if isinstance(section, Mapping) else None
+    if isinstance(section, Mapping) and isinstance(method, str) and method in RETIRED_REGRESSION_METHODS:
+        out["regression"] = {key: value for key, value in section.items() if key != "method"}
+    return out
 
 
 def _read_tool_contracts(path: str, policy_name: str | None) -> Mapping[str, Any]:

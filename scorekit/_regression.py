@@ -242,7 +242,7 @@ def _not_compared(bn: float, cn: float, shared: int | None, cases_given: tuple[b
 def regressions(
     baseline_dims: pd.DataFrame,
     candidate_dims: pd.DataFrame,
-    method: str = "interval",
+    method: str = "paired",
     max_drop: float = 0.0,
     confidence: float = 0.95,
     *,

@@ -93,11 +93,12 @@ def _same(stored: Any, expected: float | None, path: str, how: str) -> None:
 
 def _policy(data: Mapping[str, Any], dims: Sequence[Mapping[str, Any]]) -> Any:
     """The stored policy (thresholds, basis, confidence, purpose); without one, what the card itself records."""
-    from ._policy import load_policy
+    from ._policy import load_policy, readable_recorded_policy
 
     stored = data.get("policy")
     if isinstance(stored, Mapping):
-        document = {k: v for k, v in stored.items() if k != "tool_contracts"}  # a path: not needed to decide
+        # a path: not needed to decide; a retired regression method: read, not chosen (today's default compares)
+        document = readable_recorded_policy({k: v for k, v in stored.items() if k != "tool_contracts"})
     else:  # a card written without its policy: its own thresholds, confidence and purpose
         thresholds = {str(d["name"]): d["threshold"] for d in dims if d.get("threshold") is not None}
         document = {"gate": {"thresholds": thresholds}}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -149,3 +150,21 @@ def test_compare_cli_refuses_a_file_that_is_not_a_scorecard(run_cli, tmp_path, b
     code, out, err = run_cli("compare", a, bad, "--out-dir", tmp_path / "cmp")
     assert code == 2 and str(bad) in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "cmp").exists()
+
+
+# --------------------------------------------------------------------------- files written before issue 26
+#: A scorecard.json written by scorekit at main ecf8f4a (before `interval` was retired): its
+#: recorded policy says `regression: {method: interval, max_drop: 0.02}`.
+STORED_BEFORE = Path(__file__).parent / "data" / "stored" / "scorecard_ecf8f4a_interval.json"
+
+
+def test_a_scorecard_recorded_with_the_retired_interval_method_is_still_read(run_cli, tmp_path):
+    from scorekit.reports.json import read_scorecard_json
+
+    data = read_scorecard_json(STORED_BEFORE)
+    assert data["policy"]["regression"]["method"] == "interval"  # read as recorded, not rewritten
+    table = sk.compare(STORED_BEFORE, STORED_BEFORE)
+    assert len(table) == 8 and (table["difference"] == 0).all()
+    code, out, err = run_cli("compare", STORED_BEFORE, STORED_BEFORE, "--out-dir", tmp_path / "cmp")
+    assert code == 0, err
+    assert "tool_call" in out and (tmp_path / "cmp" / "compare.md").exists()

@@ -32,6 +32,7 @@ DEFAULT_DICT = {
     "gate": {
         "min_coverage": 1.0,
         "min_samples": 1,
+        "missing_evidence": "bound",
         "pass_k_thresholds": {},
         "required_dimensions": [],
         "threshold_basis": "point",
@@ -41,7 +42,7 @@ DEFAULT_DICT = {
     "partial": "fail",
     "pass_k": [1, 2, 4, 8],
     "purpose": "release",
-    "regression": {"baseline": None, "max_drop": 0.0, "method": "interval", "required": False},
+    "regression": {"baseline": None, "max_drop": 0.0, "method": "paired", "multiplicity": "holm", "required": False},
 }
 
 
@@ -106,7 +107,9 @@ def test_none_gives_every_default():
     assert policy.judges.pass_score == 4
     assert policy.regression.required is False
     assert policy.regression.baseline is None
-    assert policy.regression.method == "interval"
+    assert policy.regression.method == "paired"
+    assert policy.regression.multiplicity == "holm"
+    assert policy.gate.missing_evidence == "bound"
     assert policy.regression.max_drop == 0.0
     assert dict(policy.budgets) == {}
 
@@ -183,12 +186,13 @@ def test_dataclasses_hold_exactly_the_spec_keys():
         "required_dimensions",
         "thresholds",
         "threshold_basis",
+        "missing_evidence",
         "min_samples",
         "min_coverage",
         "pass_k_thresholds",
     ]
     assert names(Judges) == ["panel", "pass_score"]
-    assert names(Regression) == ["required", "baseline", "method", "max_drop"]
+    assert names(Regression) == ["required", "baseline", "method", "max_drop", "multiplicity"]
     assert names(PassKThreshold) == ["k", "min"]
 
 
@@ -541,14 +545,14 @@ def test_regression_values_are_parsed():
     assert policy.regression == Regression(required=True, baseline="v1.2", method="newcombe", max_drop=0.02)
 
 
-@pytest.mark.parametrize("method", ["interval", "newcombe", "point", "paired"])
+@pytest.mark.parametrize("method", ["newcombe", "point", "paired"])
 def test_regression_methods_are_accepted(method):
     assert load_policy({"regression": {"method": method}}).regression.method == method
 
 
 def test_unknown_regression_method_is_rejected():
     assert error({"regression": {"method": "bootstrap"}}) == (
-        "regression.method: must be one of interval, newcombe, point, paired; got 'bootstrap'"
+        "regression.method: must be one of paired, newcombe, point; got 'bootstrap'"
     )
 
 
@@ -629,7 +633,7 @@ def test_unknown_top_level_key_lists_expected_keys():
 def test_unknown_nested_key_names_dotted_path():
     assert error(gate(thresholdz={"pii": 1.0})) == (
         "gate.thresholdz: unknown key (expected one of: required_dimensions, thresholds, "
-        "threshold_basis, min_samples, min_coverage, pass_k_thresholds)"
+        "threshold_basis, missing_evidence, min_samples, min_coverage, pass_k_thresholds)"
     )
 
 
@@ -641,7 +645,7 @@ def test_unknown_judges_key_is_rejected():
 
 def test_unknown_regression_key_is_rejected():
     assert error({"regression": {"baseline_label": "v1"}}) == (
-        "regression.baseline_label: unknown key (expected one of: required, baseline, method, max_drop)"
+        "regression.baseline_label: unknown key (expected one of: required, baseline, method, max_drop, multiplicity)"
     )
 
 
@@ -706,6 +710,7 @@ EXPECTED_FILE_DICT = {
     "gate": {
         "min_coverage": 0.9,
         "min_samples": 5,
+        "missing_evidence": "bound",
         "pass_k_thresholds": {"pii": {"k": 3, "min": 1.0}},
         "required_dimensions": ["helpfulness", "pii"],
         "threshold_basis": "wilson_lower",
@@ -715,7 +720,7 @@ EXPECTED_FILE_DICT = {
     "partial": "fail",
     "pass_k": [1, 3],
     "purpose": "exploratory",
-    "regression": {"baseline": "v1", "max_drop": 0.05, "method": "point", "required": True},
+    "regression": {"baseline": "v1", "max_drop": 0.05, "method": "point", "multiplicity": "holm", "required": True},
 }
 
 
@@ -1069,6 +1074,7 @@ def test_regression_section_not_in_hash_payload():
     assert "regression" not in payload
     expected = dict(DEFAULT_DICT)
     del expected["regression"]
+    expected["gate"] = {k: v for k, v in expected["gate"].items() if k != "missing_evidence"}  # the default: unhashed
     assert payload == expected
 
 
@@ -1090,6 +1096,7 @@ def test_regression_settings_do_not_change_hash_payload():
         {"gate": {"threshold_basis": "wilson_lower"}},
         {"gate": {"min_samples": 2}},
         {"gate": {"min_coverage": 0.5}},
+        {"gate": {"missing_evidence": "ignore"}},
         {"gate": {"pass_k_thresholds": {"pii": {"k": 2, "min": 1}}}},
         {"judges": {"panel": ["a"]}},
         {"judges": {"pass_score": 5}},
@@ -1257,3 +1264,88 @@ def test_policy_replace_checks_a_hand_built_section():
     base = load_policy(None)
     with pytest.raises(PolicyError, match=r"^gate.threshold_basis: must be one of .*; got 'nope'$"):
         base.replace(gate=dataclasses.replace(base.gate, threshold_basis="nope"))
+
+
+# --------------------------------------------------------------------------- issue 26 keys (SPEC §7, §10, §18)
+#: The policy hash of the bundled example policy, computed at main ecf8f4a (before
+#: gate.missing_evidence and regression.multiplicity existed): it must not move.
+EXAMPLE_POLICY_HASH = "5624232704fc0cd14306abc208e569932909e8d609b5997141dbcb662b6db181"
+#: The same for the all-defaults policy.
+DEFAULT_POLICY_HASH = "e51398621cd4fd6285d4d8a7ea30a967cad59eb38cf563b76ecb17e52db68569"
+
+
+def _policy_hash(policy) -> str:
+    from scorekit._hashing import SCORING_VERSION, row_digest
+
+    return row_digest({"scoring_version": SCORING_VERSION, "policy": load_policy(policy).hash_payload()})
+
+
+def test_policies_written_before_the_new_keys_keep_their_hash():
+    assert _policy_hash(example_path("email_assistant", "policy.yml")) == EXAMPLE_POLICY_HASH
+    assert _policy_hash(None) == DEFAULT_POLICY_HASH
+    assert _policy_hash({"gate": {"missing_evidence": "bound"}}) == DEFAULT_POLICY_HASH
+    assert _policy_hash({"regression": {"multiplicity": "none", "method": "newcombe"}}) == DEFAULT_POLICY_HASH
+
+
+def test_missing_evidence_ignore_is_a_scoring_setting_and_is_recorded():
+    policy = load_policy({"gate": {"missing_evidence": "ignore"}})
+    assert policy.gate.missing_evidence == "ignore"
+    assert policy.to_dict()["gate"]["missing_evidence"] == "ignore"
+    assert policy.hash_payload()["gate"]["missing_evidence"] == "ignore"
+    assert "missing_evidence" not in load_policy(None).hash_payload()["gate"]
+    assert load_policy(None).to_dict()["gate"]["missing_evidence"] == "bound"
+
+
+def test_unknown_missing_evidence_is_rejected():
+    assert error(gate(missing_evidence="count")) == (
+        "gate.missing_evidence: must be one of bound, ignore; got 'count'"
+    )
+
+
+@pytest.mark.parametrize("multiplicity", ["holm", "none"])
+def test_multiplicity_values_are_accepted(multiplicity):
+    assert load_policy({"regression": {"multiplicity": multiplicity}}).regression.multiplicity == multiplicity
+
+
+@pytest.mark.parametrize("value, shown", [("bonferroni", "'bonferroni'"), (True, "true"), (None, "null")])
+def test_unknown_multiplicity_is_rejected(value, shown):
+    assert error({"regression": {"multiplicity": value}}) == (
+        f"regression.multiplicity: must be one of holm, none; got {shown}"
+    )
+
+
+def test_interval_method_is_refused_naming_the_key_and_the_alternatives():
+    message = error({"regression": {"method": "interval"}})
+    assert message.startswith("regression.method: ")
+    assert "interval" in message and "use paired or newcombe" in message
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("regression:\n  method: interval\n", ["regression.method", "use paired or newcombe"]),
+        ("regression:\n  multiplicity: bonferroni\n", ["regression.multiplicity", "holm, none", "'bonferroni'"]),
+        ("gate:\n  missing_evidence: count\n", ["gate.missing_evidence", "bound, ignore"]),
+    ],
+)
+def test_cli_run_refuses_the_policy_in_one_line(run_cli, tmp_path, content, words):
+    bad = write(tmp_path, "bad.yml", content)
+    code, out, err = run_cli("run", "--results", example_path(), "--policy", bad, "--out-dir", tmp_path / "out")
+    assert code == 2
+    (line,) = err.strip().splitlines()
+    assert str(bad) in line and all(word in line for word in words), line
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_readable_recorded_policy_reads_a_retired_method_with_the_default():
+    from scorekit._policy import readable_recorded_policy
+
+    recorded = {"confidence": 0.9, "regression": {"method": "interval", "max_drop": 0.02, "required": True}}
+    readable = readable_recorded_policy(recorded)
+    assert readable == {"confidence": 0.9, "regression": {"max_drop": 0.02, "required": True}}
+    assert recorded["regression"]["method"] == "interval"  # the record itself is left as it was
+    policy = load_policy(readable)
+    assert policy.regression == Regression(required=True, method="paired", max_drop=0.02)
+    # anything else is left for load_policy to judge
+    assert readable_recorded_policy({"regression": {"method": "bogus"}}) == {"regression": {"method": "bogus"}}
+    assert readable_recorded_policy({"regression": {"method": ["interval"]}})["regression"] == {"method": ["interval"]}

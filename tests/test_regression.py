@@ -106,26 +106,6 @@ def _one(entries, name):
     return entry
 
 
-def test_interval_method_uses_baseline_wilson_lower_bound():
-    base = _dims(a=(40, 40), b=(40, 40))
-    lb = float(wilson_interval(40, 40)[0])  # 0.9124
-    cand = _dims(a=(37, 40), b=(36, 40))  # 0.925 >= lb, 0.9 < lb
-    entries = regressions(base, cand, "interval")
-    assert [e["dimension"] for e in entries] == ["a", "b"]
-    a, b = _one(entries, "a"), _one(entries, "b")
-    assert not a["regressed"] and a["status"] == "ok"
-    assert b["regressed"] and b["status"] == "regressed"
-    assert b["limit"] == pytest.approx(lb) and b["baseline"]["ci_low"] == pytest.approx(lb)
-    assert b["candidate"]["rate"] == 0.9 and b["difference"] == pytest.approx(-0.1)
-    # A higher candidate never regresses; equal to the baseline never does.
-    assert not regressions(base, base, "interval")[0]["regressed"]
-
-
-def test_interval_method_is_the_spec_rule_regardless_of_max_drop():
-    base, cand = _dims(a=(40, 40)), _dims(a=(36, 40))
-    assert regressions(base, cand, "interval", max_drop=0.5)[0]["regressed"]
-
-
 def test_newcombe_method_and_max_drop():
     base, cand = _dims(a=(95, 100)), _dims(a=(80, 100))
     low, high = newcombe_interval(95, 100, 80, 100)
@@ -304,7 +284,7 @@ def test_every_method_reports_the_difference_its_interval_and_the_shared_cases()
     base = _cases(a=[(3, 3)] * 10 + [(1, 3)] * 10, z=[(0, 0)])
     cand = _cases(a=[(2, 3)] * 10 + [(1, 3)] * 12, z=[(1, 1)])  # 2 extra cases only in the candidate
     b_dims, c_dims = _pooled(base), _pooled(cand)
-    kinds = {"interval": "wilson", "newcombe": "newcombe", "point": "newcombe", "paired": "t"}
+    kinds = {"newcombe": "newcombe", "point": "newcombe", "paired": "t"}
     assert set(kinds) == set(METHODS)
     for method in METHODS:
         a, z = regressions(b_dims, c_dims, method, baseline_cases=base, candidate_cases=cand)
@@ -326,16 +306,6 @@ def test_every_method_reports_the_difference_its_interval_and_the_shared_cases()
         assert (a["diff_low"], a["diff_high"]) == (pytest.approx(low), pytest.approx(high))
     paired = regressions(b_dims, c_dims, "paired", baseline_cases=base, candidate_cases=cand)[0]
     assert paired["difference"] == pytest.approx(-1 / 6)  # mean over the 20 shared cases
-
-
-def test_interval_method_difference_interval_is_the_candidate_rate_minus_the_baseline_wilson_interval():
-    base = _dims(a=(40, 40), b=(40, 40), c=(30, 40))
-    cand = _dims(a=(37, 40), b=(36, 40), c=(33, 40))
-    for entry in regressions(base, cand, "interval"):
-        b_low, b_high = wilson_interval(entry["baseline"]["passes"], entry["baseline"]["n"])
-        rate = entry["candidate"]["rate"]
-        assert (entry["diff_low"], entry["diff_high"]) == (pytest.approx(rate - b_high), pytest.approx(rate - b_low))
-        assert entry["regressed"] == (entry["diff_high"] < 0)  # the rule, said on the difference
 
 
 def test_paired_is_vectorised_over_dimensions():

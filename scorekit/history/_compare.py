@@ -18,7 +18,7 @@ from typing import Any
 
 from .._decide import COMPARISON_REASON_PREFIX as _REASON_PREFIX
 from .._decide import COMPARISON_STATUSES, apply_comparison
-from .._policy import REGRESSION_METHODS, Regression
+from .._policy import Regression, load_policy, readable_recorded_policy
 from .._regression import regressions as _regressions
 from ._baseline import Chosen, _default_baseline
 from ._card import _case_counts, _confidence, _dimension_counts, _key
@@ -28,25 +28,32 @@ from ._eligibility import _why_not
 
 __all__ = ["COMPARISON_STATUSES", "compare", "with_comparison"]
 
-def _regression_of(card: Any, regression: Regression | Mapping[str, Any] | None) -> Regression:
-    if regression is None:
-        regression = (getattr(card, "policy", None) or {}).get("regression") or {}
+def _regression_of(card: Any, regression: Regression | Mapping[str, Any] | None) -> tuple[Regression, str | None]:
+    """The ``regression`` section to compare with, and a note when the card recorded a retired method.
+
+    ``regression`` given: checked as a policy's section (a retired method such
+    as ``interval`` is refused: that is choosing one). ``None``: the card's own
+    recorded section, read back as an old record is read (SPEC §10): a retired
+    method is replaced by today's default, and the note says so.
+    """
     if isinstance(regression, Regression):
-        return regression
+        return regression, None
+    note = None
+    if regression is None:
+        recorded = (getattr(card, "policy", None) or {}).get("regression") or {}
+        if not isinstance(recorded, Mapping):
+            raise TypeError(f"the card's policy regression must be a mapping; got {type(recorded).__name__}")
+        readable: Mapping[str, Any] = readable_recorded_policy({"regression": recorded})["regression"]
+        if readable.get("method") != recorded.get("method"):
+            note = (
+                f"the card recorded the retired method {recorded.get('method')!r}; read, not chosen: "
+                f"compared with today's default {Regression().method!r}"
+            )
+        regression = readable
     if isinstance(regression, Mapping):
-        unknown = set(regression) - {"required", "baseline", "method", "max_drop"}
-        if unknown:
-            raise ValueError(f"regression has unknown keys: {', '.join(sorted(map(str, unknown)))}")
-        method = regression.get("method", "interval")
-        if method not in REGRESSION_METHODS:
-            raise ValueError(f"regression.method must be one of {', '.join(REGRESSION_METHODS)}; got {method!r}")
-        return Regression(
-            required=bool(regression.get("required", False)),
-            baseline=regression.get("baseline"),
-            method=method,
-            max_drop=float(regression.get("max_drop", 0.0)),
-        )
+        return load_policy({"regression": dict(regression)}).regression, note
     raise TypeError(f"regression must be a Regression, a mapping or None; got {type(regression).__name__}")
+
 
 def _summary(row: Mapping[str, Any], chosen: Chosen | None) -> dict[str, Any]:
     """A record as the ``baseline`` entry of a comparison, with why it was ``chosen``."""
@@ -118,7 +125,7 @@ def compare(
     HistoryError
         The database is corrupt, foreign or of a newer schema.
     """
-    reg = _regression_of(card, regression)
+    reg, reading_note = _regression_of(card, regression)
     label = baseline_label if baseline_label is not None else reg.baseline
     out: dict[str, Any] = {
         "status": "not_requested",
@@ -239,7 +246,7 @@ def compare(
                 f"agent {name} {version}"
             )
     out["status"] = status
-    out["detail"] = detail
+    out["detail"] = detail if reading_note is None else f"{detail} ({reading_note})"
     return out
 
 

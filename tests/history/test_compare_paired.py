@@ -39,11 +39,11 @@ def run(card, db):
 
 
 # --------------------------------------------------------------------------- the acceptance fixture
-def test_paired_detects_a_five_point_drop_the_interval_method_misses(tmp_path):
+def test_paired_detects_a_five_point_drop_the_pooled_method_misses(tmp_path):
     """40 cases × 3 trials; the candidate loses one trial on 6 of the same cases: −5 points.
 
-    Pooled over 120 trials, the baseline's Wilson lower bound (0.853) lies below
-    the candidate's rate (0.867), so ``interval`` sees noise. Case by case, 34
+    Pooled over 120 trials, the Newcombe interval of the difference straddles 0,
+    so ``newcombe`` sees noise. Case by case, 34
     differences are 0 and 6 are −1/3: the t interval of their mean is
     (−0.089, −0.011), wholly below 0, so ``paired`` sees the drop.
     """
@@ -57,11 +57,11 @@ def test_paired_detects_a_five_point_drop_the_interval_method_misses(tmp_path):
     rates = card.dimensions.loc[DIM, "rate"], 110 / 120
     assert rates[0] == pytest.approx(rates[1] - 0.05)
 
-    interval = compare(card, db, regression={"required": True, "method": "interval"})
+    interval = compare(card, db, regression={"required": True, "method": "newcombe"})
     paired = compare(card, db, regression={"required": True, "method": "paired"})
     (i_entry,), (p_entry,) = interval["regressions"], paired["regressions"]
     assert interval["status"] == "passed" and not i_entry["regressed"]
-    assert i_entry["candidate"]["rate"] > i_entry["limit"]  # above the baseline Wilson lower bound
+    assert i_entry["diff_low"] < i_entry["difference"] < 0 < i_entry["diff_high"]
     assert paired["status"] == "regressed" and p_entry["regressed"]
     assert with_comparison(card, paired).decision == "FAIL"
     assert p_entry["shared_cases"] == i_entry["shared_cases"] == 40
