@@ -1,18 +1,21 @@
-"""Two evaluations side by side, per dimension (SPEC §17 ``compare``).
+"""Two evaluations side by side, per dimension (SPEC §17 ``compare``, §18).
 
 Each side is a :class:`~scorekit.Scorecard`, a scorecard dictionary or a stored
 ``scorecard.json``, or — with ``history=`` — the latest record of a label in a
 history database. Per dimension: both rates with their Wilson intervals, the
-difference (B − A) with its interval, whether that interval excludes zero
-(``significant``) and the change of verdict.
+difference (B − A) with its interval, the one-sided test of a drop (p-value,
+Holm-adjusted p-value, whether B regressed), the shared cases and those only on
+one side, the cases whose rate fell or rose, and the change of verdict.
 
-The difference's interval is the **paired** t interval of the mean per-case
-difference (Miller 2024, §4) when both sides hold per-(dimension, case) counts —
-a Scorecard in memory (its evidence) or a history record written with them — and
-at least two cases were measured on both sides; otherwise it is the Newcombe
-(1998) hybrid-score interval of the two independent proportions. Both come from
-:func:`scorekit._regression.regressions`, the comparison the history's
-regression check uses: one implementation of each interval.
+The comparison is :func:`scorekit._regression.regressions` with the defaults
+of SPEC §7 (``method: paired``, ``multiplicity: holm``, ``max_drop: 0``), the
+comparison the history's regression check makes: the **paired** t-test of the
+mean per-case difference (Miller 2024, §4) when both sides hold
+per-(dimension, case) counts — a Scorecard in memory (its evidence) or a
+history record written with them —; otherwise ``newcombe``, the Newcombe (1998)
+hybrid-score test of the two rates from each side's case-clustered interval
+(a stored scorecard records its design effects). A dimension regressed when
+its Holm-adjusted p ≤ α = (1 − confidence)/2.
 """
 
 from __future__ import annotations
@@ -34,9 +37,11 @@ __all__ = ["COMPARE_COLUMNS", "compare"]
 COMPARE_COLUMNS = (
     "n_a", "passes_a", "rate_a", "ci_low_a", "ci_high_a", "verdict_a",
     "n_b", "passes_b", "rate_b", "ci_low_b", "ci_high_b", "verdict_b",
-    "difference", "diff_low", "diff_high", "interval", "shared_cases", "significant", "verdict_change",
+    "difference", "ci_low", "ci_high", "method_used", "p_value", "p_adjusted", "regressed",
+    "shared_cases", "cases_only_a", "cases_only_b", "regressed_cases", "improved_cases", "verdict_change",
 )
-_INTERVAL_NAMES = {"t": "paired t", "newcombe": "Newcombe"}
+#: The comparison sk.compare makes: the policy defaults of SPEC §7.
+_METHOD, _MULTIPLICITY, _MAX_DROP = "paired", "holm", 0.0
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,8 @@ def _from_dict(data: Mapping[str, Any], fallback: str, identity: Any = None) -> 
     dims = [d for d in data.get("dimensions") or [] if isinstance(d, Mapping) and "name" in d]
     frame = pd.DataFrame(
         {"passes": [int(d.get("passes") or 0) for d in dims], "n": [int(d.get("n") or 0) for d in dims],
-         "verdict": [str(d.get("verdict")) for d in dims]},
+         "verdict": [str(d.get("verdict")) for d in dims],
+         "deff": [float(d["deff"]) if isinstance(d.get("deff"), (int, float)) else float("nan") for d in dims]},
         index=pd.Index([str(d["name"]) for d in dims], name="dimension"),
     )
     confidence = float((data.get("policy") or {}).get("confidence", 0.95))
@@ -226,7 +232,7 @@ def _side_facts(side: _Side) -> dict[str, Any]:
 
 def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
             confidence: float | None = None) -> pd.DataFrame:
-    """Compare evaluation ``b`` with evaluation ``a``, per dimension (SPEC §17).
+    """Compare evaluation ``b`` with evaluation ``a``, per dimension (SPEC §17, §18).
 
     Parameters
     ----------
@@ -236,74 +242,85 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
     history : path, optional
         A history database (``scorekit.history``) to read the two labels from.
     confidence : float, optional
-        Level of every interval; default: ``a``'s policy confidence.
+        Level of every interval (the tests are one-sided at (1 − confidence)/2);
+        default: ``a``'s policy confidence.
 
     Returns
     -------
     DataFrame
         Indexed by ``dimension`` (the union of both sides, sorted), with the
-        columns :data:`COMPARE_COLUMNS`: counts, rate and Wilson interval of each
-        side (``_a``, ``_b``; NaN rate where n = 0), ``difference`` (rate B − rate
-        A, or the mean per-case difference when paired), its interval
-        ``diff_low``/``diff_high`` and its kind ``interval`` (``paired t`` or
-        ``Newcombe``), ``shared_cases`` (cases measured on both sides, when both
-        hold per-case counts), ``significant`` (the interval excludes 0; ``<NA>``
-        when either side has no measured row) and ``verdict_change`` (``"PASS →
-        FAIL"``, empty when unchanged). ``attrs`` holds ``a``, ``b`` (labels),
-        ``confidence``, ``sides`` (per side: ``label``, ``agent``, ``decision``,
-        ``source`` and ``partial``) and ``notes``: sentences saying when a side is
-        partial or TRIAGE, when the suite or policy hashes differ or are not
-        recorded, or when the two sides are the same record (SPEC §17). When the
-        hashes differ and both sides hold per-case counts, every number covers
-        only the cases measured on both sides.
+        columns :data:`COMPARE_COLUMNS`: counts, rate and Wilson interval of
+        each side (``_a``, ``_b``; NaN rate where n = 0); ``difference`` (rate
+        B − rate A, or the mean per-case difference when paired) and its
+        interval ``ci_low``/``ci_high`` at ``confidence`` (unadjusted);
+        ``method_used`` (``paired`` or ``newcombe``); ``p_value`` (one-sided,
+        of "B is no worse than A") and ``p_adjusted`` (Holm over the
+        dimensions compared); ``regressed`` (``p_adjusted`` ≤ α; ``<NA>`` when
+        a dimension cannot be compared); ``shared_cases``, ``cases_only_a``,
+        ``cases_only_b`` (``<NA>`` unless both sides hold per-case counts);
+        ``regressed_cases`` / ``improved_cases`` (``{"total", "listed"}`` of the
+        shared cases whose rate fell / rose, largest change first; None
+        without per-case counts) and ``verdict_change`` (``"PASS → FAIL"``,
+        empty when unchanged). ``attrs`` holds ``a``, ``b`` (labels),
+        ``confidence``, ``method``, ``multiplicity``, ``max_drop``, ``alpha``,
+        ``comparisons`` (dimensions with a usable comparison: Holm's m),
+        ``meaning`` (what a regressed verdict means, in one phrase), ``sides``
+        (per side: ``label``, ``agent``, ``decision``, ``source`` and
+        ``partial``) and ``notes``: sentences saying when a side is partial or
+        TRIAGE, when the suite or policy hashes differ or are not recorded, or
+        when the two sides are the same record (SPEC §17). When the hashes
+        differ and both sides hold per-case counts, every number covers only
+        the cases measured on both sides.
 
     Examples
     --------
     >>> import scorekit as sk
     >>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
     >>> table = sk.compare(card, card)
-    >>> bool(table["significant"].any()), float(table["difference"].abs().max())
-    (False, 0.0)
+    >>> bool(table["regressed"].any()), float(table["difference"].abs().max()), table.attrs["meaning"]
+    (False, 0.0, 'a drop shown at the 2.5% level across the 8 dimensions compared, Holm')
     """
     import numpy as np
     import pandas as pd
 
-    from ._regression import regressions
+    from ._regression import regressions, usable_comparisons, verdict_meaning
+    from ._stats import one_sided_alpha
 
     side_a, side_b = _side(a, history, "a"), _side(b, history, "b")
     side_a, side_b, notes = _notes(side_a, side_b)
     level = side_a.confidence if confidence is None else confidence
-    options: dict[str, Any] = {"confidence": level, "baseline_cases": side_a.cases, "candidate_cases": side_b.cases}
-    independent = regressions(side_a.dims, side_b.dims, "newcombe", **options)
-    paired = (regressions(side_a.dims, side_b.dims, "paired", **options)
-              if side_a.cases is not None and side_b.cases is not None else [None] * len(independent))
+    entries = regressions(side_a.dims, side_b.dims, _METHOD, _MAX_DROP, level, multiplicity=_MULTIPLICITY,
+                          baseline_cases=side_a.cases, candidate_cases=side_b.cases)
     verdict_a = side_a.dims["verdict"].to_dict()
     verdict_b = side_b.dims["verdict"].to_dict()
     rows = []
-    for entry, pair in zip(independent, paired, strict=True):
-        chosen = pair if pair is not None and pair["status"] != "undefined" else entry
+    for entry in entries:
         name = entry["dimension"]
-        low, high = chosen["diff_low"], chosen["diff_high"]
-        defined = entry["status"] != "undefined" and low is not None and high is not None
         va, vb = verdict_a.get(name), verdict_b.get(name)
         rows.append({
             "dimension": name,
             **{f"{k}_a": entry["baseline"][k] for k in ("n", "passes", "rate", "ci_low", "ci_high")}, "verdict_a": va,
             **{f"{k}_b": entry["candidate"][k] for k in ("n", "passes", "rate", "ci_low", "ci_high")}, "verdict_b": vb,
-            "difference": chosen["difference"], "diff_low": low, "diff_high": high,
-            "interval": _INTERVAL_NAMES[chosen["diff_interval"]],
-            "shared_cases": entry["shared_cases"],
-            "significant": bool(high < 0 or low > 0) if defined else pd.NA,
+            **{k: entry[k] for k in ("difference", "ci_low", "ci_high", "method_used", "p_value", "p_adjusted",
+                                     "shared_cases", "regressed_cases", "improved_cases")},
+            "regressed": entry["regressed"] if entry["status"] != "undefined" else pd.NA,
+            "cases_only_a": entry["cases_only_baseline"], "cases_only_b": entry["cases_only_candidate"],
             "verdict_change": f"{va or '—'} → {vb or '—'}" if va != vb else "",
         })
     frame = pd.DataFrame(rows, columns=["dimension", *COMPARE_COLUMNS]).set_index("dimension")
     for column in ("n_a", "passes_a", "n_b", "passes_b"):
         frame[column] = frame[column].astype(np.int64)
     for column in ("rate_a", "ci_low_a", "ci_high_a", "rate_b", "ci_low_b", "ci_high_b",
-                   "difference", "diff_low", "diff_high"):
+                   "difference", "ci_low", "ci_high", "p_value", "p_adjusted"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
-    frame["shared_cases"] = pd.array(frame["shared_cases"].tolist(), dtype="Int64")
-    frame["significant"] = pd.array(frame["significant"].tolist(), dtype="boolean")
+    for column in ("shared_cases", "cases_only_a", "cases_only_b"):
+        frame[column] = pd.array(frame[column].tolist(), dtype="Int64")
+    frame["regressed"] = pd.array(frame["regressed"].tolist(), dtype="boolean")
+    alpha = one_sided_alpha(level)
+    comparisons = usable_comparisons(entries)
     frame.attrs.update({"a": side_a.label, "b": side_b.label, "confidence": level,
+                        "method": _METHOD, "multiplicity": _MULTIPLICITY, "max_drop": _MAX_DROP,
+                        "alpha": alpha, "comparisons": comparisons,
+                        "meaning": verdict_meaning(alpha, comparisons, _MULTIPLICITY),
                         "sides": {"a": _side_facts(side_a), "b": _side_facts(side_b)}, "notes": notes})
     return frame

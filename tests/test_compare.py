@@ -42,58 +42,74 @@ def after() -> sk.Scorecard:
                        agent_name="agent", agent_version="1.1")
 
 
-def test_a_clear_drop_is_significant_and_an_unchanged_dimension_is_not(before, after):
+def test_a_clear_drop_regresses_and_an_unchanged_dimension_does_not(before, after):
     table = sk.compare(before, after)
     assert list(table.columns) == list(COMPARE_COLUMNS)
-    assert {k: table.attrs[k] for k in ("a", "b", "confidence")} == {"a": "agent 1.0", "b": "agent 1.1",
-                                                                    "confidence": 0.95}
+    assert {k: table.attrs[k] for k in ("a", "b", "confidence", "method", "multiplicity", "alpha", "comparisons")} == {
+        "a": "agent 1.0", "b": "agent 1.1", "confidence": 0.95, "method": "paired", "multiplicity": "holm",
+        "alpha": 0.025, "comparisons": 2}
+    assert table.attrs["meaning"] == "a drop shown at the 2.5% level across the 2 dimensions compared, Holm"
     drop = table.loc["task_completion"]
-    assert bool(drop["significant"]) is True
-    assert math.isclose(drop["difference"], -0.3, abs_tol=1e-12) and drop["diff_high"] < 0
+    assert bool(drop["regressed"]) is True and drop["p_adjusted"] <= 0.025
+    assert math.isclose(drop["difference"], -0.3, abs_tol=1e-12) and drop["ci_high"] < 0
     assert drop["verdict_change"] == "PASS → FAIL"
+    assert drop["regressed_cases"]["total"] == 30 and drop["improved_cases"]["total"] == 0
+    assert [c["case_id"] for c in drop["regressed_cases"]["listed"][:2]] == ["case60", "case61"]
     same = table.loc["tool_call"]
-    assert bool(same["significant"]) is False and same["difference"] == 0 and same["verdict_change"] == ""
+    assert bool(same["regressed"]) is False and same["difference"] == 0 and same["verdict_change"] == ""
+    assert same["p_value"] == 1.0
 
 
-def test_an_unchanged_run_is_significant_nowhere(before):
+def test_an_unchanged_run_regresses_nowhere(before):
     table = sk.compare(before, before)
-    assert not table["significant"].any() and (table["difference"] == 0).all()
+    assert not table["regressed"].any() and (table["difference"] == 0).all()
 
 
 def test_scorecards_in_memory_are_compared_case_by_case(before, after):
     table = sk.compare(before, after)
-    assert set(table["interval"]) == {"paired t"} and list(table["shared_cases"]) == [100, 100]
-    # Reference: the Student-t interval of the mean per-case difference (Miller 2024, §4), by scipy.
+    assert set(table["method_used"]) == {"paired"} and list(table["shared_cases"]) == [100, 100]
+    assert list(table["cases_only_a"]) == list(table["cases_only_b"]) == [0, 0]
+    # Reference: the Student-t interval and one-sided test of the mean per-case difference, by scipy.
     from scipy import stats
 
     d = np.array([(0.0 if c >= 60 else 1.0) - (0.0 if c >= 90 else 1.0) for c in range(100)])
     half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
     row = table.loc["task_completion"]
-    assert row["diff_low"] == pytest.approx(d.mean() - half, rel=1e-12)
-    assert row["diff_high"] == pytest.approx(d.mean() + half, rel=1e-12)
+    assert row["ci_low"] == pytest.approx(d.mean() - half, rel=1e-12)
+    assert row["ci_high"] == pytest.approx(d.mean() + half, rel=1e-12)
+    p = stats.ttest_1samp(d, 0.0, alternative="less").pvalue
+    assert row["p_value"] == pytest.approx(p, rel=1e-12) and row["p_adjusted"] == pytest.approx(min(1, 2 * p))
 
 
-def test_stored_scorecards_use_newcombes_interval(before, after, tmp_path):
+def test_stored_scorecards_use_newcombe_from_the_clustered_intervals(before, after, tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(before.to_json(), encoding="utf-8")
     b.write_text(after.to_json(), encoding="utf-8")
     table = sk.compare(a, b)
-    assert set(table["interval"]) == {"Newcombe"} and table["shared_cases"].isna().all()
-    from statsmodels.stats.proportion import confint_proportions_2indep
+    assert set(table["method_used"]) == {"newcombe"} and table["shared_cases"].isna().all()
+    assert table["regressed_cases"].isna().all() and table["cases_only_a"].isna().all()
+    from statsmodels.stats.proportion import proportion_confint
 
+    # Both trials of a case agree, so each side's design effect is 2 (SPEC §6): Wilson at N/2.
+    assert before.dimensions.loc["task_completion", "deff"] == after.dimensions.loc["task_completion", "deff"] == 2
     row = table.loc["task_completion"]
-    low, high = confint_proportions_2indep(row["passes_b"], row["n_b"], row["passes_a"], row["n_a"],
-                                           method="newcomb", compare="diff", alpha=0.05)
-    assert (row["diff_low"], row["diff_high"]) == pytest.approx((low, high), rel=1e-9)
-    assert bool(row["significant"]) is True
+    (l1, u1), (l2, u2) = (proportion_confint(row[f"rate_{s}"] * 100, 100, alpha=0.05, method="wilson") for s in "ab")
+    p1, p2 = row["rate_a"], row["rate_b"]
+    expected = (p2 - p1 - math.hypot(p2 - l2, u1 - p1), p2 - p1 + math.hypot(u2 - p2, p1 - l1))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected, abs=1e-12)
+    assert bool(row["regressed"]) is True
+    # The same numbers as the in-memory cards without their per-case counts.
+    pooled = sk.compare(before, after)
+    assert pooled.loc["task_completion", "p_value"] < row["p_value"]
 
 
-def test_a_dimension_on_one_side_only_is_undefined_not_significant(before):
+def test_a_dimension_on_one_side_only_is_undefined_not_regressed(before):
     other = sk.evaluate(_rows({"task_completion": 0.9, "pii_extra": 1.0}), policy={"purpose": "exploratory"})
     table = sk.compare(before, other)
-    assert pd.isna(table.loc["tool_call", "significant"]) and math.isnan(table.loc["tool_call", "rate_b"])
+    assert pd.isna(table.loc["tool_call", "regressed"]) and math.isnan(table.loc["tool_call", "rate_b"])
     assert table.loc["tool_call", "verdict_change"] == "PASS → —"
-    assert pd.isna(table.loc["pii_extra", "significant"])
+    assert pd.isna(table.loc["pii_extra", "regressed"]) and math.isnan(table.loc["pii_extra", "p_value"])
+    assert table.attrs["comparisons"] == 1
 
 
 def test_history_labels_are_compared_paired(before, after, tmp_path):
@@ -101,11 +117,13 @@ def test_history_labels_are_compared_paired(before, after, tmp_path):
     record(before, db, label="v1.0")
     record(after, db, label="v1.1")
     table = sk.compare("v1.0", "v1.1", history=db)
-    assert table.attrs["a"] == "v1.0" and set(table["interval"]) == {"paired t"}
+    assert table.attrs["a"] == "v1.0" and set(table["method_used"]) == {"paired"}
     in_memory = sk.compare(before, after)  # the history's per-case counts are the evidence's
-    numbers = ["n_a", "passes_a", "n_b", "passes_b", "difference", "diff_low", "diff_high", "shared_cases"]
+    numbers = ["n_a", "passes_a", "n_b", "passes_b", "difference", "ci_low", "ci_high", "p_value", "p_adjusted",
+               "shared_cases", "cases_only_a", "cases_only_b"]
     pd.testing.assert_frame_equal(table[numbers], in_memory[numbers], rtol=1e-12)
-    assert list(table["significant"]) == list(in_memory["significant"])
+    assert list(table["regressed"]) == list(in_memory["regressed"])
+    assert list(table["regressed_cases"]) == list(in_memory["regressed_cases"])
 
 
 def test_an_unknown_history_label_is_an_input_error_naming_the_labels(before, tmp_path):
@@ -124,10 +142,14 @@ def test_compare_cli_prints_the_table_and_writes_html_and_markdown(run_cli, befo
     lines = out.splitlines()
     assert lines[0] == "comparison: agent 1.0 → agent 1.1"
     drop = next(line for line in lines if line.startswith("task_completion"))
-    assert "-30.0 pp" in drop and " yes " in drop and "PASS → FAIL" in drop
+    assert "-30.0 pp" in drop and " yes " in drop and "PASS → FAIL" in drop and "(Newcombe)" in drop
+    meaning = "regressed means: a drop shown at the 2.5% level across the 2 dimensions compared, Holm"
+    assert meaning in lines
     md = (tmp_path / "cmp" / "compare.md").read_text("utf-8")
     html = (tmp_path / "cmp" / "compare.html").read_text("utf-8")
     assert "-30.0 pp" in md and "-30.0 pp" in html and "<script" not in html
+    assert meaning.split(": ", 1)[1] in md and meaning.split(": ", 1)[1] in html
+    assert "cannot be listed" in md and "Cases that changed" not in md  # stored files: no per-case counts
     assert "<" not in md.replace("&lt;", "")  # plain Markdown
 
 
@@ -137,7 +159,12 @@ def test_compare_cli_reads_history_labels(run_cli, before, after, tmp_path):
     record(after, db, label="v1.1")
     code, out, err = run_cli("compare", "v1.0", "v1.1", "--history", db, "--out-dir", tmp_path)
     assert code == 0, err
-    assert "paired t" in out
+    assert "paired t" in out and "cases that changed:" in out
+    assert "task_completion  fell  case60  100.0%  0.0%  -100.0 pp" in out
+    md = (tmp_path / "compare.md").read_text("utf-8")
+    html = (tmp_path / "compare.html").read_text("utf-8")
+    assert "## Cases that changed" in md and "case89" in md and "case90" not in md
+    assert "Cases that changed" in html and "case60" in html
     code, out, err = run_cli("compare", "v1.0", "nope", "--history", db, "--out-dir", tmp_path)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "nope" in err
 
@@ -168,3 +195,19 @@ def test_a_scorecard_recorded_with_the_retired_interval_method_is_still_read(run
     code, out, err = run_cli("compare", STORED_BEFORE, STORED_BEFORE, "--out-dir", tmp_path / "cmp")
     assert code == 0, err
     assert "tool_call" in out and (tmp_path / "cmp" / "compare.md").exists()
+
+
+def test_a_scorecard_written_before_issue_26_is_compared_with_newcombe_from_its_deff(tmp_path):
+    """SPEC §18: a stored scorecard.json from an older version lacks per-case counts: paired → newcombe."""
+    data = json.loads(STORED_BEFORE.read_text("utf-8"))
+    worse = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
+    table = sk.compare(STORED_BEFORE, worse)
+    assert set(table["method_used"]) == {"newcombe"} and table["regressed_cases"].isna().all()
+    deff = {d["name"]: d["deff"] for d in data["dimensions"]}
+    assert max(deff.values()) > 1  # its recorded design effects are what newcombe uses on its side
+    from scorekit._regression import newcombe_p_value
+
+    row = table.loc["tool_call"]
+    (expected,) = newcombe_p_value(row["rate_a"], row["n_a"] / deff["tool_call"], row["rate_b"],
+                                   row["n_b"] / worse.dimensions.loc["tool_call", "deff"])
+    assert row["p_value"] == pytest.approx(expected, rel=1e-12)

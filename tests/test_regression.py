@@ -1,4 +1,4 @@
-"""Regression statistics (SPEC §10): the Newcombe interval and the three methods."""
+"""Regression statistics (SPEC §10, §18): the Newcombe interval, the three methods, their p-values, Holm."""
 
 from __future__ import annotations
 
@@ -111,8 +111,9 @@ def test_newcombe_method_and_max_drop():
     low, high = newcombe_interval(95, 100, 80, 100)
     assert high < 0  # the whole interval is below zero
     e = regressions(base, cand, "newcombe", max_drop=0.0)[0]
-    assert e["regressed"] and e["difference_ci_high"] == pytest.approx(high) and e["limit"] == 0.0
-    # max_drop just below -high: still wholly below; just above: not.
+    assert e["regressed"] and e["ci_high"] == pytest.approx(high, abs=1e-15) and e["limit"] == 0.0
+    assert e["method_used"] == "newcombe" and e["controlled"] and e["p_value"] < 0.025
+    # One dimension: regressed exactly when the interval at 1 − 2α lies wholly below −max_drop.
     assert regressions(base, cand, "newcombe", max_drop=-high - 1e-6)[0]["regressed"]
     assert not regressions(base, cand, "newcombe", max_drop=-high + 1e-6)[0]["regressed"]
     # A drop whose interval straddles zero is not a regression under newcombe.
@@ -152,6 +153,8 @@ def test_counts_from_fails_column_and_scorecard_like_frames():
 def test_entries_are_json_ready():
     entries = regressions(_dims(a=(3, 4), z=(0, 0)), _dims(a=(1, 4)), "newcombe", 0.1, 0.9)
     json.dumps(entries, allow_nan=False)
+    base, cand = _cases(a=[(3, 3), (1, 3)], z=[(0, 0)]), _cases(a=[(2, 3), (3, 3)], z=[(1, 1)])
+    json.dumps(regressions(_pooled(base), _pooled(cand), baseline_cases=base, candidate_cases=cand), allow_nan=False)
     for entry in entries:
         for key in ("baseline", "candidate"):
             assert all(isinstance(entry[key][k], int) for k in ("n", "passes"))
@@ -165,8 +168,10 @@ def test_vectorised_equals_one_at_a_time():
     base = pd.DataFrame({"passes": p_b, "n": n_b}, index=names)
     cand = pd.DataFrame({"passes": p_c, "n": n_c}, index=names)
     for method, drop in itertools.product(METHODS, (0.0, 0.05)):
-        together = regressions(base, cand, method, drop)
-        alone = [regressions(base.iloc[[i]], cand.iloc[[i]], method, drop)[0] for i in range(40)]
+        # Each dimension alone, without a multiplicity control, is what the vectorised call gives.
+        together = regressions(base, cand, method, drop, multiplicity="none")
+        alone = [regressions(base.iloc[[i]], cand.iloc[[i]], method, drop, multiplicity="none")[0]
+                 for i in range(40)]
         assert together == alone
 
 
@@ -174,6 +179,8 @@ def test_vectorised_equals_one_at_a_time():
     ("kwargs", "error"),
     [
         ({"method": "wilson"}, ValueError),
+        ({"method": "interval"}, ValueError),
+        ({"multiplicity": "bonferroni"}, ValueError),
         ({"max_drop": -0.1}, ValueError),
         ({"max_drop": float("nan")}, ValueError),
         ({"max_drop": True}, TypeError),
@@ -221,13 +228,10 @@ def test_paired_t_interval_of_the_mean_per_case_difference():
     for confidence in (0.95, 0.9):
         (entry,) = _paired(base, cand, confidence=confidence)
         low, high = stats.t.interval(confidence, len(d) - 1, loc=d.mean(), scale=stats.sem(d))
-        assert entry["method"] == "paired" and entry["diff_interval"] == "t" and entry["shared_cases"] == 30
+        assert entry["method"] == entry["method_used"] == "paired" and entry["shared_cases"] == 30
         assert entry["difference"] == pytest.approx(d.mean(), abs=1e-15)
-        assert (entry["diff_low"], entry["diff_high"]) == pytest.approx((low, high), abs=1e-12)
-        assert entry["regressed"] == (high < 0)
-    # The pooled Newcombe interval stays beside it, for information.
-    assert entry["difference_ci_low"] == pytest.approx(newcombe_interval(p_b.sum(), n_b.sum(), p_c.sum(), n_c.sum(),
-                                                                         confidence=0.9)[0])
+        assert (entry["ci_low"], entry["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+        assert entry["regressed"] == (high < 0)  # one dimension: the test agrees with the interval
 
 
 def test_paired_regressed_only_when_the_interval_lies_wholly_below_minus_max_drop():
@@ -235,8 +239,8 @@ def test_paired_regressed_only_when_the_interval_lies_wholly_below_minus_max_dro
     cand = _cases(a=[(2, 3)] * 4 + [(3, 3)] * 16)  # mean −1/15, interval about (−0.117, −0.017)
     (entry,) = _paired(base, cand)
     assert entry["regressed"] and entry["status"] == "regressed" and entry["limit"] == 0.0
-    assert not _paired(base, cand, max_drop=-entry["diff_high"] + 1e-6)[0]["regressed"]
-    assert _paired(base, cand, max_drop=-entry["diff_high"] - 1e-6)[0]["regressed"]
+    assert not _paired(base, cand, max_drop=-entry["ci_high"] + 1e-6)[0]["regressed"]
+    assert _paired(base, cand, max_drop=-entry["ci_high"] - 1e-6)[0]["regressed"]
     # A gain is never a regression.
     assert not _paired(cand, base)[0]["regressed"]
 
@@ -246,14 +250,17 @@ def test_paired_equal_differences_give_a_zero_width_interval_at_their_value():
     base = _cases(a=[(0, 10)] * 3, b=[(5, 5)] * 7)
     cand = _cases(a=[(1, 10)] * 3, b=[(5, 5)] * 7)
     a, b = _paired(base, cand)
-    assert a["status"] == "ok" and a["difference"] == a["diff_low"] == a["diff_high"] == 0.1
-    assert b["difference"] == b["diff_low"] == b["diff_high"] == 0.0 and not b["regressed"]
+    assert a["status"] == "ok" and a["difference"] == a["ci_low"] == a["ci_high"] == 0.1
+    assert b["difference"] == b["ci_low"] == b["ci_high"] == 0.0 and not b["regressed"]
+    assert a["p_value"] == b["p_value"] == 1.0  # no spread and no drop: p = 1 (SPEC §18)
     # A drop of exactly max_drop on every case is not a regression; a larger one is.
     drop = _cases(a=[(19, 20)] * 5)
     full = _cases(a=[(20, 20)] * 5)
     (entry,) = _paired(full, drop, max_drop=0.05)
-    assert entry["diff_low"] == entry["diff_high"] == 19 / 20 - 1 and not entry["regressed"]
-    assert _paired(full, drop, max_drop=0.04)[0]["regressed"]
+    assert entry["ci_low"] == entry["ci_high"] == 19 / 20 - 1 and not entry["regressed"]
+    assert entry["p_value"] == 1.0
+    beyond = _paired(full, drop, max_drop=0.04)[0]
+    assert beyond["regressed"] and beyond["p_value"] == 0.0  # no spread and a drop beyond max_drop: p = 0
 
 
 def test_paired_needs_two_cases_measured_on_both_sides():
@@ -263,49 +270,58 @@ def test_paired_needs_two_cases_measured_on_both_sides():
     a, b = _paired(base, cand)
     for entry in (a, b):
         assert entry["status"] == "undefined" and not entry["regressed"] and entry["shared_cases"] == 1
-        assert entry["difference"] == -1.0 and entry["diff_low"] is None and entry["diff_high"] is None
-        assert entry["rule"] == "not compared: 1 case measured in both runs; the paired method needs at least 2"
+        assert entry["difference"] == -1.0 and entry["ci_low"] is None and entry["ci_high"] is None
+        assert entry["p_value"] is None and entry["p_adjusted"] is None
+        assert entry["rule"] == "not compared: 1 case measured in both runs; a comparison needs at least 2"
+    assert (a["cases_only_baseline"], a["cases_only_candidate"]) == (1, 1)
     # Both sides measured, never the same case: nothing to pair.
     (disjoint,) = _paired(_cases(a=[(1, 1), (0, 0)]), _cases(a=[(0, 0), (1, 1)]))
     assert disjoint["status"] == "undefined" and disjoint["shared_cases"] == 0 and disjoint["difference"] is None
-    assert disjoint["rule"] == "not compared: 0 cases measured in both runs; the paired method needs at least 2"
+    assert disjoint["rule"] == "not compared: 0 cases measured in both runs; a comparison needs at least 2"
+    # The same holds for every method: pooled rates of (nearly) disjoint case sets are not comparable.
+    for method in ("newcombe", "point"):
+        assert all(e["status"] == "undefined" for e in regressions(
+            _pooled(base), _pooled(cand), method, baseline_cases=base, candidate_cases=cand))
 
 
-def test_paired_without_per_case_counts_is_undefined():
+def test_paired_without_per_case_counts_falls_back_to_newcombe_and_says_so():
     base, cand = _dims(a=(40, 40)), _dims(a=(10, 40))
-    (entry,) = regressions(base, cand, "paired")
-    assert entry["status"] == "undefined" and not entry["regressed"] and entry["shared_cases"] is None
-    assert "baseline has no per-case counts" in entry["rule"]
-    (entry,) = regressions(base, cand, "paired", baseline_cases=_cases(a=[(1, 1)] * 40))
-    assert "candidate has no per-case counts" in entry["rule"]
+    newcombe = regressions(base, cand, "newcombe")[0]
+    for cases, side in (({}, "neither side has none"),
+                        ({"baseline_cases": _cases(a=[(1, 1)] * 40)}, "the candidate has none"),
+                        ({"candidate_cases": _cases(a=[(1, 1)] * 10 + [(0, 1)] * 30)}, "the baseline has none")):
+        (entry,) = regressions(base, cand, "paired", **cases)
+        assert entry["method"] == "paired" and entry["method_used"] == "newcombe" and entry["controlled"]
+        assert entry["status"] == "regressed" and entry["regressed"] and entry["shared_cases"] is None
+        assert f"{side}: fell back to newcombe" in entry["rule"]
+        assert entry["regressed_cases"] is None and entry["cases_only_baseline"] is None
+        assert entry["p_value"] == pytest.approx(newcombe["p_value"], rel=1e-12)
 
 
-def test_every_method_reports_the_difference_its_interval_and_the_shared_cases():
+def test_every_method_reports_the_difference_its_interval_and_the_cases():
     base = _cases(a=[(3, 3)] * 10 + [(1, 3)] * 10, z=[(0, 0)])
     cand = _cases(a=[(2, 3)] * 10 + [(1, 3)] * 12, z=[(1, 1)])  # 2 extra cases only in the candidate
     b_dims, c_dims = _pooled(base), _pooled(cand)
-    kinds = {"newcombe": "newcombe", "point": "newcombe", "paired": "t"}
-    assert set(kinds) == set(METHODS)
+    keys = {"dimension", "method", "method_used", "controlled", "status", "regressed", "baseline", "candidate",
+            "difference", "ci_low", "ci_high", "p_value", "p_adjusted", "shared_cases", "cases_only_baseline",
+            "cases_only_candidate", "regressed_cases", "improved_cases", "rule", "limit"}
     for method in METHODS:
         a, z = regressions(b_dims, c_dims, method, baseline_cases=base, candidate_cases=cand)
-        assert a["method"] == method and a["diff_interval"] == kinds[method]
+        assert set(a) == keys == set(z)  # exactly the fields of the CONTRACT's "Comparison"
+        assert a["method"] == a["method_used"] == method and a["controlled"] == (method != "point")
         assert a["shared_cases"] == 20 and z["shared_cases"] == 0 and z["status"] == "undefined"
-        assert a["diff_low"] <= a["difference"] <= a["diff_high"]
-        for key in ("status", "regressed", "baseline", "candidate", "difference_ci_low", "difference_ci_high",
-                    "limit", "rule"):
-            assert key in a  # the keys entries had before
+        assert (a["cases_only_baseline"], a["cases_only_candidate"]) == (0, 2)
+        assert (z["cases_only_baseline"], z["cases_only_candidate"]) == (0, 1)  # (0, 0) is not measured
+        assert a["regressed_cases"]["total"] == 10 and a["improved_cases"] == {"total": 0, "listed": []}
+        assert a["ci_low"] <= a["difference"] <= a["ci_high"]
         without = regressions(b_dims, c_dims, method)[0]
-        assert without["shared_cases"] is None
+        assert without["shared_cases"] is None and without["regressed_cases"] is None
         if method != "paired":
             assert a["difference"] == pytest.approx(32 / 66 - 40 / 60)
-            assert {k: v for k, v in a.items() if k != "shared_cases"} == {
-                k: v for k, v in without.items() if k != "shared_cases"}
-    low, high = newcombe_interval(40, 60, 32, 66)
-    for method in ("newcombe", "point"):
-        a = regressions(b_dims, c_dims, method)[0]
-        assert (a["diff_low"], a["diff_high"]) == (pytest.approx(low), pytest.approx(high))
     paired = regressions(b_dims, c_dims, "paired", baseline_cases=base, candidate_cases=cand)[0]
     assert paired["difference"] == pytest.approx(-1 / 6)  # mean over the 20 shared cases
+    point = regressions(b_dims, c_dims, "point", baseline_cases=base, candidate_cases=cand)[0]
+    assert point["p_value"] is None and point["p_adjusted"] is None and point["regressed"]
 
 
 def test_paired_is_vectorised_over_dimensions():
@@ -327,7 +343,8 @@ def test_paired_is_vectorised_over_dimensions():
                         baseline_cases=base[base["dimension"] == k], candidate_cases=cand[cand["dimension"] == k])[0]
             for k in names
         ]
-        assert together == alone
+        assert [{k: v for k, v in e.items() if k != "p_adjusted"} for e in together] == [
+            {k: v for k, v in e.items() if k != "p_adjusted"} for e in alone]
     assert {e["status"] for e in together} >= {"ok", "undefined"}
 
 
@@ -352,7 +369,8 @@ def test_paired_does_not_depend_on_the_order_of_the_cases_and_never_flags_identi
         assert not entry["regressed"]
         assert entry["status"] == ("ok" if entry["shared_cases"] >= 2 else "undefined")
         if entry["status"] == "ok":
-            assert entry["diff_low"] == entry["difference"] == entry["diff_high"] == 0.0  # contains 0
+            assert entry["ci_low"] == entry["difference"] == entry["ci_high"] == 0.0  # contains 0
+            assert entry["p_value"] == 1.0 and entry["regressed_cases"]["total"] == 0
 
 
 @pytest.mark.parametrize(
@@ -370,3 +388,207 @@ def test_case_tables_are_validated(frame, error, match):
     good = _cases(a=[(1, 1), (1, 1)])
     with pytest.raises(error, match=match):
         regressions(_pooled(good), _pooled(good), "paired", baseline_cases=frame, candidate_cases=good)
+
+
+# --------------------------------------------------------------------------- p-values (SPEC §18)
+def _brute_force_newcombe_p(p1: float, e1: float, p2: float, e2: float, max_drop: float) -> float:
+    """The α′ at which statsmodels' Wilson bounds (at sizes e1, e2) put Newcombe's upper end at −max_drop.
+
+    An independent scalar bisection on α′ itself (not on the quantile), 200 halvings of (0, ½).
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    if p2 - p1 >= -max_drop:
+        return 1.0
+
+    def upper(level: float) -> float:
+        l1, _ = proportion_confint(p1 * e1, e1, alpha=2 * level, method="wilson")
+        _, u2 = proportion_confint(p2 * e2, e2, alpha=2 * level, method="wilson")
+        return (p2 - p1) + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+
+    lo, hi = 0.0, 0.5  # upper(lo) is high (≥ −max_drop), upper(hi) = the difference, below it
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if upper(mid) >= -max_drop:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+NEWCOMBE_P_CASES = [  # (baseline passes, n), (candidate passes, n), max_drop
+    ((95, 100), (80, 100), 0.0),
+    ((95, 100), (80, 100), 0.05),
+    ((45, 50), (40, 50), 0.0),
+    ((9, 10), (7, 10), 0.0),
+    ((30, 30), (25, 30), 0.0),
+    ((30, 30), (0, 30), 0.0),   # p far below 1e-12
+    ((140, 150), (120, 150), 0.02),
+    ((5, 6), (1, 6), 0.1),
+    ((50, 100), (49, 100), 0.0),
+    ((40, 60), (32, 66), 0.0),
+]
+
+
+def test_newcombe_p_value_matches_a_brute_force_bisection():
+    pytest.importorskip("statsmodels")
+    for (c1, n1), (c2, n2), drop in NEWCOMBE_P_CASES:
+        (entry,) = regressions(_dims(a=(c1, n1)), _dims(a=(c2, n2)), "newcombe", drop)
+        expected = _brute_force_newcombe_p(c1 / n1, n1, c2 / n2, n2, drop)
+        assert entry["p_value"] == pytest.approx(expected, abs=1e-12), ((c1, n1), (c2, n2), drop)
+        assert entry["regressed"] == (expected <= 0.025)
+
+
+def test_newcombe_p_value_is_where_statsmodels_newcombe_interval_touches_minus_max_drop():
+    sm = pytest.importorskip("statsmodels.stats.proportion")
+    for (c1, n1), (c2, n2), drop in NEWCOMBE_P_CASES:
+        (entry,) = regressions(_dims(a=(c1, n1)), _dims(a=(c2, n2)), "newcombe", drop)
+        p = entry["p_value"]
+        if p == 1.0:
+            assert c2 / n2 - c1 / n1 >= -drop
+            continue
+        if p < 1e-9:  # the interval at 1 − 2p is beyond what statsmodels' quantile resolves
+            continue
+        _, high = sm.confint_proportions_2indep(c2, n2, c1, n1, method="newcomb", compare="diff", alpha=2 * p)
+        assert float(high) == pytest.approx(-drop, abs=1e-10)
+
+
+def test_newcombe_p_value_is_monotone_in_the_drop():
+    p = [regressions(_dims(a=(90, 100)), _dims(a=(c, 100)), "newcombe")[0]["p_value"] for c in range(60, 91)]
+    assert all(a <= b for a, b in itertools.pairwise(p)) and p[-1] == 1.0 and p[0] < 1e-6
+
+
+def test_newcombe_uses_each_sides_case_clustered_effective_size():
+    """SPEC §10: newcombe from the clustered intervals, Wilson at N/deff (deff of SPEC §6's reference)."""
+    pytest.importorskip("statsmodels")
+    base = _cases(a=[(5, 5), (5, 5), (5, 5), (5, 5), (4, 5)])
+    cand = _cases(a=[(5, 5), (3, 5), (4, 5), (0, 5), (2, 5)])  # SPEC §6: deff 3.0032467532467533
+    deff_c = 3.0032467532467533
+    base_p = 24 / 25
+    # its own deff by SPEC §6's formula: m/(m−1)·Σ(cᵢ − p̂nᵢ)²/(N·p̂(1−p̂)), inside [1, Σnᵢ²/N]
+    ref_deff_b = min(max(5 / 4 * (4 * (5 - 5 * base_p) ** 2 + (4 - 5 * base_p) ** 2) / (25 * base_p * (1 - base_p)),
+                         1.0), 5.0)
+    assert ref_deff_b == pytest.approx(1.0416666666666667)
+    (entry,) = regressions(_pooled(base), _pooled(cand), "newcombe", baseline_cases=base, candidate_cases=cand)
+    expected = _brute_force_newcombe_p(base_p, 25 / ref_deff_b, 14 / 25, 25 / deff_c, 0.0)
+    assert entry["p_value"] == pytest.approx(expected, abs=1e-12)
+    pooled = regressions(_pooled(base), _pooled(cand), "newcombe")[0]["p_value"]
+    assert pooled < entry["p_value"]  # pooled Wilson is too narrow when trials repeat
+    # Without per-case counts, a `deff` column (a stored scorecard records it) gives the same test.
+    dims_b, dims_c = _pooled(base).assign(deff=ref_deff_b), _pooled(cand).assign(deff=deff_c)
+    (stored,) = regressions(dims_b, dims_c, "newcombe")
+    assert stored["p_value"] == pytest.approx(entry["p_value"], rel=1e-12)
+    assert (stored["ci_low"], stored["ci_high"]) == pytest.approx((entry["ci_low"], entry["ci_high"]), rel=1e-12)
+    # Its interval: Newcombe from statsmodels' Wilson bounds at the effective sizes.
+    from statsmodels.stats.proportion import proportion_confint
+
+    l1, u1 = proportion_confint(base_p * 25 / ref_deff_b, 25 / ref_deff_b, alpha=0.05, method="wilson")
+    l2, u2 = proportion_confint(14 / 25 * 25 / deff_c, 25 / deff_c, alpha=0.05, method="wilson")
+    d = 14 / 25 - base_p
+    assert entry["ci_low"] == pytest.approx(d - math.hypot(14 / 25 - l2, u1 - base_p), abs=1e-12)
+    assert entry["ci_high"] == pytest.approx(d + math.hypot(u2 - 14 / 25, base_p - l1), abs=1e-12)
+    with pytest.raises(ValueError, match="deff must be >= 1"):
+        regressions(dims_b.assign(deff=0.5), dims_c, "newcombe")
+
+
+def test_paired_p_value_matches_scipy_one_sided_t_test():
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(5)
+    for trial in range(6):
+        m = int(rng.integers(2, 40))
+        n_b, n_c = rng.integers(1, 5, m), rng.integers(1, 5, m)
+        p_b = rng.binomial(n_b, 0.85)
+        p_c = rng.binomial(n_c, 0.85 - 0.05 * (trial % 3))
+        base, cand = _cases(a=list(zip(p_b, n_b, strict=True))), _cases(a=list(zip(p_c, n_c, strict=True)))
+        d = p_c / n_c - p_b / n_b
+        for drop in (0.0, 0.03):
+            (entry,) = _paired(base, cand, max_drop=drop)
+            if np.ptp(d) == 0:
+                continue
+            expected = stats.ttest_1samp(d, -drop, alternative="less").pvalue
+            assert entry["p_value"] == pytest.approx(expected, rel=1e-12, abs=1e-300), (trial, drop)
+            assert entry["p_adjusted"] == entry["p_value"]  # Holm over one dimension
+            assert entry["regressed"] == (expected <= 0.025)
+
+
+# --------------------------------------------------------------------------- Holm (SPEC §18)
+def test_holm_adjust_matches_statsmodels():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    from scorekit._regression import holm_adjust
+
+    rng = np.random.default_rng(17)
+    for m in (1, 2, 3, 8, 20):
+        for _ in range(10):
+            p = rng.uniform(0, 0.1, m) ** rng.uniform(0.5, 3)
+            if m > 2:
+                p[1] = p[2]  # a tie
+            for alpha in (0.025, 0.05):
+                reject, corrected, _, _ = multitest.multipletests(p, alpha=alpha, method="holm")
+                adjusted, rejected = holm_adjust(p, alpha)
+                np.testing.assert_allclose(adjusted, corrected, rtol=0, atol=1e-12)
+                assert rejected.tolist() == reject.tolist()
+
+
+def test_holm_across_dimensions_through_regressions():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    base = _dims(**{f"d{i}": (95, 100) for i in range(8)}, z=(0, 0))
+    cand = _dims(**{f"d{i}": (95 - 2 * i, 100) for i in range(8)}, z=(5, 5))
+    holm = regressions(base, cand, "newcombe")
+    none = regressions(base, cand, "newcombe", multiplicity="none")
+    usable = [e for e in holm if e["p_value"] is not None]
+    assert len(usable) == 8 and holm[-1]["status"] == "undefined" and holm[-1]["p_adjusted"] is None
+    p = np.array([e["p_value"] for e in usable])
+    reject, corrected, _, _ = multitest.multipletests(p, alpha=0.025, method="holm")
+    np.testing.assert_allclose([e["p_adjusted"] for e in usable], corrected, rtol=0, atol=1e-12)
+    assert [e["regressed"] for e in usable] == reject.tolist()
+    assert [e["status"] == "regressed" for e in usable] == reject.tolist()
+    # none: each at α, p_adjusted = p_value
+    assert [e["regressed"] for e in none if e["p_value"] is not None] == (p <= 0.025).tolist()
+    assert all(e["p_adjusted"] == e["p_value"] for e in none)
+    assert sum(e["regressed"] for e in none) > sum(e["regressed"] for e in holm)  # Holm is stricter here
+    # The level follows the confidence: α = (1 − 0.9)/2 = 0.05.
+    wide = regressions(base, cand, "newcombe", confidence=0.9)
+    reject_05 = multitest.multipletests([e["p_value"] for e in wide if e["p_value"] is not None],
+                                        alpha=0.05, method="holm")[0]
+    assert [e["regressed"] for e in wide if e["p_value"] is not None] == reject_05.tolist()
+
+
+def test_point_is_uncontrolled_and_outside_holm():
+    base, cand = _dims(a=(95, 100), b=(95, 100)), _dims(a=(80, 100), b=(94, 100))
+    a, b = regressions(base, cand, "point")
+    assert not a["controlled"] and a["p_value"] is None and a["p_adjusted"] is None and a["regressed"]
+    assert b["regressed"] and "uncontrolled" in b["rule"]
+    from scorekit._regression import usable_comparisons
+
+    assert usable_comparisons([a, b]) == 0 and usable_comparisons(regressions(base, cand)) == 2
+
+
+def test_verdict_meaning_states_the_level_and_the_control():
+    from scorekit._regression import verdict_meaning
+
+    assert verdict_meaning(0.025, 8, "holm") == "a drop shown at the 2.5% level across the 8 dimensions compared, Holm"
+    assert verdict_meaning(0.05, 1, "holm") == "a drop shown at the 5% level across the 1 dimension compared, Holm"
+    assert "no multiplicity control" in verdict_meaning(0.025, 3, "none")
+    assert "no dimension had a usable controlled comparison" in verdict_meaning(0.025, 0, "holm")
+
+
+# --------------------------------------------------------------------------- the cases that changed
+def test_regressed_and_improved_cases_are_listed_largest_change_first_then_case_id():
+    base_rows = [("a", f"c{i:03d}", 3, 3) for i in range(120)] + [("a", "up1", 0, 3), ("a", "up2", 1, 3)]
+    cand_rows = ([("a", f"c{i:03d}", 0, 3) for i in range(0, 30)]      # −1
+                 + [("a", f"c{i:03d}", 2, 3) for i in range(30, 90)]   # −1/3
+                 + [("a", f"c{i:03d}", 3, 3) for i in range(90, 120)]
+                 + [("a", "up1", 3, 3), ("a", "up2", 2, 3), ("a", "new", 1, 1)])
+    base = pd.DataFrame(base_rows, columns=["dimension", "case_id", "passes", "n"]).iloc[::-1]
+    cand = pd.DataFrame(cand_rows, columns=["dimension", "case_id", "passes", "n"])
+    (entry,) = regressions(_pooled(base), _pooled(cand), baseline_cases=base, candidate_cases=cand)
+    fell, rose = entry["regressed_cases"], entry["improved_cases"]
+    assert fell["total"] == 90 and len(fell["listed"]) == 50
+    assert [c["case_id"] for c in fell["listed"][:30]] == [f"c{i:03d}" for i in range(30)]
+    assert [c["case_id"] for c in fell["listed"][30:]] == [f"c{i:03d}" for i in range(30, 50)]
+    assert fell["listed"][0] == {"case_id": "c000", "baseline": 1.0, "candidate": 0.0, "change": -1.0}
+    assert fell["listed"][-1]["change"] == pytest.approx(-1 / 3)
+    assert rose == {"total": 2, "listed": [
+        {"case_id": "up1", "baseline": 0.0, "candidate": 1.0, "change": 1.0},
+        {"case_id": "up2", "baseline": 1 / 3, "candidate": 2 / 3, "change": pytest.approx(1 / 3)}]}
+    assert (entry["shared_cases"], entry["cases_only_baseline"], entry["cases_only_candidate"]) == (122, 0, 1)

@@ -2,8 +2,8 @@
 
 :func:`compare` finds the baseline (by label; else the latest pinned
 comparable eligible record, else the earliest one: never simply the latest,
-SPEC §10) and compares per dimension with the policy's
-``regression.method`` (:func:`scorekit._regression.regressions`);
+SPEC §10) and compares per dimension with the policy's ``regression.method``
+and ``regression.multiplicity`` (:func:`scorekit._regression.regressions`, SPEC §18);
 :func:`with_comparison` applies the result to the card's decision.
 """
 
@@ -16,10 +16,14 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
+
 from .._decide import COMPARISON_REASON_PREFIX as _REASON_PREFIX
 from .._decide import COMPARISON_STATUSES, apply_comparison
 from .._policy import Regression, load_policy, readable_recorded_policy
 from .._regression import regressions as _regressions
+from .._regression import usable_comparisons
+from .._stats import one_sided_alpha
 from ._baseline import Chosen, _default_baseline
 from ._card import _case_counts, _confidence, _dimension_counts, _key
 from ._check import check_history
@@ -73,6 +77,42 @@ def _summary(row: Mapping[str, Any], chosen: Chosen | None) -> dict[str, Any]:
     }
 
 # --------------------------------------------------------------------------- compare
+def _with_deff(counts: Any, card: Any) -> Any:
+    """The card's counts with its recorded design effects (what ``newcombe`` uses without per-case counts)."""
+    dims = card.dimensions
+    if "deff" not in dims.columns:
+        return counts
+    return counts.assign(deff=pd.to_numeric(dims["deff"], errors="coerce").rename(index=str).reindex(counts.index))
+
+
+def _test_named(entries: list[dict[str, Any]], reg: Regression, alpha: float) -> str:
+    """The test that ran and its level, as the detail names it ("paired, Holm at 2.5%")."""
+    used = entries[0]["method_used"] if entries else reg.method
+    if used == "point":
+        return "point, uncontrolled"
+    level = f"{100 * alpha:.4g}%"
+    named = f"{used}, Holm at {level}" if reg.multiplicity == "holm" else f"{used}, each at {level}"
+    if used != reg.method:
+        named += f"; {reg.method} fell back to {used}: per-case counts missing"
+    return named
+
+
+def _status(entries: list[dict[str, Any]], record_id: Any, reg: Regression, alpha: float) -> tuple[str, str]:
+    """The comparison's status and its one-line detail from the entries (SPEC §10, §18)."""
+    regressed = [e["dimension"] for e in entries if e["regressed"]]
+    undefined = [e for e in entries if e["status"] == "undefined"]
+    test = _test_named(entries, reg, alpha)
+    if regressed:
+        return "regressed", f"regressed against record {record_id} ({test}): " + ", ".join(regressed)
+    if not entries:
+        return "unusable", f"no dimension in scope to compare with record {record_id}"
+    if undefined:
+        return "unusable", "cannot compare " + "; ".join(
+            f"{e['dimension']} ({e['rule'].removeprefix('not compared: ')})" for e in undefined
+        )
+    return "passed", f"no regression against record {record_id} ({test})"
+
+
 def compare(
     card: Any,
     db: str | os.PathLike[str] | None,
@@ -115,10 +155,17 @@ def compare(
         was pinned, or ``None``), ``id``, ``label``, ``agent``, ``created_at``,
         ``decision``, ``measured_decision``, ``comparison_status``, ``hashes``,
         ``judges``, ``scoring_version``; or ``None``), ``regressions`` (one
-        entry per compared dimension, see :func:`scorekit._regression.regressions`), ``method``, ``max_drop``,
-        ``baseline_label`` (the label asked for, or ``None``), ``rescored_from``
+        entry per compared dimension, see :func:`scorekit._regression.regressions`:
+        each says whether it regressed after the multiplicity control), ``method``
+        (asked; each entry's ``method_used`` says what ran), ``max_drop``, ``multiplicity``
+        (``holm`` or ``none``), ``alpha`` (the one-sided level, (1 − confidence)/2),
+        ``comparisons`` (the entries with a usable controlled comparison: Holm's
+        m), ``baseline_label`` (the label asked for, or ``None``), ``rescored_from``
         (id of the recorded run whose output this card re-scores, or ``None``)
-        and ``detail`` (one line saying why the status is what it is).
+        and ``detail`` (one line saying why the status is what it is, naming the
+        test that ran and its level: "regressed against record 3 (paired, Holm
+        at 2.5%): tool_call"; a card that recorded a retired method says it was
+        compared with today's default).
 
     Raises
     ------
@@ -134,6 +181,9 @@ def compare(
         "regressions": [],
         "method": reg.method,
         "max_drop": float(reg.max_drop),
+        "multiplicity": reg.multiplicity,
+        "alpha": one_sided_alpha(_confidence(card)),
+        "comparisons": 0,
         "baseline_label": label,
         "rescored_from": None,
         "detail": "no history database given",
@@ -208,34 +258,13 @@ def compare(
         cand = _dimension_counts(card)
         base = baseline_dims
         names = sorted(set(cand.index[cand["in_scope"]]) | set(base.index[base["in_scope"].astype(bool)]))
-        # The candidate's cases: what `paired` compares, and the shared-case count of every method.
-        cand_cases = _case_counts(card) if baseline_cases is not None or reg.method == "paired" else None
         entries = _regressions(
-            base.reindex(names), cand.reindex(names), reg.method, reg.max_drop, _confidence(card),
-            baseline_cases=baseline_cases, candidate_cases=cand_cases,
+            base.reindex(names), _with_deff(cand, card).reindex(names), reg.method, reg.max_drop, _confidence(card),
+            multiplicity=reg.multiplicity, baseline_cases=baseline_cases, candidate_cases=_case_counts(card),
         ) if names else []
         out["regressions"] = entries
-        regressed = [e["dimension"] for e in entries if e["regressed"]]
-        undefined = [e for e in entries if e["status"] == "undefined"]
-        if regressed:
-            status = "regressed"
-            detail = f"regressed against record {baseline_row['id']} ({reg.method}): " + ", ".join(regressed)
-        elif not entries:
-            status, detail = "unusable", f"no dimension in scope to compare with record {baseline_row['id']}"
-        elif reg.method == "paired" and baseline_cases is None:
-            status = "unusable"
-            detail = (
-                f"the paired method compares case by case, but baseline record {baseline_row['id']} has no "
-                "per-case counts (recorded before the history stored them)"
-            )
-        elif undefined:
-            status = "unusable"
-            detail = "cannot compare " + "; ".join(
-                f"{e['dimension']} ({e['rule'].removeprefix('not compared: ')})" for e in undefined
-            )
-        else:
-            status = "passed"
-            detail = f"no regression against record {baseline_row['id']} ({reg.method})"
+        out["comparisons"] = usable_comparisons(entries)
+        status, detail = _status(entries, baseline_row["id"], reg, out["alpha"])
     if rescored is not None:
         out["rescored_from"] = int(rescored["id"])
         if status != "regressed":

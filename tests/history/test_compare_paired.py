@@ -61,13 +61,21 @@ def test_paired_detects_a_five_point_drop_the_pooled_method_misses(tmp_path):
     paired = compare(card, db, regression={"required": True, "method": "paired"})
     (i_entry,), (p_entry,) = interval["regressions"], paired["regressions"]
     assert interval["status"] == "passed" and not i_entry["regressed"]
-    assert i_entry["diff_low"] < i_entry["difference"] < 0 < i_entry["diff_high"]
+    assert i_entry["ci_low"] < i_entry["difference"] < 0 < i_entry["ci_high"]
     assert paired["status"] == "regressed" and p_entry["regressed"]
     assert with_comparison(card, paired).decision == "FAIL"
     assert p_entry["shared_cases"] == i_entry["shared_cases"] == 40
     assert p_entry["difference"] == pytest.approx(-0.05)
-    assert p_entry["diff_interval"] == "t" and p_entry["diff_low"] < -0.05 < p_entry["diff_high"] < 0
-    assert p_entry["diff_high"] == pytest.approx(-0.011449407343790, abs=1e-12)
+    assert p_entry["method_used"] == "paired" and p_entry["ci_low"] < -0.05 < p_entry["ci_high"] < 0
+    assert p_entry["ci_high"] == pytest.approx(-0.011449407343790, abs=1e-12)
+    # The one-sided paired t-test (SPEC §18), from SciPy: the same m − 1 dof test as the interval.
+    from scipy import stats
+
+    expected = stats.ttest_1samp([-1 / 3] * 6 + [0.0] * 34, 0.0, alternative="less").pvalue
+    assert p_entry["p_value"] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert p_entry["p_adjusted"] == p_entry["p_value"] < 0.025  # Holm over one dimension
+    assert paired["comparisons"] == 1 and paired["alpha"] == 0.025 and paired["multiplicity"] == "holm"
+    assert paired["detail"].startswith(f"regressed against record {paired['baseline']['id']} (paired, Holm at 2.5%)")
     json.dumps(paired, allow_nan=False)
 
 
@@ -82,7 +90,7 @@ def test_paired_with_one_shared_case_is_unusable(tmp_path):
     assert comp["status"] == "unusable"
     assert "1 case measured in both runs" in comp["detail"] and "at least 2" in comp["detail"]
     (entry,) = comp["regressions"]
-    assert entry["status"] == "undefined" and entry["shared_cases"] == 1 and entry["diff_high"] is None
+    assert entry["status"] == "undefined" and entry["shared_cases"] == 1 and entry["ci_high"] is None
     assert with_comparison(card, comp).decision == "INCOMPLETE"
 
 
@@ -118,5 +126,5 @@ def test_paired_never_flags_an_unchanged_agent(cases, data):
             assert comp["status"] == "passed", comp["detail"]
             (entry,) = comp["regressions"]
             assert not entry["regressed"]
-            assert entry["diff_low"] <= 0.0 <= entry["diff_high"]  # the paired interval contains 0
-            assert entry["difference"] == entry["diff_low"] == entry["diff_high"] == 0.0
+            assert entry["ci_low"] <= 0.0 <= entry["ci_high"]  # the paired interval contains 0
+            assert entry["difference"] == entry["ci_low"] == entry["ci_high"] == 0.0

@@ -183,21 +183,24 @@ def test_old_records_compare_with_the_unpaired_methods(old_db, tmp_path):
         (entry,) = comp["regressions"]
         assert entry["method"] == method and entry["shared_cases"] is None  # no per-case counts there
         assert entry["difference"] == pytest.approx(-1 / 24)
-        assert entry["diff_low"] < entry["difference"] < entry["diff_high"]
+        assert entry["ci_low"] < entry["difference"] < entry["ci_high"]
     assert _schema(old_db)[0] == "1"
 
 
-def test_paired_against_an_old_record_is_unusable(old_db, tmp_path):
+def test_paired_against_an_old_record_falls_back_to_newcombe(old_db, tmp_path):
+    """SPEC §18: a record without per-case counts is compared with newcombe, and the entry says so."""
     (baseline,) = _as_schema_1(old_db, tmp_path, [_card("1.0")])
     card = _card("2.0")
     comp = compare(card, old_db, regression={"required": True, "method": "paired"})
     assert comp["baseline"]["id"] == baseline
-    assert comp["status"] == "unusable"
-    assert "no per-case counts" in comp["detail"] and f"record {baseline}" in comp["detail"]
+    assert comp["status"] == "passed" and comp["comparisons"] == 1
+    assert "paired fell back to newcombe" in comp["detail"] and f"record {baseline}" in comp["detail"]
     (entry,) = comp["regressions"]
-    assert entry["status"] == "undefined" and not entry["regressed"] and entry["shared_cases"] is None
-    assert "baseline has no per-case counts" in entry["rule"]
-    assert with_comparison(card, comp).decision == "INCOMPLETE"
+    assert entry["method"] == "paired" and entry["method_used"] == "newcombe" and entry["controlled"]
+    assert entry["shared_cases"] is None and entry["regressed_cases"] is None
+    assert "baseline has none: fell back to newcombe" in entry["rule"]
+    assert entry["p_value"] == 1.0  # no drop observed
+    assert with_comparison(card, comp).decision == "PASS"
 
 
 def test_a_failed_write_leaves_the_old_schema(old_db, monkeypatch):
