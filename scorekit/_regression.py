@@ -322,7 +322,11 @@ def _num(value: float) -> float | None:
 
 
 def _case_table(frame: Any, which: str) -> pd.DataFrame:
-    """A validated per-(dimension, case) count table: str keys, float64 counts, no duplicates."""
+    """A validated per-(dimension, case) count table: str keys, float64 counts, no duplicates.
+
+    Sorted by (dimension, case id): every sum below adds a dimension's cases in one fixed
+    order, so any order of the input gives the same bits.
+    """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(
             f"{which} must be a DataFrame with columns {', '.join(CASE_COLUMNS)}; got {type(frame).__name__}"
@@ -338,28 +342,31 @@ def _case_table(frame: Any, which: str) -> pd.DataFrame:
     if duplicated.any():
         first = keys.iloc[int(np.flatnonzero(duplicated)[0])]
         raise ValueError(f"{which} has case {first['case_id']!r} of dimension {first['dimension']!r} twice")
-    return keys.assign(passes=passes, n=n)
+    return keys.assign(passes=passes, n=n).sort_values(["dimension", "case_id"], kind="stable", ignore_index=True)
 
 
 def _case_deff(table: pd.DataFrame, names: list[str]) -> np.ndarray:
-    """Each dimension's design effect from its per-case counts (SPEC §6); NaN without a measured case."""
-    sorted_table = table.sort_values(["dimension", "case_id"], kind="stable")  # a fixed order: reproducible bits
-    group = pd.Index(names).get_indexer(sorted_table["dimension"])
+    """Each dimension's design effect from its per-case counts (a :func:`_case_table`; SPEC §6); NaN without one."""
+    group = pd.Index(names).get_indexer(table["dimension"])
     keep = group >= 0
     _, _, deff = cluster_interval_grouped(
-        sorted_table["passes"].to_numpy()[keep], sorted_table["n"].to_numpy()[keep], group[keep],
-        ngroups=len(names),
+        table["passes"].to_numpy()[keep], table["n"].to_numpy()[keep], group[keep], ngroups=len(names),
     )
     return deff
 
 
 def _pairs(base: pd.DataFrame, cand: pd.DataFrame, names: list[str]) -> pd.DataFrame:
-    """The (dimension, case) pairs measured (n ≥ 1) on both sides, sorted by (group, case), with dᵢ."""
-    both = base.merge(cand, on=["dimension", "case_id"], how="inner", suffixes=("_b", "_c"), sort=True)
+    """The (dimension, case) pairs measured (n ≥ 1) on both sides, sorted by (group, case), with dᵢ.
+
+    Both are :func:`_case_table` s, sorted by (dimension, case id), and an inner merge keeps
+    the left order; a stable sort by group (``names`` may come in any order) keeps each
+    group's cases in id order.
+    """
+    both = base.merge(cand, on=["dimension", "case_id"], how="inner", suffixes=("_b", "_c"))
     group = pd.Index(names).get_indexer(both["dimension"])
-    keep = (group >= 0) & (both["n_b"].to_numpy() > 0) & (both["n_c"].to_numpy() > 0)
-    both = both[keep].assign(group=group[keep])
-    both = both.sort_values(["group", "case_id"], kind="stable").reset_index(drop=True)
+    keep = np.flatnonzero((group >= 0) & (both["n_b"].to_numpy() > 0) & (both["n_c"].to_numpy() > 0))
+    keep = keep[np.argsort(group[keep], kind="stable")]
+    both = both.iloc[keep].assign(group=group[keep]).reset_index(drop=True)
     rate_b = both["passes_b"].to_numpy() / both["n_b"].to_numpy()
     rate_c = both["passes_c"].to_numpy() / both["n_c"].to_numpy()
     return both.assign(rate_b=rate_b, rate_c=rate_c, d=rate_c - rate_b)
@@ -455,23 +462,27 @@ def _paired_p_value(stats: dict[str, np.ndarray], max_drop: float) -> np.ndarray
 
 
 def _changed_cases(pairs: pd.DataFrame, names: list[str]) -> tuple[list[Any], list[Any]]:
-    """Per dimension, the shared cases whose rate fell and rose: total and the largest |change| listed."""
-    fell: list[Any] = [{"total": 0, "listed": []} for _ in names]
-    rose: list[Any] = [{"total": 0, "listed": []} for _ in names]
-    changed = pairs[pairs["d"].to_numpy() != 0]
-    changed = changed.assign(size=np.abs(changed["d"].to_numpy()))
-    changed = changed.sort_values(["group", "size", "case_id"], ascending=[True, False, True], kind="stable")
-    for target, part in ((fell, changed[changed["d"] < 0]), (rose, changed[changed["d"] > 0])):
-        totals = part.groupby("group", sort=True).size()
-        listed = part.groupby("group", sort=True).head(CASES_LISTED)
-        for group, count in totals.items():
-            target[int(group)]["total"] = int(count)
-        for group, rows in listed.groupby("group", sort=True):
-            target[int(group)]["listed"] = [
-                {"case_id": str(c), "baseline": float(b), "candidate": float(a), "change": float(d)}
-                for c, b, a, d in zip(rows["case_id"], rows["rate_b"], rows["rate_c"], rows["d"], strict=True)
-            ]
-    return fell, rose
+    """Per dimension, the shared cases whose rate fell and rose: total and the largest |change| listed.
+
+    ``pairs`` is sorted by (group, case id), so a case's row number is its rank by id: one
+    ``np.lexsort`` orders every dimension's changes by |change| then id.
+    """
+    size = len(names)
+    group = pairs["group"].to_numpy(dtype=np.intp)
+    d = pairs["d"].to_numpy(dtype="float64")
+    ids, before, after = pairs["case_id"].to_numpy(), pairs["rate_b"].to_numpy(), pairs["rate_c"].to_numpy()
+    out: tuple[list[Any], list[Any]] = ([], [])
+    for target, chosen in zip(out, (d < 0, d > 0), strict=True):
+        rows = np.flatnonzero(chosen)
+        rows = rows[np.lexsort((rows, -np.abs(d[rows]), group[rows]))]
+        totals = np.bincount(group[rows], minlength=size)
+        starts = np.concatenate(([0], np.cumsum(totals)))
+        for k in range(size):
+            head = rows[starts[k]:starts[k] + min(int(totals[k]), CASES_LISTED)]
+            target.append({"total": int(totals[k]), "listed": [
+                {"case_id": str(ids[r]), "baseline": float(before[r]), "candidate": float(after[r]),
+                 "change": float(d[r])} for r in head]})
+    return out
 
 
 # --------------------------------------------------------------------------- the comparison

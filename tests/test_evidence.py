@@ -134,7 +134,7 @@ def test_a_directory_that_scorekit_did_not_write_is_not_removed(in_memory, tmp_p
 def test_history_and_compare_read_the_per_case_counts_not_the_rows(in_memory, on_disk, tmp_path):
     worse = sk.evaluate(_rows(20), policy=POLICY, evidence_rows_in_memory=0)
     pd.testing.assert_frame_equal(sk.compare(on_disk, worse), sk.compare(in_memory, worse))
-    assert set(sk.compare(on_disk, worse)["interval"]) == {"paired t"}
+    assert set(sk.compare(on_disk, worse)["method_used"]) == {"paired"}
     db = tmp_path / "h.sqlite"
     history.record(on_disk, db, label="disk")
     history.record(in_memory, db, label="memory")

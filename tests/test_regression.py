@@ -592,3 +592,15 @@ def test_regressed_and_improved_cases_are_listed_largest_change_first_then_case_
         {"case_id": "up1", "baseline": 0.0, "candidate": 1.0, "change": 1.0},
         {"case_id": "up2", "baseline": 1 / 3, "candidate": 2 / 3, "change": pytest.approx(1 / 3)}]}
     assert (entry["shared_cases"], entry["cases_only_baseline"], entry["cases_only_candidate"]) == (122, 0, 1)
+
+
+def test_paired_differences_follow_the_order_of_names():
+    from scorekit._regression import paired_differences
+
+    base = _cases(a=[(3, 3), (1, 3), (2, 3)], b=[(1, 1), (0, 1), (1, 1)], c=[(2, 2), (2, 2)])
+    cand = _cases(a=[(2, 3), (1, 3), (0, 3)], b=[(1, 1), (1, 1), (0, 1)], c=[(1, 2), (2, 2)])
+    forward = paired_differences(base, cand, ["a", "b", "c"])
+    backward = paired_differences(base, cand, ["c", "b", "a"])
+    for key in ("shared", "mean", "sd", "low", "high"):
+        np.testing.assert_array_equal(forward[key], backward[key][::-1])
+    assert forward["mean"].tolist() == pytest.approx([-1 / 3, 0.0, -0.25])
