@@ -58,6 +58,7 @@ class _Side:
     suite: str | None = None
     policy: str | None = None
     identity: Any = None          # equal on both sides: the same record
+    retired_method: str | None = None  # a regression method its policy recorded that is no longer one
 
 
 def _agent_of(agent: Any) -> str:
@@ -93,7 +94,23 @@ def _from_dict(data: Mapping[str, Any], fallback: str, identity: Any = None) -> 
     return _Side(_label_of(data.get("agent"), fallback), frame, None, confidence, agent=_agent_of(data.get("agent")),
                  decision=data.get("decision"), partial=bool(data.get("partial", False)),
                  purpose=data.get("purpose"), source=_source_of(data), suite=(hashes or {}).get("suite"),
-                 policy=(hashes or {}).get("policy"), identity=identity)
+                 policy=(hashes or {}).get("policy"), identity=identity,
+                 retired_method=_retired_method(data.get("policy")))
+
+
+def _retired_method(policy: Any) -> str | None:
+    """The retired ``regression.method`` a recorded policy names (``interval``), or None."""
+    from ._policy import RETIRED_REGRESSION_METHODS
+
+    regression = policy.get("regression") if isinstance(policy, Mapping) else None
+    method = regression.get("method") if isinstance(regression, Mapping) else None
+    return method if isinstance(method, str) and method in RETIRED_REGRESSION_METHODS else None
+
+
+def _reading_notes(a: _Side, b: _Side, used: str) -> list[str]:
+    """Reading is not choosing: a side whose policy recorded a retired method is compared with today's."""
+    return [f"{which} recorded the retired regression method {side.retired_method!r}: read, not chosen; "
+            f"compared with {used}" for which, side in (("A", a), ("B", b)) if side.retired_method is not None]
 
 
 def _from_card(card: Any, fallback: str) -> _Side:
@@ -291,6 +308,7 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
     level = side_a.confidence if confidence is None else confidence
     entries = regressions(side_a.dims, side_b.dims, _METHOD, _MAX_DROP, level, multiplicity=_MULTIPLICITY,
                           baseline_cases=side_a.cases, candidate_cases=side_b.cases)
+    notes += _reading_notes(side_a, side_b, entries[0]["method_used"] if entries else _METHOD)
     verdict_a = side_a.dims["verdict"].to_dict()
     verdict_b = side_b.dims["verdict"].to_dict()
     rows = []

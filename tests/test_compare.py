@@ -192,9 +192,15 @@ def test_a_scorecard_recorded_with_the_retired_interval_method_is_still_read(run
     assert data["policy"]["regression"]["method"] == "interval"  # read as recorded, not rewritten
     table = sk.compare(STORED_BEFORE, STORED_BEFORE)
     assert len(table) == 8 and (table["difference"] == 0).all()
+    # Reading is not choosing: compared with today's method, and the header says so.
+    assert set(table["method_used"]) == {"newcombe"}
+    reading = [n for n in table.attrs["notes"] if "retired" in n]
+    assert reading == [f"{w} recorded the retired regression method 'interval': read, not chosen; compared with "
+                       "newcombe" for w in "AB"]
     code, out, err = run_cli("compare", STORED_BEFORE, STORED_BEFORE, "--out-dir", tmp_path / "cmp")
     assert code == 0, err
     assert "tool_call" in out and (tmp_path / "cmp" / "compare.md").exists()
+    assert "note: A recorded the retired regression method 'interval': read, not chosen" in out
 
 
 def test_a_scorecard_written_before_issue_26_is_compared_with_newcombe_from_its_deff(tmp_path):
