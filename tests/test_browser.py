@@ -148,9 +148,9 @@ def _wide_scorecard() -> dict:
     data = card.to_dict()
     baseline = card.dimensions.copy()
     baseline["passes"] = baseline["n"]
-    data["comparison"] = {"status": "regressed", "required": True, "method": "interval", "max_drop": 0.0,
+    data["comparison"] = {"status": "regressed", "required": True, "method": "newcombe", "max_drop": 0.0,
                           "baseline": {"id": 3, "label": "v" * 90}, "regressions": regressions(
-                              baseline, card.dimensions, "interval"), "detail": "d" * 300}
+                              baseline, card.dimensions, "newcombe"), "detail": "d" * 300}
     return data
 
 

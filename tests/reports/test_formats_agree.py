@@ -365,14 +365,17 @@ def test_100000_row_card_formats_agree_and_truncate_long_lists(big_card, tmp_pat
 def _with_comparison(card: sk.Scorecard) -> dict:
     from scorekit._regression import regressions
 
-    baseline = card.dimensions.copy()
-    baseline["passes"] = baseline["n"]  # a perfect baseline: some dimensions regress against it
+    # A perfect baseline, both sides without per-case counts or design effects: Newcombe on the pooled
+    # counts, no multiplicity control, so three dimensions regress against it.
+    candidate = card.dimensions.drop(columns="deff")
+    baseline = candidate.assign(passes=candidate["n"])
     data = card.to_dict()
     data["comparison"] = {
-        "status": "regressed", "required": True, "method": "interval", "max_drop": 0.0,
+        "status": "regressed", "required": True, "method": "newcombe", "max_drop": 0.0,
+        "multiplicity": "none", "alpha": 0.025, "comparisons": 8,
         "baseline": {"id": 3, "label": "v1.0", "agent": {"name": "mail", "version": "1.0"},
                      "created_at": "2026-01-01T00:00:00+00:00", "decision": "PASS"},
-        "regressions": regressions(baseline, card.dimensions, "interval"),
+        "regressions": regressions(baseline, candidate, "newcombe", multiplicity="none"),
         "baseline_label": None, "rescored_from": None, "detail": "regressed against record 3",
     }
     return data
@@ -380,7 +383,7 @@ def _with_comparison(card: sk.Scorecard) -> dict:
 
 def test_comparison_regressions_agree_and_list_regressed_first():
     from scorekit.reports import render_html, render_markdown, validate_scorecard_json
-    from scorekit.reports._format import REGRESSION_COLUMNS, regression_rows
+    from scorekit.reports._format import regression_columns, regression_rows
 
     data = _with_comparison(_example())
     validate_scorecard_json(data)
@@ -390,12 +393,14 @@ def test_comparison_regressions_agree_and_list_regressed_first():
     start = lines.index("## Comparison")
     md_rows = [[md_unescape(c.strip().removeprefix("**").removesuffix("**")) for c in CELL_SPLIT.split(line)[1:-1]]
                for line in lines[start:] if line.startswith("| ")][:len(expected) + 1]
-    assert md_rows[0] == list(REGRESSION_COLUMNS)
+    columns = list(regression_columns(data["comparison"]))
+    assert "p-value" in columns  # the entries carry SPEC §18's tests
+    assert md_rows[0] == columns
     assert md_rows[1:] == expected
     parser = _HTMLTables()
     parser.feed(render_html(data))
     html_rows = [[cell for cell, _ in row] for row in parser.tables["regressions"]]
-    assert html_rows[0] == list(REGRESSION_COLUMNS)
+    assert html_rows[0] == columns
     assert html_rows[1:] == expected
     statuses = [row[1] for row in expected]
     assert statuses == sorted(statuses, key=lambda s: s != "regressed")
@@ -403,7 +408,8 @@ def test_comparison_regressions_agree_and_list_regressed_first():
     first = expected[0]
     assert first[0] == "action_correctness"
     assert first[2] == "100.0% (93.9% – 100.0%), n 59" and first[3] == "89.8% (79.5% – 95.3%), n 59"
-    assert first[4] == "-10.2 pp (-10.2 pp to -4.1 pp, Wilson)" and first[5] == "—" and first[6] == "93.9%"
+    assert first[4] == "-10.2 pp (-20.5 pp to -2.0 pp)"
+    assert first[5:8] == ["0.0108", "0.0108", "newcombe"] and first[8] == "—"  # no per-case counts
     for text in (md, render_html(data)):
         assert "record 3, label v1.0, agent mail 1.0" in text
         assert "3 regressed of 8 compared" in text
