@@ -353,11 +353,15 @@ class CaseCounts:
         return self.counts[:, PASS] + self.counts[:, FAIL]
 
     def summary(self, confidence: float = 0.95) -> pd.DataFrame:
-        """:meth:`GroupCounts.summary` plus the case-clustered interval (SPEC §6).
+        """:meth:`GroupCounts.summary` plus the case-clustered interval (SPEC §6, §18).
 
         Adds ``cases`` (cases with at least one measured trial), ``deff`` (the
         design effect) and ``ci_cluster_low`` / ``ci_cluster_high`` (the Wilson
-        interval at the effective size N/deff). Cases are taken in the order
+        interval at the effective size N/deff). ``ci_low`` / ``ci_high`` are the
+        headline interval: the case-clustered one when some case of the group has
+        more than one measured trial (``interval_method`` ``"wilson_clustered"``),
+        else Wilson (``"wilson"``); ``wilson_low`` / ``wilson_high`` are always
+        the pooled Wilson interval. Cases are taken in the order
         they are stored here, sorted by (group, case id), so the floats do not
         depend on the order of the input rows.
         """
@@ -370,7 +374,26 @@ class CaseCounts:
         table["deff"] = deff
         table["ci_cluster_low"] = low
         table["ci_cluster_high"] = high
+        # The headline interval (SPEC §18): case-clustered when some case repeats, else Wilson.
+        table["wilson_low"] = table["ci_low"]
+        table["wilson_high"] = table["ci_high"]
+        repeats = self.most_trials() > 1
+        table["ci_low"] = np.where(repeats, low, table["wilson_low"].to_numpy())
+        table["ci_high"] = np.where(repeats, high, table["wilson_high"].to_numpy())
+        table["interval_method"] = pd.Series(np.where(repeats, "wilson_clustered", "wilson"),
+                                             index=table.index, dtype=object)
         return table
+
+    def most_trials(self) -> np.ndarray:
+        """The largest number of measured (PASS/FAIL) trials of one case, per group (0 with none)."""
+        most = np.zeros(len(self.groups.index), dtype=np.int64)
+        np.maximum.at(most, self.case_group, self.n)
+        return most
+
+    def trials_vary(self) -> np.ndarray:
+        """Per group: its measured cases (nᵢ ≥ 1) have unequal numbers of measured trials (SPEC §18)."""
+        vary: np.ndarray = self.most_trials() != self.curve_k().to_numpy()
+        return vary
 
     def _group_mean(self, values: np.ndarray) -> np.ndarray:
         """Mean of per-case values within each group, ignoring NaN (NaN if none)."""

@@ -75,7 +75,7 @@ class ScorekitAccessor:
         return _counts.case_table(self._obj, by=by, case=case)
 
     def summary(self, *, by: str | Sequence[str] = "dimension", confidence: float = 0.95) -> pd.DataFrame:
-        """Pass rate with its Wilson and case-clustered intervals per dimension.
+        """Pass rate with its headline, Wilson and case-clustered intervals per dimension.
 
         Parameters
         ----------
@@ -89,10 +89,15 @@ class ScorekitAccessor:
         DataFrame
             Indexed by ``by``, columns ``n`` (PASS + FAIL), ``passes``, ``fails``,
             ``errors``, ``abstains``, ``rate`` (NaN when n = 0), ``ci_low``,
-            ``ci_high`` (Wilson), ``coverage`` ((PASS + FAIL) / all agent rows),
-            ``cases`` (cases with a measured trial), ``deff`` (design effect of
-            repeated trials) and ``ci_cluster_low`` / ``ci_cluster_high`` (the
-            case-clustered interval, SPEC §6).
+            ``ci_high`` (the headline interval: case-clustered when some case
+            has more than one measured trial, else Wilson; SPEC §18),
+            ``coverage`` ((PASS + FAIL) / all agent rows), ``cases`` (cases
+            with a measured trial), ``deff`` (design effect of repeated
+            trials), ``ci_cluster_low`` / ``ci_cluster_high`` (the
+            case-clustered interval, SPEC §6), ``wilson_low`` /
+            ``wilson_high`` (the pooled Wilson interval, always) and
+            ``interval_method`` (``"wilson_clustered"`` or ``"wilson"``: which
+            interval ``ci_low`` / ``ci_high`` are).
         """
         _stats._check_confidence(confidence)
         return _counts.count_cases(self._obj, by=by).summary(confidence=confidence)

@@ -15,7 +15,8 @@ import scorekit as sk
 from scorekit.accessor import ScorekitAccessor
 
 SUMMARY_COLUMNS = ["n", "passes", "fails", "errors", "abstains", "rate", "ci_low", "ci_high", "coverage",
-                   "cases", "deff", "ci_cluster_low", "ci_cluster_high"]
+                   "cases", "deff", "ci_cluster_low", "ci_cluster_high", "wilson_low", "wilson_high",
+                   "interval_method"]
 
 
 @pytest.fixture
@@ -51,7 +52,10 @@ def test_summary_counts_rates_and_wilson_interval(frame):
     assert (b["n"], b["passes"], b["fails"], b["errors"], b["abstains"]) == (5, 3, 2, 0, 0)
     assert b["rate"] == pytest.approx(3 / 5)
     low, high = sk.wilson_interval(3, 5)
-    assert b["ci_low"] == pytest.approx(low, abs=1e-15) and b["ci_high"] == pytest.approx(high, abs=1e-15)
+    assert b["wilson_low"] == pytest.approx(low, abs=1e-15) and b["wilson_high"] == pytest.approx(high, abs=1e-15)
+    # A case repeats: the headline interval is the case-clustered one (SPEC §18).
+    assert b["interval_method"] == "wilson_clustered"
+    assert (b["ci_low"], b["ci_high"]) == (b["ci_cluster_low"], b["ci_cluster_high"])
     assert b["coverage"] == 1.0
     for column in ("n", "passes", "fails", "errors", "abstains"):
         assert pd.api.types.is_integer_dtype(summary[column].dtype), column
@@ -63,7 +67,7 @@ def test_error_and_abstain_rows_are_excluded_from_denominators_but_counted_in_co
     assert a["rate"] == 1.0  # 2 PASS / (2 PASS + 0 FAIL): the ERROR and ABSTAIN rows are not failures
     assert a["coverage"] == pytest.approx(2 / 4)
     low, high = sk.wilson_interval(2, 2)
-    assert (a["ci_low"], a["ci_high"]) == pytest.approx((low, high), abs=1e-15)
+    assert (a["wilson_low"], a["wilson_high"]) == pytest.approx((low, high), abs=1e-15)
 
 
 def test_rate_is_nan_not_zero_for_a_dimension_with_only_error_rows(frame):
@@ -76,7 +80,9 @@ def test_rate_is_nan_not_zero_for_a_dimension_with_only_error_rows(frame):
 def test_summary_confidence_changes_the_interval(frame):
     s80 = frame.scorekit.summary(confidence=0.8).loc["b"]
     low, high = sk.wilson_interval(3, 5, confidence=0.8)
-    assert (s80["ci_low"], s80["ci_high"]) == pytest.approx((low, high), abs=1e-15)
+    assert (s80["wilson_low"], s80["wilson_high"]) == pytest.approx((low, high), abs=1e-15)
+    c_low, c_high, _ = sk.cluster_interval([1, 2, 0], [2, 2, 1], confidence=0.8)  # cases z, y, k
+    assert (s80["ci_low"], s80["ci_high"]) == pytest.approx((c_low, c_high), abs=1e-15)
     with pytest.raises((TypeError, ValueError), match="confidence"):
         frame.scorekit.summary(confidence=1.5)
 
