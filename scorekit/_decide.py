@@ -5,15 +5,24 @@ Dimension verdict, first match wins:
 1. FAIL when the threshold (or a pass^k threshold) fails even with every
    missing row (ERROR/ABSTAIN) and missing trial counted as PASS: certain.
 2. INCOMPLETE when skipped, n < min_samples, coverage < min_coverage, no
-   threshold declared, its evaluator control failed, or a pass^k threshold has
-   no case with k measured trials.
+   threshold declared, its evaluator control failed, a pass^k threshold has
+   no case with k measured trials, or (SPEC §18, under ``gate.missing_evidence:
+   bound``) it would PASS only because rows are missing: with every missing row
+   counted as FAIL its measure or a pass^k threshold would not be met
+   (``missing_could_flip``).
 3. PASS when the measure meets the threshold, else FAIL.
+
+Beside the verdict each dimension carries the numbers SPEC §18 states its
+error rate with: ``assurance``, ``cases_to_settle``, ``rate_bounds``,
+``pass_k_ci``, ``pass_1`` and an ``mde`` at the level of Holm's first step;
+:func:`error_rates` is the scorecard's top-level statement of that level.
 
 Everything is vectorised over dimensions and cases.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +34,8 @@ from . import _stats
 from ._counts import ABSTAIN, ERROR, FAIL, PASS, CaseCounts
 from ._policy import Policy
 
-__all__ = ["COMPARISON_STATUSES", "DECISIONS", "VERDICTS", "apply_comparison", "decide", "dimension_table"]
+__all__ = ["COMPARISON_STATUSES", "DECISIONS", "VERDICTS", "apply_comparison", "decide", "dimension_table",
+           "error_rates", "rate_bounds"]
 
 DECISIONS = ("PASS", "FAIL", "INCOMPLETE", "TRIAGE", "SELF_TEST")
 VERDICTS = ("PASS", "FAIL", "INCOMPLETE", "NOT_IN_SCOPE")
@@ -51,31 +61,34 @@ def _measure(passes: np.ndarray, n: np.ndarray, basis: str, confidence: float,
 
 
 def _cluster_low(cases: CaseCounts, names: Sequence[str], confidence: float, optimistic: bool) -> np.ndarray:
-    """The case-clustered lower bound per dimension in ``names``; ``optimistic``
-    counts every missing row (ERROR/ABSTAIN) of a case as a PASS of that case."""
+    """The case-clustered lower bound per dimension in ``names`` with every missing row
+    (ERROR/ABSTAIN) of a case counted as a PASS (``optimistic``) or a FAIL of that case."""
     counts = cases.counts
     c = counts[:, PASS].astype(np.int64)
-    n = (counts[:, PASS] + counts[:, FAIL]).astype(np.int64)
+    missing = counts[:, ERROR] + counts[:, ABSTAIN]
+    n = (counts[:, PASS] + counts[:, FAIL] + missing).astype(np.int64)
     if optimistic:
-        missing = counts[:, ERROR] + counts[:, ABSTAIN]
-        c, n = c + missing, n + missing
+        c = c + missing
     low, _, _ = _stats.cluster_interval_grouped(c, n, cases.case_group, confidence, ngroups=len(cases.groups.index))
     by_name = dict(zip(cases.groups.index, low, strict=True))
     return np.array([by_name.get(name, np.nan) for name in names], dtype=float)
 
 
-def _case_pass_k(cases: CaseCounts, group: int, k: int, optimistic: bool) -> float:
-    """pass^k of one dimension; optimistic counts missing rows and trials as PASS."""
+def _case_pass_k(cases: CaseCounts, group: int, k: int, optimistic: bool | None) -> float:
+    """pass^k of one dimension over its measured trials (``optimistic`` None); ``True`` counts
+    missing rows and trials as PASS, ``False`` counts missing rows (ERROR/ABSTAIN) as FAIL."""
     sel = cases.case_group == group
     counts = cases.counts[sel]
     c = counts[:, PASS].astype(float)
     n = (counts[:, PASS] + counts[:, FAIL]).astype(float)
+    missing = counts[:, ERROR] + counts[:, ABSTAIN]
     if optimistic:
-        missing = counts[:, ERROR] + counts[:, ABSTAIN]
         c = c + missing
         n = n + missing
         pad = np.maximum(k - n, 0)  # missing trials up to k count as passes too
         c, n = c + pad, n + pad
+    elif optimistic is False:
+        n = n + missing
     values = _stats.pass_hat_k(c, n, k)
     values = np.asarray(values, dtype=float)
     defined = ~np.isnan(values)
@@ -116,7 +129,9 @@ def dimension_table(
     """Per-dimension counts, statistics, threshold and verdict with its reasons.
 
     ``variance`` is :func:`scorekit._counts.run_variance`'s table of the same
-    rows (the scorecard's ``variance`` per dimension).
+    rows (the scorecard's ``variance`` per dimension). The table holds every
+    column of the scorecard's dimensions (:data:`scorekit._scorecard.DIMENSION_KEYS`)
+    except ``judge_agreement``, which the judges' tally adds.
     """
     gate = policy.gate
     confidence = policy.confidence
@@ -143,6 +158,13 @@ def dimension_table(
         for name in names
     ]
     table["curve_k"] = curve_k.reindex(names).fillna(0).astype(np.int64)
+    table["interval_method"] = table["interval_method"].astype(object).where(table["n"] > 0, "wilson")
+    table["rate_bounds"] = rate_bounds(table["passes"].to_numpy(), table["n"].to_numpy(),
+                                       (table["errors"] + table["abstains"]).to_numpy())
+    table["pass_k_ci"] = _pass_k_intervals(cases, list(policy.pass_k), names, confidence)
+    table["pass_1"] = cases.per_k([1])[1].reindex(names)
+    table["trials_vary"] = pd.Series(cases.trials_vary(), index=cases.groups.index).reindex(names).fillna(False) \
+        .astype(bool)
     table["variance"] = [_variance_entry(variance, name) for name in names]
     table["repeated_cases"] = consistency["repeated_cases"].reindex(names).fillna(0).astype(np.int64)
     table["consistency"] = consistency["consistency"].reindex(names)
@@ -160,7 +182,11 @@ def dimension_table(
                                 table["ci_cluster_low"].to_numpy(dtype=float) if cluster else None)
     optimistic = _measure(passes + missing, total, basis, confidence,
                           _cluster_low(cases, names, confidence, optimistic=True) if cluster else None)
+    pessimistic = _measure(passes, total, basis, confidence,
+                           _cluster_low(cases, names, confidence, optimistic=False) if cluster else None)
     threshold = table["threshold"].to_numpy(dtype=float, na_value=np.nan)
+    bound = gate.missing_evidence == "bound"
+    flips = np.zeros(len(names), dtype=bool)
 
     verdicts, reasons = [], []
     group_of = {name: i for i, name in enumerate(cases.groups.index)}
@@ -177,20 +203,26 @@ def dimension_table(
         certain = []
         if has_threshold and total[i] > 0 and optimistic[i] < threshold[i]:
             certain.append(f"{gate.threshold_basis} measure below threshold even counting missing rows as PASS")
-        k_measured: list[tuple[int, float, float]] = []
+        k_measured: list[tuple[int, float, float, float]] = []
         for rule in k_rules:
             k, minimum = int(rule.k), float(rule.min)
             if name in group_of:
                 opt = _case_pass_k(cases, group_of[name], k, optimistic=True)
-                got = _case_pass_k(cases, group_of[name], k, optimistic=False)
-                k_measured.append((k, minimum, got))
+                got = _case_pass_k(cases, group_of[name], k, optimistic=None)
+                worst = _case_pass_k(cases, group_of[name], k, optimistic=False)
+                k_measured.append((k, minimum, got, worst))
                 if not np.isnan(opt) and opt < minimum:
                     certain.append(f"pass^{k} below {minimum:g} even counting missing trials as PASS")
         if certain:
             verdicts.append("FAIL")
             reasons.append(certain)
             continue
-        # 2. INCOMPLETE
+        # 2. INCOMPLETE (§18: a PASS that only the missing rows allow is one too)
+        flip = _missing_could_flip(has_threshold and n[i] > 0, float(table.at[name, "measure"]), threshold[i],
+                                   float(pessimistic[i]), k_measured)
+        flips[i] = bool(flip)
+        if flip and bound:
+            why.append(f"missing_could_flip: {flip}")
         if n[i] == 0:
             why.append("skipped: no measured (PASS/FAIL) row")
         if n[i] < gate.min_samples:
@@ -202,7 +234,7 @@ def dimension_table(
             why.append("no threshold declared for this dimension")
         if name in failed_controls:
             why.append("its evaluator control failed")
-        for k, _minimum, got in k_measured:
+        for k, _minimum, got, _worst in k_measured:
             if np.isnan(got):
                 why.append(f"pass^{k}: no case has {k} measured trials")
             elif _short_of_k(cases, group_of[name], k):
@@ -217,16 +249,80 @@ def dimension_table(
         fails = []
         if table.at[name, "measure"] < threshold[i]:
             fails.append(f"{gate.threshold_basis} measure {table.at[name, 'measure']:.4f} < threshold {threshold[i]:g}")
-        for k, minimum, got in k_measured:
+        for k, minimum, got, _worst in k_measured:
             if got < minimum:
                 fails.append(f"pass^{k} {got:.4f} < {minimum:g}")
         verdicts.append("FAIL" if fails else "PASS")
         reasons.append(fails)
     table["verdict"] = verdicts
     table["verdict_reasons"] = reasons
+    table["missing_could_flip"] = flips
+    _add_assurance(table, confidence)
     table.index.name = "name"
     missing_dimensions = [name for name in names if table.at[name, "in_scope"] and total[names.index(name)] == 0]
     return DimensionResult(table=table, missing_dimensions=missing_dimensions)
+
+
+def _pass_k_intervals(cases: CaseCounts, ks: Sequence[int], names: Sequence[str],
+                      confidence: float) -> list[dict[str, list[float] | None]]:
+    """``pass_k_ci`` per dimension in ``names`` (SPEC §18): {k: [low, high] or None}."""
+    ngroups = len(cases.groups.index)
+    bounds = {}
+    for k in ks:
+        _, low, high, _ = _stats.pass_k_interval(cases.passes, cases.n, k, cases.case_group, confidence,
+                                                 ngroups=ngroups)
+        bounds[k] = dict(zip(cases.groups.index, zip(low.tolist(), high.tolist(), strict=True), strict=True))
+    out = []
+    for name in names:
+        entry: dict[str, list[float] | None] = {}
+        for k in ks:
+            low, high = bounds[k].get(name, (math.nan, math.nan))
+            entry[str(k)] = None if math.isnan(low) or math.isnan(high) else [low, high]
+        out.append(entry)
+    return out
+
+
+def _add_assurance(table: pd.DataFrame, confidence: float) -> None:
+    """``assurance`` and, for a PASS it leaves below ``confidence``, ``cases_to_settle`` (SPEC §18)."""
+    passes = table["passes"].to_numpy(dtype=np.int64)
+    n = table["n"].to_numpy(dtype=np.int64)
+    threshold = table["threshold"].to_numpy(dtype=float, na_value=np.nan)
+    deff = table["deff"].to_numpy(dtype=float)
+    sure = np.asarray(_stats.assurance(passes, n, threshold, deff), dtype=float)
+    settle = np.asarray(_stats.cases_to_settle(passes, n, table["cases"].to_numpy(dtype=np.int64), threshold, deff,
+                                               confidence), dtype=float)
+    open_pass = (table["verdict"] == "PASS").to_numpy(dtype=bool) & (sure < confidence)
+    table["assurance"] = sure
+    table["cases_to_settle"] = pd.Series([int(v) if o and not math.isnan(v) else None
+                                          for o, v in zip(open_pass, settle.tolist(), strict=True)],
+                                         index=table.index, dtype=object)
+
+
+def rate_bounds(passes: np.ndarray, n: np.ndarray, missing: np.ndarray) -> list[list[float] | None]:
+    """Per dimension, the rate had its missing rows been measured (SPEC §18): ``[passes/(n + missing),
+    (passes + missing)/(n + missing)]`` when some row is missing (coverage < 1), else None."""
+    total = n + missing
+    return [[float(p / t), float((p + m) / t)] if m > 0 else None
+            for p, m, t in zip(passes.tolist(), missing.tolist(), total.tolist(), strict=True)]
+
+
+def _missing_could_flip(measured: bool, measure: float, threshold: float, pessimistic: float,
+                        k_measured: Sequence[tuple[int, float, float, float]]) -> str:
+    """Why the dimension would PASS only because rows are missing (SPEC §18), or "" when it would not.
+
+    It would PASS on its measured rows (the basis and every pass^k threshold met), and
+    with every missing row (ERROR/ABSTAIN) counted as FAIL some of them would not be.
+    """
+    if not measured or not measure >= threshold or any(not got >= minimum for _, minimum, got, _ in k_measured):
+        return ""
+    flipped = []
+    if not pessimistic >= threshold:
+        flipped.append(f"measure {pessimistic:.4f} < threshold {threshold:g}")
+    flipped += [f"pass^{k} {worst:.4f} < {minimum:g}" for k, minimum, _, worst in k_measured if not worst >= minimum]
+    if not flipped:
+        return ""
+    return ("with every missing (ERROR/ABSTAIN) row counted as FAIL the " + "; ".join(flipped)
+            + ", so the measured rows alone cannot show a PASS")
 
 
 def _short_of_k(cases: CaseCounts, group: int, k: int) -> bool:
@@ -344,3 +440,40 @@ def apply_comparison(
     if status == "not_requested":
         status = "missing"  # required but never run: fail closed
     return (decision if decision == "FAIL" else "INCOMPLETE"), [f"{COMPARISON_REASON_PREFIX} {status}{suffix}"]
+
+
+def error_rates(policy: Policy | Mapping[str, Any], comparison: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The scorecard's ``error_rates`` (SPEC §18): the level every decision's test is run at.
+
+    Parameters
+    ----------
+    policy : Policy or mapping
+        The policy, or its normalised dictionary (``Scorecard.policy``).
+    comparison : mapping or None
+        The scorecard's ``comparison``; None when there is none.
+
+    Returns
+    -------
+    dict
+        ``confidence``, ``alpha`` (one-sided, :func:`scorekit._stats.one_sided_alpha`),
+        ``multiplicity`` (``regression.multiplicity``) and ``comparisons``: how many
+        regression entries are a usable controlled comparison (``controlled`` true and
+        status not ``undefined``); 0 without a comparison.
+
+    Examples
+    --------
+    >>> from scorekit._policy import load_policy
+    >>> error_rates(load_policy({}), None)
+    {'confidence': 0.95, 'alpha': 0.025, 'multiplicity': 'holm', 'comparisons': 0}
+    """
+    if isinstance(policy, Policy):
+        confidence, multiplicity = float(policy.confidence), str(policy.regression.multiplicity)
+    else:
+        regression = policy.get("regression")
+        confidence = float(policy.get("confidence", 0.95))
+        multiplicity = str((regression if isinstance(regression, Mapping) else {}).get("multiplicity", "holm"))
+    entries = (comparison or {}).get("regressions") or []
+    comparisons = sum(1 for e in entries
+                      if isinstance(e, Mapping) and e.get("controlled") is True and e.get("status") != "undefined")
+    return {"confidence": confidence, "alpha": _stats.one_sided_alpha(confidence), "multiplicity": multiplicity,
+            "comparisons": comparisons}

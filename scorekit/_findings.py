@@ -72,47 +72,35 @@ def _details(part: pd.DataFrame, cases: set[str]) -> list[dict[str, str]]:
 
 
 def low_confidence(dimensions: pd.DataFrame, policy: Any) -> list[tuple[str, str, str]]:
-    """Advisory ``low_confidence`` findings (SPEC §8): a dimension that PASSes on its
-    point estimate while its Wilson or case-clustered lower bound is below its
-    threshold, with how many cases would settle it.
+    """Advisory ``low_confidence`` findings (SPEC §8, §18): one per dimension in scope that
+    PASSes while its ``assurance`` — the probability that its true rate meets its threshold —
+    is below the policy's confidence, stating the assurance and ``cases_to_settle``.
 
-    "Settle" means: enough cases that a drop from the measured rate to the
-    threshold would be detected (:func:`scorekit.cases_needed`, one-sided alpha
-    = 1 − confidence, power 0.8, at the dimension's trials per case and with the
-    within-case correlation its design effect implies). A threshold of 100% or a
-    rate equal to the threshold can be settled by no number of cases (a lower
-    bound is below 1 and a zero drop is undetectable), so no advisory is given.
+    ``dimensions`` is the scorecard's dimension table (``verdict``, ``in_scope``, ``rate``,
+    ``threshold``, ``cases``, ``assurance``, ``cases_to_settle``). It changes no verdict.
 
     Returns (dimension, reason, sentence) triples for :func:`build_findings`.
     """
-    from . import _stats
-
     out: list[tuple[str, str, str]] = []
     confidence = float(policy.confidence)
     for name, row in dimensions.iterrows():
-        threshold = row.get("threshold")
-        if not row.get("in_scope") or row.get("verdict") != "PASS" or threshold is None or threshold != threshold:
+        sure = row.get("assurance")
+        if not row.get("in_scope") or row.get("verdict") != "PASS" or sure is None or not sure < confidence:
             continue
-        rate, n, cases = float(row["rate"]), int(row["n"]), int(row["cases"])
-        if not (0 < n and cases > 0 and rate > threshold and threshold < 1):
-            continue
-        bounds = {"Wilson": float(row["ci_low"]), "case-clustered": float(row["ci_cluster_low"])}
-        below = {label: value for label, value in bounds.items() if value == value and value < threshold}
-        if not below:
-            continue
-        trials = n / cases
-        deff = float(row["deff"]) if row["deff"] == row["deff"] else 1.0
-        icc = min(max((deff - 1.0) / (trials - 1.0), 0.0), 1.0) if trials > 1 else 0.0
-        smoothed = (int(row["passes"]) + 2) / (n + 4)
-        needed = int(_stats.cases_needed(smoothed, rate - threshold, trials=max(1, round(trials)), icc=icc,
-                                         alpha=1.0 - confidence, power=0.8))
-        which = " and ".join(f"{label} lower bound {value:.1%}" for label, value in below.items())
-        more = max(needed - cases, 0)
+        rate, threshold, cases = float(row["rate"]), float(row["threshold"]), int(row["cases"])
+        settle = row.get("cases_to_settle")
+        if threshold >= 1.0:
+            how = ("no finite number of cases can settle a 100% threshold (every observed PASS leaves some chance "
+                   "of a failure not yet seen)")
+        elif settle is None or settle != settle:
+            how = "no number of cases at this rate would settle it (the rate does not exceed the threshold)"
+        else:
+            more = int(settle) - cases
+            how = (f"about {int(settle):,} cases ({more:,} more than the {cases:,} measured) at the same rate would "
+                   f"settle it (Wilson lower bound at the threshold)")
         out.append((str(name), "low_confidence",
-                    f"{name} passes on its point estimate ({rate:.1%} against a threshold of {threshold:.1%}), but its "
-                    f"{which} {'is' if len(below) == 1 else 'are'} below the threshold: about {needed:,} cases "
-                    f"({more:,} more than the {cases:,} measured) at {max(1, round(trials))} trial(s) per case would "
-                    f"detect a drop to the threshold."))
+                    f"{name} passes ({rate:.1%} against a threshold of {threshold:.1%}), but it meets the threshold "
+                    f"with probability {float(sure):.1%} (assurance, below the confidence {confidence:.1%}): {how}."))
     return out
 
 

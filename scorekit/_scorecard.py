@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._decide import error_rates
 from ._evidence import EvidenceStore
 from ._validate import Validation
 from ._version import __version__
 
 __all__ = ["SCHEMA_VERSION", "Scorecard"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CAVEATS = (
     "These figures apply to the supplied cases only; choose case coverage and sample sizes appropriate to the "
     "release risk.",
@@ -33,9 +34,13 @@ CAVEATS = (
 )
 DIMENSION_KEYS = (
     "name", "verdict", "verdict_reasons", "in_scope", "n", "passes", "fails", "errors", "abstains", "rate",
-    "ci_low", "ci_high", "cases", "deff", "ci_cluster_low", "ci_cluster_high", "mde", "coverage", "threshold",
-    "measure", "pass_k", "pass_k_cases", "curve_k", "repeated_cases", "consistency", "flaky_cases", "variance",
+    "ci_low", "ci_high", "interval_method", "wilson_low", "wilson_high", "cases", "deff", "ci_cluster_low",
+    "ci_cluster_high", "mde", "coverage", "rate_bounds", "missing_could_flip", "threshold", "measure", "assurance",
+    "cases_to_settle", "pass_k", "pass_k_ci", "pass_k_cases", "pass_1", "trials_vary", "curve_k", "repeated_cases",
+    "consistency", "flaky_cases", "variance", "judge_agreement",
 )
+#: Dimension keys written as null when the table has no such column (another part computes them).
+_NULL_WHEN_ABSENT = ("judge_agreement",)
 
 
 def _clean(value: Any) -> Any:
@@ -156,7 +161,8 @@ class Scorecard:
         dims = []
         for name, row in self.dimensions.iterrows():
             entry = {"name": name}
-            entry.update({k: row[k] for k in DIMENSION_KEYS if k != "name" and k in row.index})
+            entry.update({k: row[k] if k in row.index else None for k in DIMENSION_KEYS
+                          if k != "name" and (k in row.index or k in _NULL_WHEN_ABSENT)})
             dims.append(entry)
         data = {
             "schema_version": SCHEMA_VERSION,
@@ -181,6 +187,7 @@ class Scorecard:
             "judges": self.judges,
             "evaluators": self.evidence_store.evaluators,
             "confidence": self.policy.get("confidence"),
+            "error_rates": error_rates(self.policy, self.comparison),
             "evidence": {"rows": self.evidence_rows, "file": self.evidence_store.file_name},
             "policy": self.policy,
             "caveats": list(CAVEATS),

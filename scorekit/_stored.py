@@ -191,8 +191,11 @@ def _measure(passes: int, n: int, basis: str, confidence: float) -> float | None
 
 
 def _allowed_verdicts(name: str, c: Mapping[str, int], in_scope: bool, policy: Any, measure: float | None,
-                      failed_controls: set[str]) -> set[str]:
-    """The verdicts SPEC §8 allows this dimension, from its counts (all of them where they settle it)."""
+                      failed_controls: set[str], flip: bool | None) -> set[str]:
+    """The verdicts SPEC §8 allows this dimension, from its counts (all of them where they settle it).
+
+    ``flip`` is whether missing rows could flip a PASS (SPEC §18) where the counts settle it, None
+    where they do not (per-case counts needed), False for a schema_version 1 file (no such rule)."""
     if not in_scope:
         return {"NOT_IN_SCOPE"}
     gate = policy.gate
@@ -214,30 +217,187 @@ def _allowed_verdicts(name: str, c: Mapping[str, int], in_scope: bool, policy: A
     k_outcomes = {"FAIL", "INCOMPLETE"} if k_rule else set()
     if measure is not None and threshold is not None and measure < threshold:
         return {"FAIL"} | k_outcomes
-    return {"PASS"} | k_outcomes
+    if flip is None:
+        return {"PASS", "INCOMPLETE"} | k_outcomes
+    return ({"INCOMPLETE"} if flip else {"PASS"}) | k_outcomes
+
+
+def _check_headline(d: Mapping[str, Any], at: str, c: Mapping[str, int], low: float | None,
+                    high: float | None, version: int) -> None:
+    """``ci_low``/``ci_high`` and, from schema_version 2, ``interval_method`` and the pooled Wilson
+    ``wilson_low``/``wilson_high`` (SPEC §18). ``cases < n`` exactly when some case has more than
+    one measured trial, so the counts settle which interval is the headline one."""
+    confidence_how = "the pooled Wilson interval"
+    if version < 2:  # schema_version 1: the headline interval was Wilson
+        _same(d.get("ci_low"), low, f"{at}.ci_low", confidence_how)
+        _same(d.get("ci_high"), high, f"{at}.ci_high", confidence_how)
+        return
+    _same(d.get("wilson_low"), low, f"{at}.wilson_low", confidence_how)
+    _same(d.get("wilson_high"), high, f"{at}.wilson_high", confidence_how)
+    clustered = c["cases"] < c["n"]
+    method = "wilson_clustered" if clustered else "wilson"
+    if d.get("interval_method") != method:
+        raise _Refusal(f"{at}.interval_method", f"is {_show(d.get('interval_method'))}, but {c['n']} measured trials "
+                                                f"of {c['cases']} cases give {method!r}")
+    for end in ("low", "high"):
+        expected = _number(d.get(f"ci_cluster_{end}")) if clustered else (low if end == "low" else high)
+        _same(d.get(f"ci_{end}"), expected, f"{at}.ci_{end}",
+              "the case-clustered bound (a case repeats)" if clustered else confidence_how)
+
+
+def _check_mde(d: Mapping[str, Any], at: str, c: Mapping[str, int], confidence: float, comparisons: int,
+               version: int) -> None:
+    """``mde``: one-sided at (1 − c)/2 divided by the Holm divisor (schema_version 1: at 1 − c)."""
+    from ._stats import dimension_mde, minimum_detectable_drop
+
+    n, passes, deff = c["n"], c["passes"], _number(d.get("deff"))
+    if n == 0:
+        _same(d.get("mde"), None, f"{at}.mde", "no measured trial")
+        return
+    if deff is None:
+        return  # _check_cluster refused it already
+    if version < 2:
+        # (z₁₋α + z₀.₈)·√(2p̃(1 − p̃)·deff/n): n trials as cases, times √deff for the effective size n/deff
+        expected = float(minimum_detectable_drop((passes + 2) / (n + 4), n, alpha=1.0 - confidence)) * math.sqrt(deff)
+        how = "the drop its evidence could detect, one-sided at 1 - confidence (schema_version 1)"
+    else:
+        expected = float(dimension_mde(passes, n, deff, confidence))
+        how = "the drop its evidence could detect"
+    _same(d.get("mde"), expected, f"{at}.mde", how)
+
+
+def _check_rate_bounds(d: Mapping[str, Any], at: str, c: Mapping[str, int]) -> None:
+    import numpy as np
+
+    from ._decide import rate_bounds
+
+    missing = c["errors"] + c["abstains"]
+    [expected] = rate_bounds(np.array([c["passes"]]), np.array([c["n"]]), np.array([missing]))
+    stored = d.get("rate_bounds")
+    if expected is None:
+        if stored is not None:
+            raise _Refusal(f"{at}.rate_bounds", f"is {_show(stored)}, but no row is missing (coverage 1): null")
+        return
+    if not isinstance(stored, list) or len(stored) != 2:
+        raise _Refusal(f"{at}.rate_bounds", f"is {_show(stored)}, but {missing} missing rows give {expected!r}")
+    for i, value in enumerate(expected):
+        _same(stored[i], value, f"{at}.rate_bounds[{i}]", f"{missing} missing rows counted as FAIL / as PASS")
+
+
+def _missing_could_flip(name: str, c: Mapping[str, int], policy: Any, measure: float | None,
+                        in_scope: bool) -> bool | None:
+    """Whether missing rows could flip a PASS (SPEC §18) where the stored counts settle it, else None."""
+    gate = policy.gate
+    threshold = policy.threshold_for(name)
+    if not in_scope or threshold is None or c["n"] == 0 or measure is None:
+        return False
+    if gate.threshold_basis == "cluster_lower" or name in gate.pass_k_thresholds:
+        return None  # per-case counts needed
+    if measure < threshold:
+        return False
+    missing = c["errors"] + c["abstains"]
+    pessimistic = _measure(c["passes"], c["n"] + missing, gate.threshold_basis, policy.confidence)
+    return pessimistic is not None and pessimistic < threshold
+
+
+def _check_pass_k_ci(d: Mapping[str, Any], at: str) -> None:
+    """``pass_k_ci``: null where fewer than 2 cases reach k, else [low, high] in [0, 1] around pass^k."""
+    intervals = d.get("pass_k_ci")
+    if not isinstance(intervals, Mapping):
+        raise _Refusal(f"{at}.pass_k_ci", f"is {_show(intervals)}, not an object keyed like pass_k")
+    pass_k, reach = d.get("pass_k") or {}, d.get("pass_k_cases") or {}
+    if set(intervals) != set(pass_k):
+        raise _Refusal(f"{at}.pass_k_ci", f"has keys {sorted(intervals)}, but pass_k has {sorted(pass_k)}")
+    for k, bounds in intervals.items():
+        where = f"{at}.pass_k_ci[{k!r}]"
+        cases = reach.get(k, 0)
+        if not isinstance(cases, int) or cases < 2:
+            if bounds is not None:
+                raise _Refusal(where, f"is {_show(bounds)}, but {_show(cases)} cases reach k: null")
+            continue
+        value = _number(pass_k.get(k))
+        numbers = [_number(b) for b in bounds] if isinstance(bounds, list) and len(bounds) == 2 else [None, None]
+        low, high = numbers
+        if value is None or low is None or high is None or not 0.0 <= low <= value + TOLERANCE \
+                or not value - TOLERANCE <= high <= 1.0:
+            raise _Refusal(where, f"is {_show(bounds)}, but {cases} cases reach k: an interval in [0, 1] "
+                                  f"around pass^{k} {_show(pass_k.get(k))}")
+
+
+def _check_pass_1(d: Mapping[str, Any], at: str, c: Mapping[str, int]) -> None:
+    """``trials_vary`` and ``pass_1`` where the counts settle them (equal trials per case: the rate)."""
+    n, cases = c["n"], c["cases"]
+    least = c.get("curve_k")  # the fewest measured trials of one case
+    if n == 0:
+        settled: bool | None = False
+    elif cases == n:
+        settled = False
+    elif least is not None:
+        settled = least * cases != n
+    else:
+        settled = None
+    vary = d.get("trials_vary")
+    if not isinstance(vary, bool) or (settled is not None and vary is not settled):
+        raise _Refusal(f"{at}.trials_vary", f"is {_show(vary)}, but {n} measured trials of {cases} cases give "
+                                            f"{_show(settled) if settled is not None else 'a boolean'}")
+    if not vary:
+        _same(d.get("pass_1"), c["passes"] / n if n else None, f"{at}.pass_1",
+              "every case has as many measured trials: the rate")
+    elif _number(d.get("pass_1")) is None or not 0.0 <= float(d["pass_1"]) <= 1.0:
+        raise _Refusal(f"{at}.pass_1", f"is {_show(d.get('pass_1'))}, not a proportion")
+
+
+def _check_judge_agreement(d: Mapping[str, Any], at: str) -> None:
+    """``judge_agreement``: only its shape (the votes are in the evidence, not the scorecard)."""
+    value = d.get("judge_agreement")
+    if value is None:
+        return
+    where = f"{at}.judge_agreement"
+    if not isinstance(value, Mapping):
+        raise _Refusal(where, f"is {_show(value)}, not an object or null")
+    units, share, alpha = value.get("units"), _number(value.get("unanimous_share")), value.get("krippendorff_alpha")
+    _count(units, f"{where}.units")
+    if share is None or not 0.0 <= share <= 1.0:
+        raise _Refusal(f"{where}.unanimous_share", f"is {_show(value.get('unanimous_share'))}, not in [0, 1]")
+    if alpha is not None and (_number(alpha) is None or float(alpha) > 1.0):
+        raise _Refusal(f"{where}.krippendorff_alpha", f"is {_show(alpha)}, not a number <= 1 or null")
+
+
+def _check_assurance(d: Mapping[str, Any], at: str, c: Mapping[str, int], policy: Any, name: str) -> None:
+    """``assurance`` and ``cases_to_settle`` (SPEC §18) from the counts, ``deff`` and the threshold."""
+    from ._stats import assurance, cases_to_settle
+
+    threshold, deff = policy.threshold_for(name), _number(d.get("deff"))
+    n, passes = c["n"], c["passes"]
+    if n == 0 or threshold is None or deff is None:
+        _same(d.get("assurance"), None, f"{at}.assurance", "no evidence or no threshold")
+        sure = None
+    else:
+        sure = float(assurance(passes, n, threshold, deff))
+        _same(d.get("assurance"), sure, f"{at}.assurance", f"P(rate >= {threshold:g}), Jeffreys at n/deff")
+    expected: float | None = None
+    if sure is not None and d.get("verdict") == "PASS" and sure < policy.confidence:
+        expected = float(cases_to_settle(passes, n, c["cases"], threshold, deff, policy.confidence))
+    stored = d.get("cases_to_settle")
+    if stored is not None:
+        _count(stored, f"{at}.cases_to_settle")
+    _same(stored, expected, f"{at}.cases_to_settle", "a PASS below the confidence: cases for the Wilson bound")
 
 
 def _check_dimension(d: Mapping[str, Any], at: str, policy: Any, scope: set[str],
-                     failed_controls: set[str]) -> tuple[dict[str, int], bool]:
-    from ._stats import dimension_mde
-
+                     failed_controls: set[str], version: int) -> tuple[dict[str, int], bool]:
     name = str(d.get("name"))
     c = _check_counts(d, at)
     confidence = policy.confidence
     n, passes, total = c["n"], c["passes"], c["n"] + c["errors"] + c["abstains"]
     _same(d.get("rate"), passes / n if n else None, f"{at}.rate", f"passes {passes} / n {n}")
     low, high = _wilson(passes, n, confidence)
-    _same(d.get("ci_low"), low, f"{at}.ci_low", f"Wilson at confidence {confidence:g}")
-    _same(d.get("ci_high"), high, f"{at}.ci_high", f"Wilson at confidence {confidence:g}")
     if "coverage" in d:
         _same(d.get("coverage"), n / total if total else None, f"{at}.coverage", f"n {n} / all {total} agent rows")
     _check_cluster(d, at, c, low, high)
-    deff = _number(d.get("deff"))
-    if n and deff is not None:
-        _same(d.get("mde"), float(dimension_mde(passes, n, deff, confidence)), f"{at}.mde",
-              "the drop its evidence could detect")
-    elif n == 0:
-        _same(d.get("mde"), None, f"{at}.mde", "no measured trial")
+    _check_headline(d, at, c, low, high, version)
+    holm = version >= 2 and policy.regression.multiplicity == "holm"
+    _check_mde(d, at, c, confidence, max(len(scope), 1) if holm else 1, version)
     _check_consistency(d, at, c)
     _same(d.get("threshold"), policy.threshold_for(name), f"{at}.threshold", "the stored policy's threshold")
     basis = policy.gate.threshold_basis
@@ -248,10 +408,28 @@ def _check_dimension(d: Mapping[str, Any], at: str, policy: Any, scope: set[str]
     if bool(in_scope) != (name in scope):
         raise _Refusal(f"{at}.in_scope", f"is {_show(in_scope)}, but $.scope.dimensions "
                                          f"{'lists' if name in scope else 'does not list'} it")
-    allowed = _allowed_verdicts(name, c, name in scope, policy, measure, failed_controls)
+    flip: bool | None = False
+    if version >= 2:
+        _check_rate_bounds(d, at, c)
+        _check_pass_k_ci(d, at)
+        _check_pass_1(d, at, c)
+        _check_judge_agreement(d, at)
+        flip = _missing_could_flip(name, c, policy, measure, name in scope)
+        stored_flip = d.get("missing_could_flip")
+        if not isinstance(stored_flip, bool) or (flip is not None and stored_flip is not flip):
+            expected = _show(flip) if flip is not None else "a boolean"
+            raise _Refusal(f"{at}.missing_could_flip", f"is {_show(stored_flip)}, but its counts and the stored "
+                                                       f"policy give {expected}")
+        if policy.gate.missing_evidence != "bound":
+            flip = False
+        elif stored_flip and d.get("verdict") == "PASS":
+            raise _Refusal(f"{at}.verdict", "is PASS, but missing_could_flip is true: INCOMPLETE (SPEC §18)")
+    allowed = _allowed_verdicts(name, c, name in scope, policy, measure, failed_controls, flip)
     if d.get("verdict") not in allowed:
         raise _Refusal(f"{at}.verdict", f"is {_show(d.get('verdict'))}, but its counts and the stored policy give "
                                         f"{' or '.join(sorted(allowed))} (SPEC §8)")
+    if version >= 2:
+        _check_assurance(d, at, c, policy, name)
     return c, name in scope
 
 
@@ -306,9 +484,40 @@ def _check_decision(data: Mapping[str, Any], policy: Any, dims: Sequence[Mapping
         raise _Refusal("$.overall_pass", f"is {_show(data['overall_pass'])}, but the decision is {decision}")
 
 
+def _version(data: Mapping[str, Any]) -> int:
+    """The stored ``schema_version``: 1 (before SPEC §18) or 2; another is refused."""
+    from ._scorecard import SCHEMA_VERSION
+
+    version = data.get("schema_version", 1)
+    if type(version) is not int or not 1 <= version <= SCHEMA_VERSION:
+        raise _Refusal("$.schema_version", f"is {_show(version)}, not a scorecard layout this scorekit reads "
+                                           f"(1 to {SCHEMA_VERSION})")
+    return version
+
+
+def _check_error_rates(data: Mapping[str, Any], policy: Any) -> None:
+    """``error_rates`` (schema_version 2): as :func:`scorekit._decide.error_rates` gives it."""
+    from ._decide import error_rates
+
+    comparison = data.get("comparison") if isinstance(data.get("comparison"), Mapping) else None
+    expected = error_rates(policy, comparison)
+    stored = data.get("error_rates")
+    if not isinstance(stored, Mapping):
+        raise _Refusal("$.error_rates", f"is {_show(stored)}, but the stored policy gives {expected!r}")
+    for key in ("confidence", "alpha"):
+        _same(stored.get(key), expected[key], f"$.error_rates.{key}", "the stored policy's confidence")
+    for key in ("multiplicity", "comparisons"):
+        if stored.get(key) != expected[key] or type(stored.get(key)) is not type(expected[key]):
+            raise _Refusal(f"$.error_rates.{key}", f"is {_show(stored.get(key))}, but the stored policy and "
+                                                   f"comparison give {expected[key]!r}")
+
+
 def _check(data: Mapping[str, Any]) -> None:
+    version = _version(data)
     dims = [d for d in data.get("dimensions") or [] if isinstance(d, Mapping)]
     policy = _policy(data, dims)
+    if version >= 2:
+        _check_error_rates(data, policy)
     if data.get("confidence") is not None:
         _same(data["confidence"], policy.confidence, "$.confidence", "the stored policy's confidence")
     if data.get("purpose") != policy.purpose:
@@ -324,7 +533,7 @@ def _check(data: Mapping[str, Any]) -> None:
     measured = total = 0
     missing = []
     for i, d in enumerate(dims):
-        counts, in_scope = _check_dimension(d, f"$.dimensions[{i}]", policy, scope, failed_controls)
+        counts, in_scope = _check_dimension(d, f"$.dimensions[{i}]", policy, scope, failed_controls, version)
         if in_scope:
             rows = counts["n"] + counts["errors"] + counts["abstains"]
             measured, total = measured + counts["n"], total + rows

@@ -41,19 +41,23 @@ def test_every_dimension_reports_cases_deff_clustered_interval_and_mde():
     assert (dim["cases"], dim["n"]) == (20, 100)
     assert dim["deff"] == pytest.approx(deff, abs=1e-12) and deff > 4
     assert (dim["ci_cluster_low"], dim["ci_cluster_high"]) == pytest.approx((low, high), abs=1e-12)
-    assert dim["ci_cluster_low"] < dim["ci_low"]  # wider than Wilson
+    assert dim["ci_cluster_low"] < dim["wilson_low"]  # wider than Wilson
+    # trials repeat: the headline interval is the clustered one (SPEC §18)
+    assert (dim["ci_low"], dim["ci_high"], dim["interval_method"]) == (low, high, "wilson_clustered")
     from scorekit._stats import dimension_mde
 
     assert dim["mde"] == pytest.approx(dimension_mde(80, 100, deff, 0.95), abs=1e-12)
     entry = card.to_dict()["dimensions"][0]
-    for key in ("cases", "deff", "ci_cluster_low", "ci_cluster_high", "mde", "pass_k_cases", "variance"):
+    for key in ("cases", "deff", "ci_cluster_low", "ci_cluster_high", "mde", "pass_k_cases", "variance",
+                "interval_method", "wilson_low", "wilson_high", "assurance", "cases_to_settle", "pass_k_ci"):
         assert key in entry
 
 
 def test_summary_carries_both_intervals():
     card = sk.evaluate(rows_for(CORRELATED), policy=POLICY)
     summary = card.evidence.scorekit.summary()
-    for column in ("cases", "deff", "ci_cluster_low", "ci_cluster_high", "ci_low", "ci_high"):
+    for column in ("cases", "deff", "ci_cluster_low", "ci_cluster_high", "ci_low", "ci_high", "wilson_low",
+                   "wilson_high"):
         assert summary.loc["helpfulness", column] == pytest.approx(card.dimensions.loc["helpfulness", column])
 
 
@@ -98,9 +102,17 @@ def test_low_confidence_finding_says_how_many_cases_would_settle_it():
     (finding,) = [f for f in card.findings if f["reason"] == "low_confidence"]
     assert finding["severity"] == "info" and finding["status"] == "PASS"
     dim = card.dimensions.loc["helpfulness"]
-    icc = (dim["deff"] - 1) / (5 - 1)
-    needed = sk.cases_needed((80 + 2) / (100 + 4), 0.8 - 0.7, trials=5, icc=icc, alpha=0.05)
-    assert f"about {needed:,} cases" in finding["review"]
+    from statsmodels.stats.proportion import proportion_confint
+
+    # SPEC §18: the fewest cases (>= 20) whose Wilson lower bound, at the same rate, 5 trials per case
+    # and deff, reaches the threshold: effective size m' * 5 / deff.
+    def low(m):
+        size = m * 5 / dim["deff"]
+        return proportion_confint(0.8 * size, size, alpha=0.05, method="wilson")[0]
+
+    needed = next(m for m in range(20, 10_000) if low(m) >= 0.7)
+    assert dim["cases_to_settle"] == needed and dim["assurance"] < 0.95
+    assert f"about {needed:,} cases ({needed - 20:,} more than the 20 measured)" in finding["review"]
     assert card.decision == "PASS"  # advisory: no verdict changes
 
 

@@ -111,11 +111,13 @@ def test_control_rows_and_pass_rows_produce_no_agent_findings(card):
 def test_all_pass_evaluation_has_no_findings():
     rows = [task(f"t{i}", "refund issued") for i in range(3)]
     findings = sk.evaluate(rows).findings
-    # Three passing cases cannot show a 90% threshold is met: one advisory, nothing that blocks.
+    # Three passing cases leave a 90% threshold met with probability 59% (assurance, SPEC §18): one
+    # advisory, nothing that blocks; 80% is met with probability 77%, 50% with 96.7% (settled at 95%).
     assert [(f["reason"], f["severity"]) for f in findings] == [("low_confidence", "info")]
     assert (
-        sk.evaluate(rows, policy={"gate": {"thresholds": {"task_completion": 0.5}}}).findings[0]["severity"] == "info"
+        sk.evaluate(rows, policy={"gate": {"thresholds": {"task_completion": 0.8}}}).findings[0]["severity"] == "info"
     )
+    assert sk.evaluate(rows, policy={"gate": {"thresholds": {"task_completion": 0.5}}}).findings == []
     assert sk.evaluate(rows * 1, policy={"gate": {"thresholds": {"task_completion": 0.05}}}).findings == []
 
 
