@@ -33,6 +33,7 @@ import pandas as pd
 from . import _stats
 from ._counts import ABSTAIN, ERROR, FAIL, PASS, CaseCounts
 from ._policy import Policy
+from ._regression import usable_comparisons
 
 __all__ = ["COMPARISON_STATUSES", "DECISIONS", "VERDICTS", "apply_comparison", "decide", "dimension_table",
            "error_rates", "rate_bounds"]
@@ -457,8 +458,9 @@ def error_rates(policy: Policy | Mapping[str, Any], comparison: Mapping[str, Any
     dict
         ``confidence``, ``alpha`` (one-sided, :func:`scorekit._stats.one_sided_alpha`),
         ``multiplicity`` (``regression.multiplicity``) and ``comparisons``: how many
-        regression entries are a usable controlled comparison (``controlled`` true and
-        status not ``undefined``); 0 without a comparison.
+        regression entries are a usable controlled comparison
+        (:func:`scorekit._regression.usable_comparisons`: controlled, with a p-value);
+        0 without a comparison.
 
     Examples
     --------
@@ -472,8 +474,7 @@ def error_rates(policy: Policy | Mapping[str, Any], comparison: Mapping[str, Any
         regression = policy.get("regression")
         confidence = float(policy.get("confidence", 0.95))
         multiplicity = str((regression if isinstance(regression, Mapping) else {}).get("multiplicity", "holm"))
-    entries = (comparison or {}).get("regressions") or []
-    comparisons = sum(1 for e in entries
-                      if isinstance(e, Mapping) and e.get("controlled") is True and e.get("status") != "undefined")
+    entries = [e for e in (comparison or {}).get("regressions") or [] if isinstance(e, Mapping)]
+    comparisons = usable_comparisons(entries)
     return {"confidence": confidence, "alpha": _stats.one_sided_alpha(confidence), "multiplicity": multiplicity,
             "comparisons": comparisons}

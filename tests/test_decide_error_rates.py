@@ -191,10 +191,10 @@ def test_error_rates_state_the_level_of_every_decision():
 
 def test_error_rates_count_the_usable_controlled_comparisons():
     comparison = {"regressions": [
-        {"dimension": "a", "controlled": True, "status": "ok"},
-        {"dimension": "b", "controlled": True, "status": "regressed"},
-        {"dimension": "c", "controlled": True, "status": "undefined"},
-        {"dimension": "d", "controlled": False, "status": "ok"},
+        {"dimension": "a", "controlled": True, "status": "ok", "p_value": 0.4},
+        {"dimension": "b", "controlled": True, "status": "regressed", "p_value": 0.001},
+        {"dimension": "c", "controlled": True, "status": "undefined", "p_value": None},
+        {"dimension": "d", "controlled": False, "status": "ok", "p_value": None},
     ]}
     pol = load_policy({"regression": {"multiplicity": "none"}})
     assert error_rates(pol, comparison) == {"confidence": 0.95, "alpha": 0.025, "multiplicity": "none",
@@ -209,3 +209,15 @@ def test_a_pass_of_a_100_percent_threshold_is_never_settled_and_says_so():
     assert (d["verdict"], d["assurance"], d["cases_to_settle"]) == ("PASS", 0.0, None)
     [finding] = [f for f in card.findings if f["reason"] == "low_confidence"]
     assert "no finite number of cases can settle a 100% threshold" in finding["review"]
+
+
+def test_error_rates_of_a_compared_card_count_its_controlled_comparisons(tmp_path):
+    db = tmp_path / "history.sqlite"
+    rows = cases([["PASS", "PASS"]] * 8 + [["PASS", "FAIL"]] * 2) + cases([["PASS"]] * 10, dimension="pii")
+    pol = {"gate": {"thresholds": {DIM: 0.5, "pii": 0.5}}}
+    sk.evaluate(rows, policy=pol, history=db, agent_name="a", agent_version="1")
+    card = sk.evaluate(rows, policy=pol, history=db, agent_name="a", agent_version="2")
+    data = card.to_dict()
+    used = [e for e in data["comparison"]["regressions"] if e["controlled"] and e["p_value"] is not None]
+    assert len(used) == 2
+    assert data["error_rates"] == {"confidence": 0.95, "alpha": 0.025, "multiplicity": "holm", "comparisons": 2}
