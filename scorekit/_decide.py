@@ -146,8 +146,11 @@ def dimension_table(
     table = summary.reindex(names)
     for column in ("n", "passes", "fails", "errors", "abstains", "cases"):
         table[column] = table[column].fillna(0).astype(np.int64)
+    # One-sided at (1 − c)/2; under Holm divided among the dimensions in scope (Holm's first step, §6).
+    comparisons = max(len(set(scope)), 1) if policy.regression.multiplicity == "holm" else 1
     table["mde"] = _stats.dimension_mde(table["passes"].to_numpy(), table["n"].to_numpy(),
-                                        table["deff"].to_numpy(dtype=float), confidence) if len(table) else []
+                                        table["deff"].to_numpy(dtype=float), confidence,
+                                        comparisons=comparisons) if len(table) else []
     table["pass_k"] = [
         {str(k): (None if np.isnan(v) else float(v)) for k, v in pass_k.loc[name].items()} if name in pass_k.index
         else {str(k): None for k in policy.pass_k}

@@ -261,8 +261,8 @@ def _check_mde(d: Mapping[str, Any], at: str, c: Mapping[str, int], confidence: 
         expected = float(minimum_detectable_drop((passes + 2) / (n + 4), n, alpha=1.0 - confidence)) * math.sqrt(deff)
         how = "the drop its evidence could detect, one-sided at 1 - confidence (schema_version 1)"
     else:
-        expected = float(dimension_mde(passes, n, deff, confidence))
-        how = "the drop its evidence could detect"
+        expected = float(dimension_mde(passes, n, deff, confidence, comparisons=comparisons))
+        how = f"the drop its evidence could detect, one-sided at (1 - confidence)/2 over {comparisons} comparison(s)"
     _same(d.get("mde"), expected, f"{at}.mde", how)
 
 

@@ -182,6 +182,16 @@ def test_pass_1_and_trials_vary_when_cases_have_unequal_trials():
 
 
 # --------------------------------------------------------------------------- mde, error_rates
+@pytest.mark.parametrize("multiplicity, divisor", [("holm", 3), ("none", 1)])
+def test_mde_is_one_sided_at_half_the_complement_divided_among_the_dimensions_in_scope(multiplicity, divisor):
+    rows = single(90, 10) + single(50, 0, dimension="pii") + single(20, 0, dimension="tool_call")
+    card = sk.evaluate(rows, policy={**policy(0.5), "regression": {"multiplicity": multiplicity}})
+    rate = (90 + 2) / (100 + 4)
+    alpha = 0.025 / divisor
+    expected = (sps.norm.ppf(1 - alpha) + sps.norm.ppf(0.8)) * math.sqrt(2 * rate * (1 - rate) / 100)
+    assert dim(card)["mde"] == pytest.approx(expected, abs=1e-12)
+
+
 def test_error_rates_state_the_level_of_every_decision():
     card = sk.evaluate(single(9, 1), policy={**policy(0.5), "confidence": 0.9})
     data = card.to_dict()
