@@ -287,10 +287,18 @@ def _pass_k_intervals(cases: CaseCounts, ks: Sequence[int], names: Sequence[str]
 
 
 def _add_assurance(table: pd.DataFrame, confidence: float) -> None:
-    """``assurance`` and, for a PASS it leaves below ``confidence``, ``cases_to_settle`` (SPEC §18)."""
+    """``assurance`` and, for a PASS it leaves below ``confidence``, ``cases_to_settle`` (SPEC §18).
+
+    Both are null (NaN / None) without evidence, without a threshold, and for a threshold of
+    1 or more (or 0 or less): such a threshold is a zero-tolerance rule (every measured row
+    must pass), not a rate to estimate — the Jeffreys posterior gives it assurance 0 however
+    many rows pass, and no number of cases settles it — so it gets no ``low_confidence``
+    advisory either.
+    """
     passes = table["passes"].to_numpy(dtype=np.int64)
     n = table["n"].to_numpy(dtype=np.int64)
     threshold = table["threshold"].to_numpy(dtype=float, na_value=np.nan)
+    threshold = np.where((threshold > 0.0) & (threshold < 1.0), threshold, np.nan)
     deff = table["deff"].to_numpy(dtype=float)
     sure = np.asarray(_stats.assurance(passes, n, threshold, deff), dtype=float)
     settle = np.asarray(_stats.cases_to_settle(passes, n, table["cases"].to_numpy(dtype=np.int64), threshold, deff,

@@ -78,6 +78,7 @@ def low_confidence(dimensions: pd.DataFrame, policy: Any) -> list[tuple[str, str
 
     ``dimensions`` is the scorecard's dimension table (``verdict``, ``in_scope``, ``rate``,
     ``threshold``, ``cases``, ``assurance``, ``cases_to_settle``). It changes no verdict.
+    A threshold of 100% (or 0%) is a zero-tolerance rule with no assurance: no advisory.
 
     Returns (dimension, reason, sentence) triples for :func:`build_findings`.
     """
@@ -89,10 +90,7 @@ def low_confidence(dimensions: pd.DataFrame, policy: Any) -> list[tuple[str, str
             continue
         rate, threshold, cases = float(row["rate"]), float(row["threshold"]), int(row["cases"])
         settle = row.get("cases_to_settle")
-        if threshold >= 1.0:
-            how = ("no finite number of cases can settle a 100% threshold (every observed PASS leaves some chance "
-                   "of a failure not yet seen)")
-        elif settle is None or settle != settle:
+        if settle is None or settle != settle:
             how = "no number of cases at this rate would settle it (the rate does not exceed the threshold)"
         else:
             more = int(settle) - cases

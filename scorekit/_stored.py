@@ -369,8 +369,9 @@ def _check_assurance(d: Mapping[str, Any], at: str, c: Mapping[str, int], policy
 
     threshold, deff = policy.threshold_for(name), _number(d.get("deff"))
     n, passes = c["n"], c["passes"]
-    if n == 0 or threshold is None or deff is None:
-        _same(d.get("assurance"), None, f"{at}.assurance", "no evidence or no threshold")
+    if n == 0 or threshold is None or deff is None or not 0.0 < threshold < 1.0:
+        _same(d.get("assurance"), None, f"{at}.assurance",
+              "no evidence, no threshold, or a zero-tolerance threshold (0 or 1)")
         sure = None
     else:
         sure = float(assurance(passes, n, threshold, deff))

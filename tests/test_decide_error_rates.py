@@ -213,12 +213,13 @@ def test_error_rates_count_the_usable_controlled_comparisons():
     assert error_rates(pol, None)["comparisons"] == 0
 
 
-def test_a_pass_of_a_100_percent_threshold_is_never_settled_and_says_so():
-    card = sk.evaluate(single(30), policy=policy(1.0))
+@pytest.mark.parametrize("threshold", [1.0, 0.0])
+def test_a_zero_tolerance_threshold_has_no_assurance_and_no_advisory(threshold):
+    # 100%: every measured row must pass — a rule, not a rate to estimate (its Jeffreys assurance is 0 always).
+    card = sk.evaluate(single(30), policy=policy(threshold))
     d = dim(card)
-    assert (d["verdict"], d["assurance"], d["cases_to_settle"]) == ("PASS", 0.0, None)
-    [finding] = [f for f in card.findings if f["reason"] == "low_confidence"]
-    assert "no finite number of cases can settle a 100% threshold" in finding["review"]
+    assert (d["verdict"], d["assurance"], d["cases_to_settle"]) == ("PASS", None, None)
+    assert not [f for f in card.findings if f["reason"] == "low_confidence"]
 
 
 def test_error_rates_of_a_compared_card_count_its_controlled_comparisons(tmp_path):

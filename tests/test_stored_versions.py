@@ -170,3 +170,12 @@ def test_a_version_1_file_is_reported_and_compared(run_cli, tmp_path):
     assert code == 0, err
     code, out, err = run_cli("compare", new, V1, "--out-dir", tmp_path / "c2")
     assert code == 0, err
+
+
+def test_a_zero_tolerance_threshold_must_store_no_assurance():
+    rows = [{"id": f"r{i}", "dimension": "pii", "status": "PASS", "evaluator": "h"} for i in range(30)]
+    data = sk.evaluate(rows, policy={"gate": {"thresholds": {"pii": 1.0}}}).to_dict()
+    assert data["dimensions"][0]["assurance"] is None
+    check_scorecard(data, "card")
+    data["dimensions"][0]["assurance"] = 0.0
+    _refused(data, "$.dimensions[0].assurance")
