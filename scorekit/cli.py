@@ -408,10 +408,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     comp = sub.add_parser("compare", help="two evaluations side by side, per dimension",
                           description="Compare evaluation B with evaluation A per dimension: both rates with their "
-                                      "Wilson intervals, the difference (B - A) with its interval (paired t where "
-                                      "both sides hold per-case counts, i.e. history records; else Newcombe), "
-                                      "whether it is significant, and the verdict change. Prints the table and "
-                                      "writes compare.html and compare.md. Exit 0.")
+                                      "Wilson intervals, the difference (B - A) with its interval, the one-sided "
+                                      "test of a drop (paired t where both sides hold per-case counts, else "
+                                      "Newcombe from the clustered intervals), Holm-adjusted across the "
+                                      "dimensions compared, the cases that fell or rose, and the verdict change "
+                                      "(SPEC §18). Prints the table and writes compare.html and compare.md. "
+                                      "Exit 0.")
     comp.add_argument("a", metavar="A", help="scorecard.json of the first evaluation (with --history: a label)")
     comp.add_argument("b", metavar="B", help="scorecard.json of the second evaluation (with --history: a label)")
     comp.add_argument("--history", metavar="DB", help="read A and B as labels of this history database")
