@@ -1,0 +1,352 @@
+"""Simulate the error rates of scorekit's decisions (SPEC §18): a simulation, not a timing.
+
+The §18 design: an agent that did not change, measured on 8 dimensions of 50
+cases × 3 trials. Each case's true pass rate is drawn from Beta(4, 1), afresh
+per repetition and per dimension; each trial passes with its case's rate
+(binomial counts). Every comparison goes through
+:func:`scorekit._regression.regressions`, the function the gate calls, with the
+per-dimension and per-(dimension, case) count tables a history record holds.
+Printed, each with its Monte-Carlo standard error √(p̂(1 − p̂)/reps):
+
+(a) the per-run false-FAIL rate — P(any dimension regressed) when the baseline
+    and the candidate are two independent runs of the same case rates — for
+    ``paired``, ``newcombe`` and ``point``, with ``multiplicity: holm`` (the
+    default) and ``none``, and the old ``interval`` method when the installed
+    scorekit still offers it (the "today" line of issue 26);
+(b) the 20-run rate: one history, its first run recorded, then 20 consecutive
+    runs of the unchanged agent, each against the default baseline (SPEC §10:
+    pinned, else the earliest comparable eligible record — here run 1);
+    P(≥ 1 false FAIL over the 20). For contrast the old ratchet, whose baseline
+    is the latest passing record;
+(c) the power at the reported MDE: one dimension's case rates lowered by that
+    dimension's own reported ``mde`` (from the baseline's evidence:
+    :func:`scorekit._stats.dimension_mde` at ``one_sided_alpha(confidence)``
+    divided by the 8 dimensions under Holm), clipped into [0, 1], detected
+    (regressed after Holm) by ``paired``; the realised mean drop is printed.
+
+A run is one call of ``regressions`` (Holm works across the dimensions of that
+one call). Under ``multiplicity: none`` every dimension is tested on its own,
+so many runs share one call (their dimensions renamed apart), which gives the
+same verdicts faster.
+
+Usage::
+
+    python benchmarks/bench_decisions.py [--reps 2000] [--runs 20] [--power-reps 2000]
+                                         [--dims 8] [--cases 50] [--trials 3]
+                                         [--confidence 0.95] [--max-drop 0] [--seed 26]
+                                         [--sections per-run,20-run,power]
+
+Targets (SPEC §18, α = (1 − confidence)/2 = 0.025): per run ≤ α + 0.01 for
+``paired`` and ``newcombe``; over 20 runs ≤ 1 − (1 − α)^20 = 0.397; power ≥ 0.75.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import math
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from scorekit import _regression, _stats
+
+#: (method, multiplicity) pairs of the per-run table, in print order.
+PER_RUN = (("paired", "holm"), ("newcombe", "holm"),
+           ("paired", "none"), ("newcombe", "none"), ("point", "none"), ("interval", "none"))
+#: (method, multiplicity, baseline) of the 20-run table.
+TWENTY_RUNS = (("paired", "holm", "earliest"), ("newcombe", "holm", "earliest"),
+               ("paired", "none", "earliest"), ("paired", "holm", "ratchet"), ("paired", "none", "ratchet"),
+               ("newcombe", "none", "ratchet"), ("interval", "none", "ratchet"))
+Config = TypeVar("Config", tuple[str, str], tuple[str, str, str])
+#: Runs that share one ``regressions`` call under ``multiplicity: none``.
+BATCH = 250
+
+
+# --------------------------------------------------------------------------- the design
+@dataclass(frozen=True)
+class Design:
+    """The simulated evaluation: dimensions × cases × trials, case rates from Beta(a, b)."""
+
+    dims: int = 8
+    cases: int = 50
+    trials: int = 3
+    a: float = 4.0
+    b: float = 1.0
+    confidence: float = 0.95
+    max_drop: float = 0.0
+
+    @property
+    def alpha(self) -> float:
+        """The one-sided level of every test (SPEC §18)."""
+        return _stats.one_sided_alpha(self.confidence)
+
+    def case_rates(self, rng: np.random.Generator, reps: int) -> np.ndarray:
+        """True case rates, shape (reps, dims, cases)."""
+        return rng.beta(self.a, self.b, size=(reps, self.dims, self.cases))
+
+    def run(self, rng: np.random.Generator, rates: np.ndarray) -> np.ndarray:
+        """Passing trials per (…, dimension, case): one run of the agent."""
+        return rng.binomial(self.trials, rates).astype(np.int16)
+
+
+def supports(function: Callable[..., Any], parameter: str) -> bool:
+    """Whether the installed ``function`` takes ``parameter`` (the code before issue 26 does not)."""
+    return parameter in inspect.signature(function).parameters
+
+
+def methods_available() -> tuple[str, ...]:
+    """The regression methods the installed :func:`regressions` accepts."""
+    return tuple(_regression.METHODS)
+
+
+# --------------------------------------------------------------------------- one gate call
+class Tables:
+    """Count tables of many runs at once, named so that runs never share a dimension."""
+
+    def __init__(self, design: Design, groups: int) -> None:
+        self.design = design
+        self.groups = groups
+        self.names = np.array([f"g{g:05d}/d{d:02d}" for g in range(groups) for d in range(design.dims)], dtype=object)
+        case_ids = np.array([f"case-{c:03d}" for c in range(design.cases)], dtype=object)
+        self.case_dimension = pd.array(np.repeat(self.names, design.cases), dtype="str")
+        self.case_id = pd.array(np.tile(case_ids, groups * design.dims), dtype="str")
+
+    def frames(self, passes: np.ndarray, count: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Per-dimension and per-(dimension, case) counts of the first ``count`` groups of ``passes``."""
+        d = self.design
+        rows = count * d.dims
+        flat = passes.reshape(rows, d.cases).astype(np.int64)
+        dims = pd.DataFrame({"passes": flat.sum(axis=1), "n": np.full(rows, d.cases * d.trials, dtype=np.int64)},
+                            index=pd.Index(self.names[:rows], dtype="str", name="dimension"))
+        cases = pd.DataFrame({"dimension": self.case_dimension[: rows * d.cases],
+                              "case_id": self.case_id[: rows * d.cases],
+                              "passes": flat.ravel(), "n": np.full(rows * d.cases, d.trials, dtype=np.int64)})
+        return dims, cases
+
+
+def _call(design: Design, tables: Tables, base: np.ndarray, cand: np.ndarray, method: str,
+          multiplicity: str) -> np.ndarray:
+    """One ``regressions`` call over ``len(base)`` runs: regressed flags, shape (runs, dims)."""
+    count = base.shape[0]
+    base_dims, base_cases = tables.frames(base, count)
+    cand_dims, cand_cases = tables.frames(cand, count)
+    extra = {"multiplicity": multiplicity} if supports(_regression.regressions, "multiplicity") else {}
+    entries = _regression.regressions(base_dims, cand_dims, method, design.max_drop, design.confidence,
+                                      baseline_cases=base_cases, candidate_cases=cand_cases, **extra)
+    flags = {entry["dimension"]: bool(entry["regressed"]) for entry in entries}
+    names = tables.names[: count * design.dims]
+    return np.array([flags[name] for name in names], dtype=bool).reshape(count, design.dims)
+
+
+class Gate:
+    """Regressed flags per (run, dimension), one ``regressions`` call per run (Holm) or per batch."""
+
+    def __init__(self, design: Design) -> None:
+        self.design = design
+        self.single = Tables(design, 1)
+        self.batch = Tables(design, BATCH)
+        self.calls = 0
+
+    def regressed(self, base: np.ndarray, cand: np.ndarray, method: str, multiplicity: str) -> np.ndarray:
+        """``base``, ``cand``: passes of shape (runs, dims, cases) → bool (runs, dims)."""
+        if multiplicity != "none" and supports(_regression.regressions, "multiplicity"):
+            out = np.empty(base.shape[:2], dtype=bool)
+            for i in range(base.shape[0]):
+                out[i] = _call(self.design, self.single, base[i: i + 1], cand[i: i + 1], method, multiplicity)[0]
+                self.calls += 1
+            return out
+        parts = []
+        for start in range(0, base.shape[0], BATCH):
+            stop = min(start + BATCH, base.shape[0])
+            parts.append(_call(self.design, self.batch, base[start:stop], cand[start:stop], method, multiplicity))
+            self.calls += 1
+        return np.concatenate(parts) if parts else np.empty((0, self.design.dims), dtype=bool)
+
+
+def configurations(wanted: Iterable[Config]) -> Iterator[Config]:
+    """The configurations whose method the installed scorekit knows.
+
+    A scorekit without ``multiplicity`` (before issue 26) runs every
+    configuration as it always did: each dimension tested on its own.
+    """
+    for config in wanted:
+        if config[0] in methods_available():
+            yield config
+
+
+def runnable(wanted: Iterable[Config]) -> list[Config]:
+    """What the printed tables run: known methods, and ``holm`` only where the gate offers it."""
+    holm = supports(_regression.regressions, "multiplicity")
+    return [config for config in configurations(wanted) if config[1] == "none" or holm]
+
+
+# --------------------------------------------------------------------------- (a) per run
+def per_run(design: Design, reps: int, seed: int,
+            configs: Sequence[tuple[str, str]] = PER_RUN) -> dict[tuple[str, str], int]:
+    """False FAILs (any dimension regressed) of an unchanged agent in ``reps`` runs, per configuration."""
+    rng = np.random.default_rng(seed)
+    rates = design.case_rates(rng, reps)
+    base, cand = design.run(rng, rates), design.run(rng, rates)
+    gate = Gate(design)
+    return {(m, mult): int(gate.regressed(base, cand, m, mult).any(axis=1).sum())
+            for m, mult in configurations(configs)}
+
+
+# --------------------------------------------------------------------------- (b) 20 runs
+def twenty_runs(design: Design, reps: int, runs: int, seed: int,
+                configs: Sequence[tuple[str, str, str]] = TWENTY_RUNS) -> dict[tuple[str, str, str], np.ndarray]:
+    """Per history (rep) and configuration, the number of false FAILs among ``runs`` runs after the first.
+
+    ``earliest``: every run is compared with the first record (the default
+    baseline of SPEC §10). ``ratchet``: the baseline is the latest run that did
+    not regress (the first run counts: it found no baseline).
+    """
+    rng = np.random.default_rng(seed)
+    rates = design.case_rates(rng, reps)
+    first = design.run(rng, rates)
+    later = np.stack([design.run(rng, rates) for _ in range(runs)], axis=1)  # (reps, runs, dims, cases)
+    gate = Gate(design)
+    out: dict[tuple[str, str, str], np.ndarray] = {}
+    for method, multiplicity, baseline in configurations(configs):
+        fails = np.zeros(reps, dtype=np.int64)
+        current = first.copy()
+        for k in range(runs):
+            failed = np.asarray(gate.regressed(current, later[:, k], method, multiplicity).any(axis=1))
+            fails += failed
+            if baseline == "ratchet":
+                current = np.where(failed[:, None, None], current, later[:, k])
+        out[(method, multiplicity, baseline)] = fails
+    return out
+
+
+# --------------------------------------------------------------------------- (c) power
+def reported_mde(design: Design, passes: np.ndarray) -> np.ndarray:
+    """The ``mde`` each dimension's scorecard reports, from its counts (shape (reps, dims, cases))."""
+    reps = passes.shape[0]
+    c = passes.reshape(-1).astype(np.int64)
+    n = np.full_like(c, design.trials)
+    group = np.repeat(np.arange(reps * design.dims), design.cases)
+    _, _, deff = _stats.cluster_interval_grouped(c, n, group, design.confidence, ngroups=reps * design.dims)
+    dim_passes = passes.sum(axis=2).reshape(-1)
+    dim_n = np.full_like(dim_passes, design.cases * design.trials)
+    extra = {"comparisons": design.dims} if supports(_stats.dimension_mde, "comparisons") else {}
+    mde = _stats.dimension_mde(dim_passes, dim_n, deff, design.confidence, **extra)
+    return np.asarray(mde, dtype="float64").reshape(reps, design.dims)
+
+
+@dataclass(frozen=True)
+class Power:
+    detected: int
+    reps: int
+    mde: float  # mean reported mde of the dropped dimension
+    drop: float  # mean realised drop of its true mean case rate (after clipping into [0, 1])
+    other_fails: int  # runs where an unchanged dimension was called regressed
+
+
+def power_at_mde(design: Design, reps: int, seed: int, method: str = "paired",
+                 multiplicity: str = "holm") -> Power:
+    """How often a drop of its own reported ``mde`` on dimension 0 is detected."""
+    rng = np.random.default_rng(seed)
+    rates = design.case_rates(rng, reps)
+    base = design.run(rng, rates)
+    mde = reported_mde(design, base)[:, 0]
+    lowered = rates.copy()
+    lowered[:, 0] = np.clip(rates[:, 0] - mde[:, None], 0.0, 1.0)
+    cand = design.run(rng, lowered)
+    flags = Gate(design).regressed(base, cand, method, multiplicity)
+    drop = (rates[:, 0] - lowered[:, 0]).mean(axis=1)
+    return Power(int(flags[:, 0].sum()), reps, float(mde.mean()), float(drop.mean()),
+                 int(flags[:, 1:].any(axis=1).sum()))
+
+
+# --------------------------------------------------------------------------- figures
+def standard_error(rate: float, reps: int) -> float:
+    """Monte-Carlo standard error of a binomial proportion."""
+    return math.sqrt(max(rate * (1.0 - rate), 0.0) / reps) if reps else math.nan
+
+
+def twenty_run_target(alpha: float, runs: int) -> float:
+    """1 − (1 − α)^runs: the chance of ≥ 1 false FAIL in ``runs`` independent tests at level α."""
+    return 1.0 - (1.0 - alpha) ** runs
+
+
+def _line(label: str, k: int, reps: int, target: str, ok: bool | None) -> str:
+    rate = k / reps
+    verdict = "" if ok is None else ("ok" if ok else "MISSED")
+    return f"  {label:<40} {rate:7.3f} ± {standard_error(rate, reps):.3f}   {target:<12} {verdict}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--reps", type=int, default=2000, help="repetitions (histories) for (a) and (b)")
+    parser.add_argument("--runs", type=int, default=20, help="consecutive runs per history in (b)")
+    parser.add_argument("--power-reps", type=int, default=2000, help="repetitions for (c)")
+    parser.add_argument("--dims", type=int, default=8)
+    parser.add_argument("--cases", type=int, default=50)
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--max-drop", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=26)
+    parser.add_argument("--sections", default="per-run,20-run,power",
+                        help="comma-separated: per-run, 20-run, power")
+    args = parser.parse_args(argv)
+    sections = {s.strip() for s in args.sections.split(",") if s.strip()}
+    design = Design(args.dims, args.cases, args.trials, confidence=args.confidence, max_drop=args.max_drop)
+    alpha = design.alpha
+
+    print(f"python {sys.version.split()[0]}, pandas {pd.__version__}, numpy {np.__version__}; "
+          f"regression methods {', '.join(methods_available())}; "
+          f"multiplicity {'yes' if supports(_regression.regressions, 'multiplicity') else 'not available'}; "
+          f"dimension_mde(comparisons=) {'yes' if supports(_stats.dimension_mde, 'comparisons') else 'no'}")
+    print(f"design: {design.dims} dimensions × {design.cases} cases × {design.trials} trials, case rates "
+          f"Beta({design.a:g}, {design.b:g}); confidence {design.confidence:g}, α = {alpha:g}, "
+          f"max_drop {design.max_drop:g}; seed {args.seed}")
+    start_all = time.perf_counter()
+
+    if "per-run" in sections:
+        start = time.perf_counter()
+        counts = per_run(design, args.reps, args.seed, runnable(PER_RUN))
+        print(f"\n(a) per-run false-FAIL rate of an unchanged agent, {args.reps} runs "
+              f"({time.perf_counter() - start:.0f} s)")
+        for (method, multiplicity), k in counts.items():
+            controlled = method in ("paired", "newcombe")
+            target = f"≤ {alpha + 0.01:.3f}" if controlled else "(no target)"
+            ok = k / args.reps <= alpha + 0.01 if controlled and multiplicity == "holm" else None
+            print(_line(f"{method}, multiplicity {multiplicity}", k, args.reps, target, ok))
+
+    if "20-run" in sections:
+        start = time.perf_counter()
+        fails = twenty_runs(design, args.reps, args.runs, args.seed + 1, runnable(TWENTY_RUNS))
+        goal = twenty_run_target(alpha, args.runs)
+        print(f"\n(b) P(≥ 1 false FAIL in {args.runs} consecutive runs), {args.reps} histories "
+              f"({time.perf_counter() - start:.0f} s)")
+        for (method, multiplicity, baseline), per_history in fails.items():
+            k = int((per_history > 0).sum())
+            label = f"{method}, {multiplicity}, baseline {baseline}"
+            ok = k / args.reps <= goal if baseline == "earliest" else None
+            print(_line(label, k, args.reps, f"≤ {goal:.3f}", ok)
+                  + f"   (mean false FAILs per history {per_history.mean():.2f})")
+
+    if "power" in sections:
+        start = time.perf_counter()
+        result = power_at_mde(design, args.power_reps, args.seed + 2)
+        control = "Holm" if supports(_regression.regressions, "multiplicity") else "no multiplicity control"
+        print(f"\n(c) power at the reported MDE, paired + {control}, {args.power_reps} runs "
+              f"({time.perf_counter() - start:.0f} s): mean reported mde {result.mde:.4f}, "
+              f"mean realised drop {result.drop:.4f}")
+        print(_line("detected (its dimension regressed)", result.detected, result.reps, "≥ 0.750",
+                    result.detected / result.reps >= 0.75))
+        print(_line("an unchanged dimension regressed", result.other_fails, result.reps, "", None))
+
+    print(f"\nwall time {time.perf_counter() - start_all:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
