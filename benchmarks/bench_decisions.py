@@ -22,7 +22,14 @@ Printed, each with its Monte-Carlo standard error √(p̂(1 − p̂)/reps):
     dimension's own reported ``mde`` (from the baseline's evidence:
     :func:`scorekit._stats.dimension_mde` at ``one_sided_alpha(confidence)``
     divided by the 8 dimensions under Holm), clipped into [0, 1], detected
-    (regressed after Holm) by ``paired``; the realised mean drop is printed.
+    (regressed after Holm) by ``paired``; the realised mean drop is printed;
+(d) one dimension whose true rate is exactly its threshold: how often each
+    ``threshold_basis`` PASSes it (``point`` is a coin flip; the lower bounds
+    are one-sided tests at α), and the mean ``assurance`` reported;
+(e) on the same runs, the coverage by the pooled Wilson interval and by the
+    case-clustered one (the headline interval when trials repeat) of these
+    cases' true rate and of the population rate a/(a + b) the cases are drawn
+    from (the clustered interval's target: the case is the unit of sampling).
 
 A run is one call of ``regressions`` (Holm works across the dimensions of that
 one call). Under ``multiplicity: none`` every dimension is tested on its own,
@@ -34,7 +41,7 @@ Usage::
     python benchmarks/bench_decisions.py [--reps 2000] [--runs 20] [--power-reps 2000]
                                          [--dims 8] [--cases 50] [--trials 3]
                                          [--confidence 0.95] [--max-drop 0] [--seed 26]
-                                         [--sections per-run,20-run,power]
+                                         [--sections per-run,20-run,power,threshold]
 
 Targets (SPEC §18, α = (1 − confidence)/2 = 0.025): per run ≤ α + 0.01 for
 ``paired`` and ``newcombe``; over 20 runs ≤ 1 − (1 − α)^20 = 0.397; power ≥ 0.75.
@@ -265,6 +272,44 @@ def power_at_mde(design: Design, reps: int, seed: int, method: str = "paired",
                  int(flags[:, 1:].any(axis=1).sum()))
 
 
+# --------------------------------------------------------------------------- (d), (e) one dimension's evidence
+@dataclass(frozen=True)
+class AtThreshold:
+    reps: int
+    passes: dict[str, int]  # PASS verdicts per threshold basis
+    assurance: float  # mean reported assurance (NaN where this scorekit has none)
+    covered: dict[str, int]  # runs whose interval holds the true rate, per interval
+
+
+def at_threshold(design: Design, reps: int, seed: int) -> AtThreshold:
+    """One dimension whose true rate is exactly its threshold: how often each basis PASSes it.
+
+    The dimension's true rate is the mean of its case rates (every case has
+    the same trials); the threshold is set to it in each repetition. The same
+    runs give the coverage of the two intervals a scorecard reports.
+    """
+    rng = np.random.default_rng(seed)
+    rates = design.case_rates(rng, reps)[:, 0]  # (reps, cases)
+    truth = rates.mean(axis=1)
+    passes = design.run(rng, rates).astype(np.int64)
+    c, n = passes.sum(axis=1), np.full(reps, design.cases * design.trials)
+    w_low, w_high = (np.asarray(v, dtype="float64") for v in _stats.wilson_interval(c, n, design.confidence))
+    group = np.repeat(np.arange(reps), design.cases)
+    k_low, k_high, deff = _stats.cluster_interval_grouped(passes.ravel(), np.full(passes.size, design.trials), group,
+                                                          design.confidence, ngroups=reps)
+    verdicts = {"point": c / n >= truth, "wilson_lower": w_low >= truth, "cluster_lower": k_low >= truth}
+    assurance = math.nan
+    if hasattr(_stats, "assurance"):
+        assurance = float(np.nanmean(np.asarray(_stats.assurance(c, n, truth, deff), dtype="float64")))
+    population = design.a / (design.a + design.b)  # the mean of Beta(a, b): the rate over all possible cases
+    covered = {"wilson (pooled), these cases' rate": (w_low <= truth) & (truth <= w_high),
+               "wilson_clustered, these cases' rate": (k_low <= truth) & (truth <= k_high),
+               "wilson (pooled), population rate": (w_low <= population) & (population <= w_high),
+               "wilson_clustered, population rate": (k_low <= population) & (population <= k_high)}
+    return AtThreshold(reps, {k: int(v.sum()) for k, v in verdicts.items()}, assurance,
+                       {k: int(v.sum()) for k, v in covered.items()})
+
+
 # --------------------------------------------------------------------------- figures
 def standard_error(rate: float, reps: int) -> float:
     """Monte-Carlo standard error of a binomial proportion."""
@@ -279,22 +324,22 @@ def twenty_run_target(alpha: float, runs: int) -> float:
 def _line(label: str, k: int, reps: int, target: str, ok: bool | None) -> str:
     rate = k / reps
     verdict = "" if ok is None else ("ok" if ok else "MISSED")
-    return f"  {label:<40} {rate:7.3f} ± {standard_error(rate, reps):.3f}   {target:<12} {verdict}"
+    return f"  {label:<46} {rate:7.3f} ± {standard_error(rate, reps):.3f}   {target:<12} {verdict}"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--reps", type=int, default=2000, help="repetitions (histories) for (a) and (b)")
     parser.add_argument("--runs", type=int, default=20, help="consecutive runs per history in (b)")
-    parser.add_argument("--power-reps", type=int, default=2000, help="repetitions for (c)")
+    parser.add_argument("--power-reps", type=int, default=2000, help="repetitions for (c), (d) and (e)")
     parser.add_argument("--dims", type=int, default=8)
     parser.add_argument("--cases", type=int, default=50)
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--max-drop", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=26)
-    parser.add_argument("--sections", default="per-run,20-run,power",
-                        help="comma-separated: per-run, 20-run, power")
+    parser.add_argument("--sections", default="per-run,20-run,power,threshold",
+                        help="comma-separated: per-run, 20-run, power, threshold")
     args = parser.parse_args(argv)
     sections = {s.strip() for s in args.sections.split(",") if s.strip()}
     design = Design(args.dims, args.cases, args.trials, confidence=args.confidence, max_drop=args.max_drop)
@@ -343,6 +388,18 @@ def main(argv: list[str] | None = None) -> int:
         print(_line("detected (its dimension regressed)", result.detected, result.reps, "≥ 0.750",
                     result.detected / result.reps >= 0.75))
         print(_line("an unchanged dimension regressed", result.other_fails, result.reps, "", None))
+
+    if "threshold" in sections:
+        start = time.perf_counter()
+        t = at_threshold(design, args.power_reps, args.seed + 3)
+        print(f"\n(d) one dimension exactly at its threshold, {t.reps} runs ({time.perf_counter() - start:.0f} s): "
+              f"P(PASS) per threshold_basis; mean reported assurance {t.assurance:.3f}")
+        for basis, k in t.passes.items():
+            target = "(≈ ½: a coin flip)" if basis == "point" else f"≤ {alpha:.3f}"
+            print(_line(f"threshold_basis {basis}", k, t.reps, target, None))
+        print(f"\n(e) coverage of the true rate by the two-sided {design.confidence:g} intervals, same runs")
+        for interval, k in t.covered.items():
+            print(_line(interval, k, t.reps, f"nominal {design.confidence:g}", None))
 
     print(f"\nwall time {time.perf_counter() - start_all:.0f} s")
     return 0
