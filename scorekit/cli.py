@@ -171,6 +171,9 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from ._stats import cases_needed, minimum_detectable_drop, one_sided_alpha
 
     alpha = one_sided_alpha(0.95) if args.alpha is None else args.alpha
+    if not 0 < alpha < 0.5:  # a one-sided level: 0.5 and above detect nothing (z ≤ 0)
+        raise ScorekitError(f"alpha must be a one-sided level in (0, 0.5) ((1 - confidence)/2: 0.025 at 95%); "
+                            f"got {alpha!r}")
     options = {"trials": args.trials, "icc": args.icc, "alpha": alpha, "power": args.power}
     setting = (f"rate {100 * args.rate:.1f}%, {args.trials} trial(s) per case, icc {args.icc:g}, "
                f"one-sided alpha {alpha:g}, power {100 * args.power:g}%")

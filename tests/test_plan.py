@@ -101,7 +101,10 @@ def test_plan_with_a_drop_below_zero_says_so(capsys):
 @pytest.mark.parametrize("args, word", [(["--rate", "1.5", "--cases", "10"], "rate"),
                                         (["--rate", "0.9", "--drop", "0"], "drop"),
                                         (["--rate", "0.9", "--cases", "10", "--icc", "2"], "icc"),
-                                        (["--rate", "0.9", "--cases", "10", "--alpha", "1.5"], "alpha")])
+                                        (["--rate", "0.9", "--cases", "10", "--alpha", "1.5"], "alpha"),
+                                        (["--rate", "0.9", "--cases", "10", "--alpha", "0.5"], "(0, 0.5)"),
+                                        (["--rate", "0.9", "--drop", "0.05", "--alpha", "0.7"], "(0, 0.5)"),
+                                        (["--rate", "0.9", "--cases", "10", "--alpha", "0"], "(0, 0.5)")])
 def test_plan_refuses_bad_arguments_in_one_line(args, word):
     proc = subprocess.run([sys.executable, "-m", "scorekit", "plan", *args], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
