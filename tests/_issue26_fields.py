@@ -4,7 +4,9 @@ The reports are built against the contract while the evaluation that writes thes
 fields (``_decide``, ``_regression``) lands on other branches: :func:`with_decision_fields`
 takes a real scorecard dictionary and adds every new key with realistic values (the
 assurance from the Jeffreys posterior itself, the rate bounds from the counts), so a
-report test sees the shape a schema_version 2 scorecard has.
+report test sees the shape a schema_version 2 scorecard has. A schema_version 1 dictionary
+gets its interval fields converted (``ci_low``/``ci_high`` were Wilson then); a
+schema_version 2 one keeps its own headline and Wilson intervals.
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ def jeffreys_assurance(passes: int, n: int, threshold: float, deff: float = 1.0)
 
 def _dimension(dim: dict[str, Any]) -> None:
     n, passes = dim["n"], dim["passes"]
-    clustered = dim["cases"] is not None and dim["cases"] < n
-    dim["interval_method"] = "wilson_clustered" if clustered else "wilson"
-    dim["wilson_low"], dim["wilson_high"] = dim["ci_low"], dim["ci_high"]
-    if clustered:
-        dim["ci_low"], dim["ci_high"] = dim["ci_cluster_low"], dim["ci_cluster_high"]
+    if "interval_method" not in dim:  # schema_version 1: ci_low/ci_high are the pooled Wilson interval
+        clustered = dim["cases"] is not None and dim["cases"] < n
+        dim["interval_method"] = "wilson_clustered" if clustered else "wilson"
+        dim["wilson_low"], dim["wilson_high"] = dim["ci_low"], dim["ci_high"]
+        if clustered:
+            dim["ci_low"], dim["ci_high"] = dim["ci_cluster_low"], dim["ci_cluster_high"]
     threshold = dim.get("threshold")
     dim["assurance"] = None if threshold is None or not n else \
         jeffreys_assurance(passes, n, threshold, dim.get("deff") or 1.0)

@@ -1,20 +1,22 @@
 """Issue 26 (SPEC §18): every report says what its decisions mean and carries the new per-dimension fields.
 
-The scorecard is a real evaluation of the bundled example with the issue 26 keys added as
-CONTRACT.md defines them (:func:`_issue26_fields.with_decision_fields`); a scorecard without
-them (schema_version 1) must still show exactly what it showed before.
+The scorecard is a real evaluation of the bundled example written before issue 26 (schema_version 1,
+``tests/data/stored/scorecard_ecf8f4a_interval.json``) with the issue 26 keys added as
+CONTRACT.md defines them (:func:`_issue26_fields.with_decision_fields`); the scorecard without
+them must still show exactly what it showed before.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from _issue26_fields import HOSTILE_CASE, jeffreys_assurance, with_decision_fields
 from _rendered import parse_html, table_rows
 
-import scorekit as sk
 from scorekit import notebook
 from scorekit._ci import step_summary
 from scorekit.reports import render_html, render_markdown
@@ -37,9 +39,15 @@ HOLM = ("A regression verdict is a drop shown at the 2.5% level (one-sided) acro
         "(Holm); 95% intervals.")
 
 
+#: The bundled example's scorecard.json as main wrote it before issue 26 (schema_version 1).
+WRITTEN_BEFORE = Path(__file__).parents[1] / "data" / "stored" / "scorecard_ecf8f4a_interval.json"
+
+
 @pytest.fixture(scope="module")
 def plain() -> dict:
-    return sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml")).to_dict()
+    data = json.loads(WRITTEN_BEFORE.read_text(encoding="utf-8"))
+    assert data["schema_version"] == 1 and "wilson_low" not in data["dimensions"][0]
+    return data
 
 
 @pytest.fixture(scope="module")
