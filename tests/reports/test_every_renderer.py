@@ -21,6 +21,7 @@ from _rendered import parse_html, table_rows
 import scorekit as sk
 from scorekit import cli
 from scorekit.reports._format import (
+    assurance_text,
     clean_text,
     fmt_ci,
     fmt_count,
@@ -30,9 +31,12 @@ from scorekit.reports._format import (
     interval_label,
     md_unescape,
     mde_text,
+    settle_text,
 )
 
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
+#: Renderers of the history listing: a record stores counts, not cases, so they show the Wilson interval.
+HISTORY_LISTINGS = ("scorekit history", "notebook history", "notebook history Markdown")
 
 
 def expected(dim: dict, conf: str = "95%") -> dict[str, str]:
@@ -56,7 +60,9 @@ def expected(dim: dict, conf: str = "95%") -> dict[str, str]:
     words.update({f"pass^{k}": fmt_pass_k(dim, k, interval=True) for k in dim["pass_k"]})
     if "interval_method" in dim:
         words[interval_label(conf, [dim["interval_method"]])] = fmt_ci(dim["ci_low"], dim["ci_high"])
-        words["P(meets threshold)"] = fmt_pct(dim["assurance"])
+        words["P(meets threshold)"] = fmt_pct(dim["assurance"])  # the compact tables
+        said, settle = assurance_text(dim["threshold"], dim["assurance"]), settle_text(dim["cases_to_settle"])
+        words["assurance"] = f"{said}; {settle}" if settle else said  # the thresholds table, beside the verdict
     return words
 
 
@@ -67,8 +73,9 @@ def interval_shown(dim: dict, conf: str = "95%") -> str:
 
 # --------------------------------------------------------------------------- readers
 def html_rows(html: str) -> dict[str, dict[str, str]]:
-    """Every table of an HTML text whose first column is a dimension, merged by dimension."""
-    root, _ = parse_html(html)
+    """Every table of an HTML text whose first column is a dimension, merged by dimension (a cell's lines,
+    ``<br>``-separated, read back joined by "; " as the Markdown and the terminal write them)."""
+    root, _ = parse_html(html.replace("<br>", "; "))
     rows: dict[str, dict[str, str]] = {}
     for table in root.find_all("table"):
         header, body = table_rows(table)
@@ -167,12 +174,16 @@ def test_every_renderer_states_each_number_of_the_scorecard_in_the_same_words(ev
             got = rows[dim["name"]]
             shown = {label: value for label, value in got.items() if label in want}
             assert shown == {label: want[label] for label in shown}, (renderer, dim["name"])
-            # every renderer shows at least the count, the rate and its interval
-            assert {"n", "rate", interval_shown(dim)} <= set(shown), (renderer, sorted(got))
-    # and the reports show every number of a dimension
+            # every renderer shows at least the count, the rate and its interval: the reports the headline one,
+            # the history listings the pooled Wilson interval they recompute from the stored counts
+            interval = "95% Wilson CI" if renderer in HISTORY_LISTINGS else interval_shown(dim)
+            assert {"n", "rate", interval} <= set(shown), (renderer, sorted(got))
+    # and the reports show every number of a dimension (the assurance as the sentence beside the verdict; the
+    # notebook's summary adds the compact "P(meets threshold)")
     for renderer in ("scorecard.html", "scorecard.md", "notebook HTML", "notebook Markdown"):
         for dim in data["dimensions"]:
-            assert set(expected(dim)) <= set(renderings[renderer][dim["name"]]), renderer
+            compact = {"P(meets threshold)"} if renderer.startswith("scorecard") else set()
+            assert set(expected(dim)) - compact <= set(renderings[renderer][dim["name"]]), renderer
 
 
 def test_thresholds_stand_as_percentages_beside_the_rates_everywhere(evaluated):
