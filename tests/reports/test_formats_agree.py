@@ -2,7 +2,7 @@
 
 Each report is parsed back — JSON with ``json``, Markdown by its tables, HTML
 with ``html.parser`` — and must state the same decision, per-dimension counts,
-rates and Wilson bounds (as the formatted percentages), findings (dimension,
+rates, headline and Wilson bounds (as the formatted percentages), pass^k with its interval, findings (dimension,
 reason, case ids) and hashes. The dimension table is split in three (measures,
 thresholds, reliability, with pass^k beside): each dimension's values are read
 back from all of them. Also: ``write_reports`` writes four files atomically, and
@@ -23,12 +23,14 @@ import pytest
 import scorekit as sk
 from scorekit.reports import REPORT_FILES, write_reports
 from scorekit.reports._format import (
+    INTERVAL_NAMES,
     LIST_LIMIT,
     clean_text,
     fmt_ci,
     fmt_count,
     fmt_pass_k,
     fmt_pct,
+    interval_label,
     md_unescape,
     more_text,
 )
@@ -219,15 +221,26 @@ def parse_html(text: str) -> dict:
 def expected_from_json(data: dict, rows: int) -> dict:
     """What both text formats must state, derived from scorecard.json alone."""
     dims = {}
+    # The headline interval (ci_low/ci_high, SPEC §18) stands under the label naming its method; the pooled
+    # Wilson interval is wilson_low/wilson_high (ci_low/ci_high in a scorecard written before interval_method).
+    methods = [d.get("interval_method") for d in data["dimensions"]]
+    headline = interval_label("95%", methods)
+    mixed = len({m for m in methods if m is not None}) > 1
     for d in data["dimensions"]:
+        wilson = (d["wilson_low"], d["wilson_high"]) if "wilson_low" in d else (d["ci_low"], d["ci_high"])
+        shown = fmt_ci(d["ci_low"], d["ci_high"])
+        if mixed and shown != "—":
+            shown += f" ({INTERVAL_NAMES[d['interval_method']]})"
         entry = {
             "verdict": d["verdict"], "n": fmt_count(d["n"]), "passes": fmt_count(d["passes"]),
             "fails": fmt_count(d["fails"]), "errors": fmt_count(d["errors"]), "abstains": fmt_count(d["abstains"]),
-            "rate": fmt_pct(d["rate"]), "95% Wilson CI": fmt_ci(d["ci_low"], d["ci_high"]),
+            "rate": fmt_pct(d["rate"]), headline: shown, "95% Wilson CI": fmt_ci(*wilson),
             "threshold": fmt_pct(d["threshold"]), "coverage": fmt_pct(d.get("coverage")),
             "consistency": fmt_pct(d["consistency"]), "flaky cases": fmt_count(len(d["flaky_cases"])),
         }
-        entry.update({f"pass^{k}": fmt_pass_k(d, k) for k in d["pass_k"]})
+        if headline == "95% CI (Wilson)":  # every headline is the Wilson interval: one column says it
+            del entry["95% Wilson CI"]
+        entry.update({f"pass^{k}": fmt_pass_k(d, k, interval=True) for k in d["pass_k"]})
         dims[clean_text(d["name"])] = entry
     findings = []
     for f in data["findings"]:
