@@ -13,7 +13,7 @@ import pytest
 import scorekit as sk
 from scorekit._findings import verification_guidance
 from scorekit.reports import render_html, write_reports
-from scorekit.reports._format import LIST_LIMIT
+from scorekit.reports._format import LIST_LIMIT, interval_label
 from scorekit.reports.html import OKABE_ITO
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -141,7 +141,11 @@ def test_html_charts_are_inline_svg_with_role_img_and_aria_label(page, card):
     for attrs in svgs:
         assert attrs.get("role") == "img"
         assert attrs.get("aria-label")
-    assert "Wilson" in svgs[0]["aria-label"] and "threshold" in svgs[0]["aria-label"]
+    # the rate chart names the interval its whiskers draw (ci_low/ci_high: case-clustered when trials repeat)
+    methods = [d["interval_method"] for d in card.to_dict()["dimensions"]]
+    assert interval_label("95%", methods) == "95% CI (case-clustered)"
+    assert "95% CI (case-clustered) whiskers" in svgs[0]["aria-label"] and "threshold" in svgs[0]["aria-label"]
+    assert "Wilson" not in svgs[0]["aria-label"]
 
 
 def test_rate_chart_has_a_whisker_and_threshold_tick_per_dimension(html, card):

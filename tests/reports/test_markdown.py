@@ -121,10 +121,12 @@ def test_markdown_shows_scope(md):
 
 def test_markdown_splits_the_dimension_table_into_measures_thresholds_and_reliability(md, card):
     measures = _table_after(md, "### Measures")
-    assert measures[0] == ["dimension", "n", "passes", "fails", "errors", "abstains", "rate", "95% Wilson CI",
-                           "coverage"]
+    # the headline interval (case-clustered: the example repeats trials) beside the rate, Wilson kept (SPEC §18)
+    assert measures[0] == ["dimension", "n", "passes", "fails", "errors", "abstains", "rate", "95% CI (case-clustered)",
+                           "95% Wilson CI", "coverage", "rate had the missing rows been measured"]
     thresholds = _table_after(md, "### Thresholds")
-    assert thresholds[0] == ["dimension", "verdict", "rate", "threshold", "measure (point)", "verdict reasons"]
+    assert thresholds[0] == ["dimension", "verdict", "assurance", "rate", "pass^1 (every case weighs the same)",
+                             "threshold", "measure (point)", "verdict reasons"]
     reliability = _table_after(md, "### Reliability")
     assert reliability[0] == ["dimension", "cases", "deff", "95% clustered CI", "this evaluation can detect",
                               "consistency", "flaky cases"]
@@ -133,10 +135,14 @@ def test_markdown_splits_the_dimension_table_into_measures_thresholds_and_reliab
     tables = [{md_unescape(r[0]): r for r in t[1:]} for t in (measures, thresholds, reliability, pass_k)]
     assert all(list(t) == list(card.dimensions.index) for t in tables)
     action = [t["action_correctness"] for t in tables]
-    assert action[0][1:] == ["59", "53", "6", "2", "0", "89.8%", "79.5% – 95.3%", "96.7%"]
-    assert action[1][1:5] == ["**FAIL**", "89.8%", "95.0%", "89.8%"] and "threshold" in action[1][5]
-    assert action[2][1:4] == ["12", "4.65", "63.3% – 97.8%"] and action[2][6] == "1"
-    assert action[3][1:] == ["90.0%", "88.3%", "83.6% (over 11 of 12 cases)"]
+    # bounds: 53 of 61 and 55 of 61 with the 2 ERROR rows counted as FAIL / PASS; clustered: t with 11 dof
+    assert action[0][1:] == ["59", "53", "6", "2", "0", "89.8%", "59.5% – 98.2%", "79.5% – 95.3%", "96.7%",
+                             "86.9% – 90.2%"]
+    assert action[1][1:7] == ["**FAIL**", "meets 95.0% with probability 17.8%", "89.8%", "90.0%", "95.0%", "89.8%"]
+    assert "threshold" in action[1][7]
+    assert action[2][1:4] == ["12", "4.65", "59.5% – 98.2%"] and action[2][6] == "1"
+    assert action[3][1:] == ["90.0% (CI 71.6% – 100.0%)", "88.3% (CI 69.2% – 100.0%)",
+                             "83.6% (over 11 of 12 cases; CI 59.0% – 100.0%)"]
 
 
 def test_markdown_lists_flaky_cases_and_both_caveats(md, card):

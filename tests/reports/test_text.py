@@ -55,7 +55,7 @@ def test_scorekit_run_prints_its_tables_without_importing_matplotlib(tmp_path):
             "out = io.StringIO()\n"
             "with contextlib.redirect_stdout(out):\n"
             f"    code = cli.main(['run', '--results', {str(sk.example_path())!r}, '--out-dir', {str(tmp_path)!r}])\n"
-            "assert code == 0 and '95% Wilson CI' in out.getvalue(), out.getvalue()\n"
+            "assert code == 0 and '95% CI (case-clustered)' in out.getvalue(), out.getvalue()\n"
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
