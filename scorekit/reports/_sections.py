@@ -21,7 +21,7 @@ Examples
 >>> s.decision.value, s.measures.cell("action_correctness", "rate").text
 ('FAIL', '89.8%')
 >>> s.measures.columns[:3], s.thresholds.columns[:4]
-(('dimension', 'n', 'passes'), ('dimension', 'verdict', 'rate', 'threshold'))
+(('dimension', 'n', 'passes'), ('dimension', 'verdict', 'assurance', 'rate'))
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ Examples
 >>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
 >>> xml = render_junit(build_sections(card.to_dict()))
 >>> xml.splitlines()[1]
-'<testsuites name="scorekit" tests="8" failures="1" errors="0">'
+'<testsuites name="scorekit" tests="8" failures="1" errors="2">'
 """
 
 from __future__ import annotations
