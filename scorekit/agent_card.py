@@ -35,7 +35,7 @@ from ._errors import InputError
 from ._escape import markdown_text
 from ._io import atomic_write
 from ._version import __version__
-from .reports._format import confidence_label
+from .reports._format import INTERVAL_NAMES, confidence_label, interval_label
 
 __all__ = [
     "AGENT_CARD_VERSION",
@@ -150,9 +150,9 @@ def _dimension_detail(entry: Mapping[str, Any] | None, conf: str) -> str:
     n = _int(entry.get("n"))
     parts = [f"n = {n}"]
     if _num(entry.get("rate")) is not None:
-        parts.append(
-            f"rate {_pct(entry.get('rate'))} ({conf} CI {_pct(entry.get('ci_low'))}–{_pct(entry.get('ci_high'))})"
-        )
+        label = interval_label(conf, [entry.get("interval_method")])  # which interval ci_low/ci_high are
+        interval = f"{_pct(entry.get('ci_low'))}–{_pct(entry.get('ci_high'))}"
+        parts.append(f"rate {_pct(entry.get('rate'))}, {label} {interval}")
     missing = _int(entry.get("errors")) + _int(entry.get("abstains"))
     if missing:
         parts.append(f"{missing} ERROR/ABSTAIN row{'s' if missing != 1 else ''} outside the denominator")
@@ -391,7 +391,8 @@ def build_agent_card(
             "verdict": verdict,
             "verdict_reasons": [r for r in entry.get("verdict_reasons") or [] if isinstance(r, str)],
             **{k: entry.get(k) for k in ("in_scope", "n", "passes", "fails", "errors", "abstains", "rate", "ci_low",
-                                         "ci_high", "threshold", "pass_k", "consistency", "flaky_cases")},
+                                         "ci_high", "interval_method", "threshold", "pass_k", "consistency",
+                                         "flaky_cases")},
         })
 
     comparison = _mapping(sc.get("comparison"))
@@ -460,6 +461,9 @@ def render_agent_card_markdown(card: Mapping[str, Any]) -> str:
     """``agent-card.md`` text for a card from :func:`build_agent_card` (every string escaped)."""
     agent = card.get("agent") or {}
     sig = card["signature"]
+    conf = confidence_label(card["scorecard"])
+    # ci_low/ci_high are the headline interval, named by interval_method (none: Wilson, before SPEC §18).
+    methods = [str(d["interval_method"]) for d in card["dimensions"] if d.get("interval_method") is not None]
     lines = [
         f"# Agent Card: {_md(agent.get('name') or 'unnamed agent')} {_md(agent.get('version') or '')}".rstrip(),
         "",
@@ -493,12 +497,15 @@ def render_agent_card_markdown(card: Mapping[str, Any]) -> str:
         "",
         "Verdicts as the scorecard states them. INCOMPLETE means evidence is missing or unusable; it is not FAIL.",
         "",
-        f"| Dimension | Kind | Verdict | Status | n | Passes | Rate | {confidence_label(card['scorecard'])} Wilson CI "
+        f"| Dimension | Kind | Verdict | Status | n | Passes | Rate | {_md(interval_label(conf, methods))} "
         "| Threshold |",
         "|---|---|---|---|---:|---:|---:|---|---:|",
     ]
     for d in card["dimensions"]:
         ci = "—" if _num(d.get("rate")) is None else f"{_pct(d.get('ci_low'))} – {_pct(d.get('ci_high'))}"
+        method = d.get("interval_method")
+        if ci != "—" and len(set(methods)) > 1 and method is not None:  # the column cannot say which: the cell does
+            ci += f" ({_md(INTERVAL_NAMES.get(str(method), method))})"
         lines.append(
             f"| {_md(d['name'])} | {_md(d['kind'])} | **{_md(d['verdict'])}** | {_STATUS_WORDS[d['status']]} | "
             f"{_int(d.get('n'))} | {_int(d.get('passes'))} | {_pct(d.get('rate'))} | {ci} | "

@@ -99,6 +99,17 @@ def _confidence_text(confidence: float) -> str:
     return fmt_confidence(confidence)
 
 
+def _interval_text(summary: pd.DataFrame, confidence: float) -> str:
+    """The label of ``summary``'s ``ci_low``/``ci_high`` (``95% CI (case-clustered)``), or "" when the frame
+    does not say which interval they are (a summary without ``interval_method``: the Wilson interval)."""
+    if "interval_method" not in summary.columns:
+        return ""
+    from .reports._format import interval_label
+
+    methods = [m for m in summary["interval_method"] if _value(m) is not None]
+    return interval_label(_confidence_text(confidence), methods) if methods else ""
+
+
 def _value(value: Any) -> Any:
     """A cell of a frame as the chart model reads it: NaN / NA → None."""
     return None if value is None or pd.isna(value) else value
@@ -111,14 +122,19 @@ def plot_rates(
     confidence: float = 0.95,
     ax: Any = None,
 ) -> Any:
-    """Pass rate per dimension with Wilson-interval error bars (the chart of the reports).
+    """Pass rate per dimension with its headline interval as error bars (the chart of the reports).
+
+    The bars are ``ci_low``/``ci_high``; the legend names them as the reports do
+    (:func:`scorekit.reports._format.interval_label`): ``95% CI (case-clustered)``
+    when ``interval_method`` says so (SPEC §18: some case repeats trials), the
+    Wilson interval for a frame without ``interval_method``.
 
     Parameters
     ----------
     summary : DataFrame
         As returned by ``df.scorekit.summary()`` (``rate``, ``ci_low``,
-        ``ci_high``, ``n``), or ``Scorecard.dimensions`` (its ``verdict``
-        colours the dots as in the reports).
+        ``ci_high``, ``n``, ``interval_method``), or ``Scorecard.dimensions``
+        (its ``verdict`` colours the dots as in the reports).
     thresholds : float or mapping, optional
         One threshold for every dimension, or per dimension name; drawn as
         vertical marks.
@@ -140,7 +156,7 @@ def plot_rates(
         {"name": key, "rate": _value(row["rate"]), "ci_low": _value(row["ci_low"]), "ci_high": _value(row["ci_high"]),
          "n": _value(row["n"]), "threshold": _value(limit), "verdict": _value(verdict)}
         for (key, row), limit, verdict in zip(summary.iterrows(), limits, verdicts, strict=True)
-    ], _confidence_text(confidence))
+    ], _confidence_text(confidence), _interval_text(summary, confidence))
     points = chart.points
     ax = _new_axes(ax, 0.5 * len(points) + 1.4)
     y = np.arange(len(points))[::-1]
@@ -151,7 +167,7 @@ def plot_rates(
     high = np.array([p.high if p.high is not None else p.rate for _, p in drawn], dtype=float)
     ax.errorbar(rate, ys, xerr=np.vstack([rate - low, high - rate]), fmt="o", color=INTERVAL_COLOUR,
                 elinewidth=1.5, capsize=5, capthick=1.5, markersize=8, zorder=3,
-                label=f"pass rate, Wilson {chart.confidence} CI")
+                label=f"pass rate, {chart.whisker}")
     # Each dot in its verdict's colour, as in the reports (over the error bar's own black dot).
     ax.scatter(rate, ys, c=[p.colour for _, p in drawn], s=48, edgecolors="none", zorder=4)
     for yi, p in zip(y, points, strict=True):

@@ -53,7 +53,7 @@ def test_cli_run_table_labels_intervals_with_the_policy_confidence(tmp_path):
     with redirect_stdout(out):
         assert cli.main(["run", "--results", str(results), "--policy", str(policy), "--out-dir", str(tmp_path)]) == 0
     text = out.getvalue()
-    assert "80% Wilson CI" in text and "80% clustered CI" in text
+    assert "80% CI (case-clustered)" in text  # the headline interval: the cases repeat trials (SPEC §18)
     assert not FIXED_95.search(text), text
 
 
@@ -81,26 +81,32 @@ def test_notebook_fragments_label_intervals_with_the_policy_confidence(card):
     for text in (fragment.html, fragment.markdown):
         assert "80% t-interval of the mean" in text and not FIXED_95.search(text)
     chart = report.rate_chart()
-    assert "80% Wilson" in chart.html and not FIXED_95.search(chart.html)
+    assert "80% CI (case-clustered)" in chart.html and not FIXED_95.search(chart.html)
 
 
 def test_figure_legends_label_intervals_with_the_given_confidence(card):
     data = card.to_dict()
+    # the bars are ci_low/ci_high, the case-clustered interval here (interval_method): the legend names it
     ax = plots.plot_rates(card.dimensions, confidence=data["confidence"])
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["pass rate, Wilson 80% CI"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["pass rate, 80% CI (case-clustered)"]
+    single = sk.evaluate([r for r in _rows() if r["trial"] == 0], policy=POLICY_80)
+    ax = plots.plot_rates(single.dimensions, confidence=0.8)
+    assert ax.get_legend().get_texts()[0].get_text() == "pass rate, 80% CI (Wilson)"
+    ax = plots.plot_rates(single.dimensions.drop(columns="interval_method"), confidence=0.8)  # a frame of before
+    assert ax.get_legend().get_texts()[0].get_text() == "pass rate, Wilson 80% CI"
     evidence = card.evidence
     ax = plots.plot_variance(evidence.scorekit.run_rates("trial"),
                              evidence.scorekit.variance("trial", confidence=0.8), confidence=0.8)
     assert "80% t-interval of the mean" in [t.get_text() for t in ax.get_legend().get_texts()]
     ax = evidence.scorekit.plot_rates(confidence=0.8)  # the accessor passes its confidence on
-    assert ax.get_legend().get_texts()[0].get_text() == "pass rate, Wilson 80% CI"
+    assert ax.get_legend().get_texts()[0].get_text() == "pass rate, 80% CI (case-clustered)"
 
 
 def test_explorer_figure_labels_intervals_with_the_policy_confidence():
     from scorekit.widgets import explore_state
 
     view = explore_state(pd.DataFrame(_rows()), policy=POLICY_80)
-    assert "pass rate, Wilson 80% CI" in [t.get_text() for t in view.rates_axes().get_legend().get_texts()]
+    assert "pass rate, 80% CI (case-clustered)" in [t.get_text() for t in view.rates_axes().get_legend().get_texts()]
 
 
 def test_agent_card_labels_intervals_with_the_scorecard_confidence(card, tmp_path):
@@ -108,7 +114,11 @@ def test_agent_card_labels_intervals_with_the_scorecard_confidence(card, tmp_pat
 
     agent_card = build_agent_card(card.to_dict())
     text = write_agent_card(agent_card, tmp_path)["md"].read_text(encoding="utf-8")
-    assert "80% Wilson CI" in text and "80% CI" in json.dumps(agent_card)  # the table and each dimension's detail
+    # the table and each dimension's detail name the interval ci_low/ci_high are (case-clustered: trials repeat)
+    dim = card.to_dict()["dimensions"][0]
+    shown = f"{100 * dim['ci_low']:.1f}% – {100 * dim['ci_high']:.1f}%"
+    assert "| 80% CI (case-clustered) |" in text and shown in text and "Wilson CI" not in text
+    assert "80% CI (case-clustered) " in json.dumps(agent_card)
     assert not FIXED_95.search(text)
 
 
@@ -124,5 +134,7 @@ def test_rendered_release_notebook_labels_intervals_with_the_policy_confidence(t
                              out_dir=tmp_path / "out", timeout=240)
     for path in (result.html, result.markdown):
         report = path.read_text(encoding="utf-8")
-        assert "80% Wilson score interval" in report and "80% t-interval of the mean" in report, path.name
+        assert "Interval: 80%, case-clustered where some case" in report, path.name
+        assert "80% CI (case-clustered)" in report and "80% Wilson CI" in report, path.name
+        assert "80% t-interval of the mean" in report, path.name
         assert not FIXED_95.search(report), (path.name, FIXED_95.search(report))
