@@ -176,9 +176,10 @@ def test_report_pass_k_never_rises_with_k_on_the_curve(report, scorecard):
     header, rows = table_rows(table)
     ks = [h.removeprefix("pass^") for h in header if h.startswith("pass^")]
     for row in rows:
-        on_curve = [_percent(row[header.index(f"pass^{k}")]) for k in ks
-                    if row[header.index(f"pass^{k}")] != "—" and "(over " not in row[header.index(f"pass^{k}")]]
-        assert on_curve == sorted(on_curve, reverse=True), row[0]
+        cells = [row[header.index(f"pass^{k}")] for k in ks]
+        # a cell is the value, then its interval when it has one ("88.3% (CI 69.2% – 100.0%)", SPEC §18)
+        on_curve = [_percent(c.split(" (CI ")[0]) for c in cells if c != "—" and "(over " not in c]
+        assert len(on_curve) >= 2 and on_curve == sorted(on_curve, reverse=True), row[0]
 
 
 @pytest.mark.timeout(240)
@@ -315,9 +316,13 @@ def test_history_comparison_and_signature_appear_in_the_report(tmp_path):
     labels = [row[2] for row in table_rows(history)[1]]
     assert labels == ["v0.9.0", "v1.0.0"]
     (rates,) = root.find_all("table", cls="sk-history-rates")
-    latest = {row[0]: row for row in table_rows(rates)[1] if row[2] == "v1.0.0"}
-    for dim in data["dimensions"]:  # the history's rates are the scorecard's, in the same words
-        assert latest[dim["name"]][-1] == fmt_ci(dim["ci_low"], dim["ci_high"])
+    header, body = table_rows(rates)
+    latest = {row[0]: row for row in body if row[2] == "v1.0.0"}
+    # the history's rates are the scorecard's, in the same words; a record keeps counts, not cases, so its
+    # interval is the pooled Wilson one (wilson_low/wilson_high), and the column says so
+    assert header[-1] == "95% Wilson CI"
+    for dim in data["dimensions"]:
+        assert latest[dim["name"]][-1] == fmt_ci(*_wilson(dim))
     # The trend across the recorded versions: the PNG beside the report, inline in the HTML, linked from the .md.
     trend = result.out_dir / "trend.png"
     assert trend.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
