@@ -138,3 +138,19 @@ def test_rendered_release_notebook_labels_intervals_with_the_policy_confidence(t
         assert "80% CI (case-clustered)" in report and "80% Wilson CI" in report, path.name
         assert "80% t-interval of the mean" in report, path.name
         assert not FIXED_95.search(report), (path.name, FIXED_95.search(report))
+
+
+def test_agent_card_of_mixed_intervals_names_each_cell(tmp_path):
+    from scorekit.agent_card import build_agent_card, write_agent_card
+
+    single = [dict(r, id=f"s{r['id']}", dimension="task_completion") for r in _rows() if r["trial"] == 0]
+    data = sk.evaluate([*_rows(), *single], policy=POLICY_80).to_dict()
+    methods = {d["name"]: d["interval_method"] for d in data["dimensions"]}
+    assert methods == {"task_completion": "wilson", "tool_call": "wilson_clustered"}
+    text = write_agent_card(build_agent_card(data), tmp_path)["md"].read_text(encoding="utf-8")
+    assert "| 80% CI |" in text  # the column cannot say which interval, so each cell does
+    for dim in data["dimensions"]:
+        name = {"wilson": "Wilson", "wilson_clustered": "case-clustered"}[dim["interval_method"]]
+        escaped = dim["name"].replace("_", "\\_")  # Markdown-escaped in the table
+        row = next(line for line in text.splitlines() if line.startswith(f"| {escaped} |"))
+        assert f"{100 * dim['ci_low']:.1f}% – {100 * dim['ci_high']:.1f}% ({name})" in row, row
