@@ -187,7 +187,8 @@ class ScorekitAccessor:
         confidence: float = 0.95,
         ax: Any = None,
     ) -> Any:
-        """Pass rate per dimension with its Wilson interval; thresholds drawn when given.
+        """Pass rate per dimension with its headline interval (``summary()``'s ``ci_low``/``ci_high``, named in
+        the legend by ``interval_method``); thresholds drawn when given.
 
         Returns the matplotlib ``Axes``.
         """
