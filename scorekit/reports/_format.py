@@ -313,14 +313,14 @@ def pass_1_text(value: Any) -> str:
 
 
 def agreement_text(agreement: Any) -> str:
-    """``judges agree: Krippendorff's α 0.62 over 40 rows, 75.0% unanimous``; "" without agreement."""
+    """``judge agreement: Krippendorff's α 0.62 over 40 rows, 75.0% unanimous``; "" without agreement."""
     if not isinstance(agreement, Mapping):
         return ""
     alpha = agreement.get("krippendorff_alpha")
     units = agreement.get("units")
     rows = "row" if units == 1 else "rows"
     value = "undefined" if alpha is None or _is_undefined(alpha) else f"{float(alpha):.2f}"
-    return (f"judges agree: Krippendorff's α {value} over {fmt_count(units)} {rows}, "
+    return (f"judge agreement: Krippendorff's α {value} over {fmt_count(units)} {rows}, "
             f"{fmt_pct(agreement.get('unanimous_share'))} unanimous")
 
 

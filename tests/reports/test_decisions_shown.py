@@ -217,12 +217,12 @@ def test_pass_k_intervals_stand_beside_pass_k(decided):
 
 def test_judge_agreement_is_said_where_present(decided):
     assert agreement_text({"krippendorff_alpha": 0.62, "unanimous_share": 0.75, "units": 40}) == \
-        "judges agree: Krippendorff's α 0.62 over 40 rows, 75.0% unanimous"
+        "judge agreement: Krippendorff's α 0.62 over 40 rows, 75.0% unanimous"
     assert agreement_text({"krippendorff_alpha": None, "unanimous_share": 1.0, "units": 1}).startswith(
-        "judges agree: Krippendorff's α undefined over 1 row")
+        "judge agreement: Krippendorff's α undefined over 1 row")
     for name, text in _everything(decided).items():
         text = _html_text(text) if "html" in name or name == "junit" else text
-        assert "judges agree: Krippendorff's α 0.62 over 40 rows, 75.0% unanimous" in text, name
+        assert "judge agreement: Krippendorff's α 0.62 over 40 rows, 75.0% unanimous" in text, name
 
 
 # --------------------------------------------------------------------------- the comparison
