@@ -263,7 +263,12 @@ def _printable(text: str) -> str:
 def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
     """A mock judge or evaluator anywhere (any dimension, pre-scored or not) makes a
     SELF_TEST; a row it touched keeps its status as cast, with reason ``mock_judge``
-    (:func:`~scorekit.scorers.judges.with_mock`, SPEC §18). Judges of any row are recorded."""
+    (:func:`~scorekit.scorers.judges.with_mock`, SPEC §18). Judges of any row are recorded.
+
+    A pre-scored ERROR is no vote the mock cast: the harness says nothing was measured
+    (a crashed sample, an unscored grade), so the row keeps the harness's reason and
+    detail (SPEC §15: the crash is shown, not a scorer blamed); the evaluation is a
+    SELF_TEST all the same."""
     mocks = set()
     votes = row.get("judge_votes")
     if isinstance(votes, list):
@@ -278,6 +283,8 @@ def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
     if isinstance(evaluator, str) and is_mock(evaluator):
         mocks.add(evaluator)
     ctx.mock_judges.update(mocks)
+    if "status" in row and outcome.status == "ERROR":
+        return outcome
     return with_mock(outcome, mocks)
 
 

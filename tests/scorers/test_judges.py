@@ -335,6 +335,19 @@ def test_a_mock_evaluators_prescored_rows_count_as_given():
     assert finding["case_ids"] == ["c3"]
 
 
+def test_a_mock_evaluators_prescored_error_keeps_the_harness_reason():
+    # An ERROR the harness reports (a crashed sample) is no vote the mock cast: its reason stays.
+    rows = [{"id": "r0", "dimension": "qa", "case_id": "c0", "status": "PASS",
+             "evaluator": "inspect:model_graded_qa@mockllm/grader"},
+            {"id": "r1", "dimension": "qa", "case_id": "c1", "status": "ERROR", "reason": "sample_error",
+             "detail": "RuntimeError('boom')", "evaluator": "inspect:model_graded_qa@mockllm/grader"}]
+    card = sk.evaluate(rows, policy={"gate": {"thresholds": {"qa": 0.5}}})
+    assert card.decision == "SELF_TEST"
+    ev = card.evidence
+    assert ev["reason"].tolist() == ["mock_judge", "sample_error"]
+    assert ev["detail"].iloc[1] == "pre-scored ERROR by inspect:model_graded_qa@mockllm/grader: RuntimeError('boom')"
+
+
 def test_mock_judge_is_self_test_even_with_fail_or_tie_or_exploratory():
     for votes in (
         [V("mock-a", "FAIL"), V("b", "FAIL"), V("c", "FAIL")],
