@@ -169,5 +169,9 @@ def test_repeat_trials_give_pass_k_and_a_clustered_interval_wider_than_wilson(tm
     assert contains["pass_k"]["2"] == pytest.approx(3 / 5)
     # trials of one case agree more than trials of different cases: the case-clustered interval is wider
     assert contains["deff"] > 1
-    assert contains["ci_cluster_low"] < contains["ci_low"]
-    assert (contains["ci_low"], contains["ci_high"]) == pytest.approx(sk.wilson_interval(7, 10))
+    assert contains["ci_cluster_low"] < contains["wilson_low"]
+    assert contains["ci_cluster_high"] > contains["wilson_high"]
+    assert (contains["wilson_low"], contains["wilson_high"]) == pytest.approx(sk.wilson_interval(7, 10))
+    # trials repeat, so the headline interval is the clustered one (SPEC §18)
+    assert contains["interval_method"] == "wilson_clustered"
+    assert (contains["ci_low"], contains["ci_high"]) == (contains["ci_cluster_low"], contains["ci_cluster_high"])
