@@ -86,6 +86,27 @@ def _environment(environment: Mapping[str, Any] | None, hardware: str | None) ->
     return filled
 
 
+def _wilson_bounds(d: Mapping[str, Any], schema_version: Any) -> dict[str, Any]:
+    """A dimension's pooled Wilson bounds, named as the release card's secondaries name them.
+
+    ``wilson_low``/``wilson_high`` hold them (SPEC §18: ``ci_low``/``ci_high`` are the
+    headline, the case-clustered interval when trials repeat); a schema-version-1
+    scorecard, written before those fields, had Wilson as ``ci_low``/``ci_high``.
+
+    Examples
+    --------
+    >>> _wilson_bounds({"ci_low": 0.37, "ci_high": 0.96, "wilson_low": 0.49, "wilson_high": 0.94}, 2)
+    {'ci_low': 0.49, 'ci_high': 0.94}
+    >>> _wilson_bounds({"ci_low": 0.49, "ci_high": 0.94}, 1)
+    {'ci_low': 0.49, 'ci_high': 0.94}
+    >>> _wilson_bounds({"ci_low": 0.37, "ci_high": 0.96}, 2)
+    {'ci_low': None, 'ci_high': None}
+    """
+    if schema_version == 1 and "wilson_low" not in d and "wilson_high" not in d:
+        return {"ci_low": d.get("ci_low"), "ci_high": d.get("ci_high")}
+    return {"ci_low": d.get("wilson_low"), "ci_high": d.get("wilson_high")}
+
+
 def _positive_int(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be a positive integer; got {value!r}")
@@ -134,7 +155,8 @@ def to_release_payload(
     reproduction_command : str, optional
         The ``scorekit run ...`` command that produced the card.
     secondaries : bool, default True
-        Add ``<dim>_ci_low``, ``<dim>_ci_high`` (Wilson) and
+        Add ``<dim>_ci_low``, ``<dim>_ci_high`` (the pooled Wilson interval,
+        the card's ``wilson_low``/``wilson_high``) and
         ``<dim>_pass_hat_<k>`` (pass^k) as weight-0 metrics.
     config : mapping, optional
         Extra harness config merged over the defaults (decision, purpose,
@@ -227,9 +249,9 @@ def to_release_payload(
     metrics = [Metric(f"{d['name']}_pass_rate", float(d["rate"]), _weight(weights, d["name"])) for d in dimensions]
     if secondaries:
         for d in dimensions:
-            for bound in ("ci_low", "ci_high"):
-                if d.get(bound) is not None:
-                    metrics.append(Metric(f"{d['name']}_{bound}", float(d[bound]), 0.0))
+            for bound, value in _wilson_bounds(d, data.get("schema_version")).items():
+                if value is not None:
+                    metrics.append(Metric(f"{d['name']}_{bound}", float(value), 0.0))
             for k, value in sorted((d.get("pass_k") or {}).items(), key=lambda kv: int(kv[0])):
                 if value is not None:
                     metrics.append(Metric(f"{d['name']}_pass_hat_{int(k)}", float(value), 0.0))
