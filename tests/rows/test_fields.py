@@ -35,7 +35,10 @@ def test_reason_on_prescored_rows_is_kept_in_evidence_and_findings():
     row = card.evidence.set_index("id").loc["r1"]
     assert row["reason"] == "timeout_in_tool"
     assert row["detail"] == "pre-scored FAIL by harness-x"
-    assert [f["reason"] for f in card.findings if f["dimension"] == "helpfulness"] == ["timeout_in_tool"]
+    # 1 of 2 PASSes the 0.5 threshold with assurance 0.5: SPEC §18's low_confidence advisory sits beside it
+    found = {f["reason"]: f for f in card.findings if f["dimension"] == "helpfulness"}
+    assert sorted(found) == ["low_confidence", "timeout_in_tool"]
+    assert found["timeout_in_tool"]["case_ids"] == ["c1"] and found["low_confidence"]["severity"] == "info"
 
 
 def test_prescored_reason_defaults_to_prescored_status():
