@@ -115,10 +115,14 @@ def test_agent_card_maps_every_builtin_dimension_with_its_verdict():
     sc = scorecard()
     card = build_agent_card(sc)
     verdicts = {d["name"]: d["verdict"] for d in sc["dimensions"]}
+    # SPEC §18: one missing row counted as FAIL could flip cost and latency, so they are
+    # INCOMPLETE (missing_could_flip), shown as is: evidence partial, never FAIL or evidenced
+    flip = {d["name"] for d in sc["dimensions"] if d["missing_could_flip"]}
+    assert flip == {"cost", "latency"} and {verdicts[name] for name in flip} == {"INCOMPLETE"}
     for name in BUILTIN:
         source = _source(card, name)
         assert source["verdict"] == verdicts[name]
-        assert source["status"] == "evidenced"
+        assert source["status"] == ("partial" if name in flip else "evidenced")
     judged = _source(card, "judged")
     assert [d["name"] for d in judged["dimensions"]] == ["helpfulness"]
     assert {d["name"]: d["kind"] for d in card["dimensions"]}["helpfulness"] == "judged"
