@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from scorekit import cli
@@ -36,12 +38,19 @@ def test_demo_numbers_equal_the_scorecard_and_the_accessor(tmp_path, capsys):
     out = capsys.readouterr().out
     card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
     assert f"decision: {card.decision}" in out
+    lines = out.splitlines()
+    rule = next(i for i, text in enumerate(lines) if text.startswith("-----"))
+    spans = [m.span() for m in re.finditer(r"-+", lines[rule])]  # each column's width, from the rule line
+    headers = [lines[rule - 1][a:b].strip() for a, b in spans]
     summary = card.evidence.scorekit.summary()
     for name, row in summary.iterrows():
         assert card.dimensions.loc[name, "n"] == row["n"]
-        line = next(text for text in out.splitlines() if text.split()[:1] == [name])
-        assert line.split()[1:4] == [card.dimensions.loc[name, "verdict"], str(int(row["n"])), str(int(row["passes"]))]
-        assert f"{100 * row['rate']:.1f}%" in line
+        line = next(text for text in lines if text.split()[:1] == [name])
+        cells = dict(zip(headers, (line[a:b].strip() for a, b in spans), strict=True))
+        assurance = card.dimensions.loc[name, "assurance"]  # SPEC §18, beside the verdict; none at a 100% threshold
+        assert [cells[h] for h in ("verdict", "P(meets threshold)", "n", "passes", "rate")] == [
+            card.dimensions.loc[name, "verdict"], "—" if pd.isna(assurance) else f"{100 * assurance:.1f}%",
+            str(int(row["n"])), str(int(row["passes"])), f"{100 * row['rate']:.1f}%"]
 
 
 def test_unknown_command_exits_2_without_traceback():
