@@ -15,7 +15,14 @@ Examples
 >>> from scorekit.widgets import explore_state
 >>> view = explore_state(sk.example_path(), policy=sk.example_path(file="policy.yml"),
 ...                      thresholds={"action_correctness": 0.85})
->>> view.decision
+>>> view.card.dimensions.loc["action_correctness", "verdict"], view.decision
+('PASS', 'INCOMPLETE')
+
+No dimension FAILs any more; cost and latency are INCOMPLETE because one missing row
+counted as FAIL could flip them (SPEC §18, ``missing_could_flip``). Leaving them out too:
+
+>>> explore_state(sk.example_path(), policy=sk.example_path(file="policy.yml"),
+...               dimensions=["helpfulness", "injection", "pii", "task_completion", "tool_call"]).decision
 'PASS'
 """
 

@@ -18,6 +18,25 @@ from scorekit.widgets import build_explorer, explore_policy, explore_state, show
 
 EXAMPLE = sk.example_path()
 POLICY = sk.example_path(file="policy.yml")
+#: The example's cost (67/70) and latency (62/65) PASS 95% only while their missing rows are left
+#: out: one counted as FAIL could flip them, so under SPEC §18 they are INCOMPLETE (missing_could_flip).
+MISSING_COULD_FLIP = ["cost", "latency"]
+
+
+def ignoring_missing_rows() -> dict:
+    """The example policy, with the missing rows left out of the verdicts (``gate.missing_evidence: ignore``):
+    for the tests about what a control re-decides, not about missing evidence."""
+    policy = sk.load_policy(POLICY).to_dict()
+    policy["gate"]["missing_evidence"] = "ignore"
+    return policy
+
+
+def held_by_missing_rows(card) -> list[str]:
+    """The in-scope dimensions that do not PASS, checked to be INCOMPLETE because missing rows could flip them."""
+    dims = card.dimensions
+    held = dims[~dims["verdict"].isin(["PASS", "NOT_IN_SCOPE"])]
+    assert (held["verdict"] == "INCOMPLETE").all() and held["missing_could_flip"].astype(bool).all()
+    return sorted(held.index)
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +90,11 @@ def test_explore_state_is_evaluate_under_the_explored_policy(rows):
 def test_lowering_the_failing_threshold_below_the_rate_turns_the_example_to_pass():
     assert explore_state(EXAMPLE, policy=POLICY).decision == "FAIL"  # action_correctness 89.8% < 95%
     view = explore_state(EXAMPLE, policy=POLICY, thresholds={"action_correctness": 0.85})
-    assert view.decision == "PASS"
-    assert view.card.dimensions.loc["action_correctness", "threshold"] == 0.85
+    assert view.card.dimensions.loc["action_correctness", ["threshold", "verdict"]].tolist() == [0.85, "PASS"]
+    # no dimension FAILs now; only the two whose missing rows could flip them hold the decision back
+    assert view.decision == "INCOMPLETE" and held_by_missing_rows(view.card) == MISSING_COULD_FLIP
+    assert explore_state(EXAMPLE, policy=ignoring_missing_rows(), thresholds={"action_correctness": 0.85}
+                         ).decision == "PASS"
 
 
 def test_raising_a_threshold_above_the_rate_fails_that_dimension():
@@ -85,6 +107,10 @@ def test_leaving_out_the_failing_dimension_takes_it_out_of_scope():
     others = ["cost", "helpfulness", "injection", "latency", "pii", "task_completion", "tool_call"]
     view = explore_state(EXAMPLE, policy=POLICY, dimensions=others)
     assert view.card.dimensions.loc["action_correctness", "verdict"] == "NOT_IN_SCOPE"
+    assert view.decision == "INCOMPLETE" and held_by_missing_rows(view.card) == MISSING_COULD_FLIP
+    rest = [name for name in others if name not in MISSING_COULD_FLIP]
+    view = explore_state(EXAMPLE, policy=POLICY, dimensions=rest)
+    assert (view.card.dimensions.loc[["action_correctness", *MISSING_COULD_FLIP], "verdict"] == "NOT_IN_SCOPE").all()
     assert view.decision == "PASS"
 
 
@@ -128,7 +154,9 @@ def test_explorer_controls_start_from_the_policy():
 
 def test_moving_a_slider_re_decides_and_calls_back():
     seen = []
-    explorer = build_explorer(EXAMPLE, policy=POLICY, on_update=lambda e: seen.append(e.view.decision))
+    explorer = build_explorer(EXAMPLE, policy=ignoring_missing_rows(),
+                              on_update=lambda e: seen.append(e.view.decision))
+    assert explorer.view.decision == "FAIL"
     explorer.sliders["action_correctness"].value = 0.85
     assert explorer.view.decision == "PASS"
     assert seen == ["PASS"]
@@ -142,6 +170,9 @@ def test_unchecking_a_dimension_takes_it_out_of_scope():
     explorer = build_explorer(EXAMPLE, policy=POLICY)
     explorer.checks["action_correctness"].value = False
     assert explorer.view.card.dimensions.loc["action_correctness", "verdict"] == "NOT_IN_SCOPE"
+    assert explorer.view.decision == "INCOMPLETE" and held_by_missing_rows(explorer.view.card) == MISSING_COULD_FLIP
+    for name in MISSING_COULD_FLIP:
+        explorer.checks[name].value = False
     assert explorer.view.decision == "PASS"
 
 
@@ -167,7 +198,7 @@ def test_a_dimension_without_a_threshold_keeps_none_until_its_slider_moves():
 
 
 def test_show_explorer_updates_one_display_in_place(capsys):
-    explorer = show_explorer(EXAMPLE, policy=POLICY)
+    explorer = show_explorer(EXAMPLE, policy=ignoring_missing_rows())
     first = capsys.readouterr().out  # outside IPython, display() prints the text form
     assert "<Explorer 8 dimensions, FAIL>" in first
     explorer.sliders["action_correctness"].value = 0.85
