@@ -154,14 +154,15 @@ class ExploreView:
 
     @property
     def table(self) -> pd.DataFrame:
-        """Verdict, n, passes, rate, Wilson interval, threshold and pass^k per dimension (from the card)."""
+        """Verdict, n, passes, rate, the headline interval (``interval_method``), threshold and pass^k per dimension
+        (from the card)."""
         dims = self.card.dimensions
-        table = dims[["verdict", "n", "passes", "rate", "ci_low", "ci_high", "threshold"]].copy()
+        table = dims[["verdict", "n", "passes", "rate", "ci_low", "ci_high", "interval_method", "threshold"]].copy()
         table[f"pass^{self.k}"] = [entry.get(str(self.k)) for entry in dims["pass_k"]]
         return table
 
     def rates_axes(self) -> Any:
-        """Pass rates with Wilson intervals and the chosen thresholds (matplotlib Axes, for your own figures;
+        """Pass rates with their headline intervals and the chosen thresholds (matplotlib Axes, for your own figures;
         the display draws the reports' SVG of the same chart model)."""
         from . import plots
 
