@@ -4,7 +4,7 @@ Each side is a :class:`~scorekit.Scorecard`, a scorecard dictionary or a stored
 ``scorecard.json``, or — with ``history=`` — the latest record of a label in a
 history database. Per dimension: both rates with their Wilson intervals, the
 difference (B − A) with its interval, the one-sided test of a drop (p-value,
-Holm-adjusted p-value, whether B regressed), the shared cases and those only on
+Holm-adjusted p-value, ``significant``: whether B regressed), the shared cases and those only on
 one side, the cases whose rate fell or rose, and the change of verdict.
 
 The comparison is :func:`scorekit._regression.regressions` with the defaults
@@ -37,7 +37,7 @@ __all__ = ["COMPARE_COLUMNS", "compare"]
 COMPARE_COLUMNS = (
     "n_a", "passes_a", "rate_a", "ci_low_a", "ci_high_a", "verdict_a",
     "n_b", "passes_b", "rate_b", "ci_low_b", "ci_high_b", "verdict_b",
-    "difference", "ci_low", "ci_high", "method_used", "p_value", "p_adjusted", "regressed",
+    "difference", "ci_low", "ci_high", "method_used", "p_value", "p_adjusted", "significant",
     "shared_cases", "cases_only_a", "cases_only_b", "regressed_cases", "improved_cases", "verdict_change",
 )
 #: The comparison sk.compare makes: the policy defaults of SPEC §7.
@@ -272,8 +272,9 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
         interval ``ci_low``/``ci_high`` at ``confidence`` (unadjusted);
         ``method_used`` (``paired`` or ``newcombe``); ``p_value`` (one-sided,
         of "B is no worse than A") and ``p_adjusted`` (Holm over the
-        dimensions compared); ``regressed`` (``p_adjusted`` ≤ α; ``<NA>`` when
-        a dimension cannot be compared); ``shared_cases``, ``cases_only_a``,
+        dimensions compared); ``significant`` (SPEC §17: B regressed, a drop
+        shown at ``p_adjusted`` ≤ α, §18; ``<NA>`` when a dimension cannot be
+        compared); ``shared_cases``, ``cases_only_a``,
         ``cases_only_b`` (``<NA>`` unless both sides hold per-case counts);
         ``regressed_cases`` / ``improved_cases`` (``{"total", "listed"}`` of the
         shared cases whose rate fell / rose, largest change first; None
@@ -294,7 +295,7 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
     >>> import scorekit as sk
     >>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
     >>> table = sk.compare(card, card)
-    >>> bool(table["regressed"].any()), float(table["difference"].abs().max()), table.attrs["meaning"]
+    >>> bool(table["significant"].any()), float(table["difference"].abs().max()), table.attrs["meaning"]
     (False, 0.0, 'a drop shown at the 2.5% level across the 8 dimensions compared, Holm')
     """
     import numpy as np
@@ -321,7 +322,7 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
             **{f"{k}_b": entry["candidate"][k] for k in ("n", "passes", "rate", "ci_low", "ci_high")}, "verdict_b": vb,
             **{k: entry[k] for k in ("difference", "ci_low", "ci_high", "method_used", "p_value", "p_adjusted",
                                      "shared_cases", "regressed_cases", "improved_cases")},
-            "regressed": entry["regressed"] if entry["status"] != "undefined" else pd.NA,
+            "significant": entry["regressed"] if entry["status"] != "undefined" else pd.NA,
             "cases_only_a": entry["cases_only_baseline"], "cases_only_b": entry["cases_only_candidate"],
             "verdict_change": f"{va or '—'} → {vb or '—'}" if va != vb else "",
         })
@@ -333,7 +334,7 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
     for column in ("shared_cases", "cases_only_a", "cases_only_b"):
         frame[column] = pd.array(frame[column].tolist(), dtype="Int64")
-    frame["regressed"] = pd.array(frame["regressed"].tolist(), dtype="boolean")
+    frame["significant"] = pd.array(frame["significant"].tolist(), dtype="boolean")
     alpha = one_sided_alpha(level)
     comparisons = usable_comparisons(entries)
     frame.attrs.update({"a": side_a.label, "b": side_b.label, "confidence": level,

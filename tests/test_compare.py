@@ -50,19 +50,19 @@ def test_a_clear_drop_regresses_and_an_unchanged_dimension_does_not(before, afte
         "alpha": 0.025, "comparisons": 2}
     assert table.attrs["meaning"] == "a drop shown at the 2.5% level across the 2 dimensions compared, Holm"
     drop = table.loc["task_completion"]
-    assert bool(drop["regressed"]) is True and drop["p_adjusted"] <= 0.025
+    assert bool(drop["significant"]) is True and drop["p_adjusted"] <= 0.025
     assert math.isclose(drop["difference"], -0.3, abs_tol=1e-12) and drop["ci_high"] < 0
     assert drop["verdict_change"] == "PASS → FAIL"
     assert drop["regressed_cases"]["total"] == 30 and drop["improved_cases"]["total"] == 0
     assert [c["case_id"] for c in drop["regressed_cases"]["listed"][:2]] == ["case60", "case61"]
     same = table.loc["tool_call"]
-    assert bool(same["regressed"]) is False and same["difference"] == 0 and same["verdict_change"] == ""
+    assert bool(same["significant"]) is False and same["difference"] == 0 and same["verdict_change"] == ""
     assert same["p_value"] == 1.0
 
 
 def test_an_unchanged_run_regresses_nowhere(before):
     table = sk.compare(before, before)
-    assert not table["regressed"].any() and (table["difference"] == 0).all()
+    assert not table["significant"].any() and (table["difference"] == 0).all()
 
 
 def test_scorecards_in_memory_are_compared_case_by_case(before, after):
@@ -97,7 +97,7 @@ def test_stored_scorecards_use_newcombe_from_the_clustered_intervals(before, aft
     p1, p2 = row["rate_a"], row["rate_b"]
     expected = (p2 - p1 - math.hypot(p2 - l2, u1 - p1), p2 - p1 + math.hypot(u2 - p2, p1 - l1))
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected, abs=1e-12)
-    assert bool(row["regressed"]) is True
+    assert bool(row["significant"]) is True
     # The same numbers as the in-memory cards without their per-case counts.
     pooled = sk.compare(before, after)
     assert pooled.loc["task_completion", "p_value"] < row["p_value"]
@@ -106,9 +106,9 @@ def test_stored_scorecards_use_newcombe_from_the_clustered_intervals(before, aft
 def test_a_dimension_on_one_side_only_is_undefined_not_regressed(before):
     other = sk.evaluate(_rows({"task_completion": 0.9, "pii_extra": 1.0}), policy={"purpose": "exploratory"})
     table = sk.compare(before, other)
-    assert pd.isna(table.loc["tool_call", "regressed"]) and math.isnan(table.loc["tool_call", "rate_b"])
+    assert pd.isna(table.loc["tool_call", "significant"]) and math.isnan(table.loc["tool_call", "rate_b"])
     assert table.loc["tool_call", "verdict_change"] == "PASS → —"
-    assert pd.isna(table.loc["pii_extra", "regressed"]) and math.isnan(table.loc["pii_extra", "p_value"])
+    assert pd.isna(table.loc["pii_extra", "significant"]) and math.isnan(table.loc["pii_extra", "p_value"])
     assert table.attrs["comparisons"] == 1
 
 
@@ -122,7 +122,7 @@ def test_history_labels_are_compared_paired(before, after, tmp_path):
     numbers = ["n_a", "passes_a", "n_b", "passes_b", "difference", "ci_low", "ci_high", "p_value", "p_adjusted",
                "shared_cases", "cases_only_a", "cases_only_b"]
     pd.testing.assert_frame_equal(table[numbers], in_memory[numbers], rtol=1e-12)
-    assert list(table["regressed"]) == list(in_memory["regressed"])
+    assert list(table["significant"]) == list(in_memory["significant"])
     assert list(table["regressed_cases"]) == list(in_memory["regressed_cases"])
 
 

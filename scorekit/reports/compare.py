@@ -11,7 +11,7 @@ Examples
 >>> from scorekit.reports.compare import compare_sections
 >>> card = sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"))
 >>> c = compare_sections(sk.compare(card, card))
->>> c.table.cell("tool_call", "difference").text, c.table.cell("tool_call", "regressed").text
+>>> c.table.cell("tool_call", "difference").text, c.table.cell("tool_call", "significant").text
 ('+0.0 pp', 'no')
 >>> dict(c.facts)["regressed means"]
 'a drop shown at the 2.5% level across the 8 dimensions compared, Holm'
@@ -36,7 +36,7 @@ __all__ = ["COMPARE_FILES", "CompareSections", "compare_sections", "compare_text
 
 #: Report kind → file name (SPEC §17).
 COMPARE_FILES = {"html": "compare.html", "markdown": "compare.md"}
-COLUMNS = ("dimension", "A", "B", "difference", "interval of the difference", "p (adjusted)", "regressed",
+COLUMNS = ("dimension", "A", "B", "difference", "interval of the difference", "p (adjusted)", "significant",
            "cases fell / rose", "verdict")
 CASE_COLUMNS = ("dimension", "rate", "case", "A", "B", "change")
 _METHOD_NAMES = {"paired": "paired t", "newcombe": "Newcombe"}
@@ -117,7 +117,7 @@ def compare_sections(frame: pd.DataFrame) -> CompareSections:
     for name, r in frame.iterrows():
         sides = [fmt_side({"rate": _value(r[f"rate_{s}"]), "ci_low": _value(r[f"ci_low_{s}"]),
                            "ci_high": _value(r[f"ci_high_{s}"]), "n": int(r[f"n_{s}"])}) for s in "ab"]
-        regressed = _value(r["regressed"])
+        regressed = _value(r["significant"])
         undefined = regressed is None
         low, high = _value(r["ci_low"]), _value(r["ci_high"])
         method = _METHOD_NAMES.get(str(r["method_used"]), str(r["method_used"]))
