@@ -267,7 +267,8 @@ def _history_pin(args: argparse.Namespace) -> int:
         return EXIT_OK
     record_id = history.pin(db, label)
     row = records.loc[record_id] if record_id in records.index else None
-    agent = "" if row is None else f", agent {_t(row['agent_name'])} {_t(row['agent_version'])}"
+    named = [] if row is None else [str(v) for v in (row["agent_name"], row["agent_version"]) if isinstance(v, str)]
+    agent = f", agent {_t(' '.join(named))}" if named else ("" if row is None else ", agent not named")
     print(f"pinned record {record_id} (label {_t(repr(label))}{agent}) in {_t(db)}: the default baseline of the "
           "runs comparable with it")
     return EXIT_OK

@@ -54,7 +54,9 @@ def _check_label(label: Any) -> str:
 
 
 def _who(row: dict[str, Any], label: str) -> str:
-    return f"record {row['id']} labelled {label!r} (agent {row['agent_name']} {row['agent_version']})"
+    named = [str(v) for v in (row.get("agent_name"), row.get("agent_version")) if v is not None]
+    agent = f"agent {' '.join(named)}" if named else "agent not named"
+    return f"record {row['id']} labelled {label!r} ({agent})"
 
 
 def pin(db: str | os.PathLike[str] | None, label: str) -> int:

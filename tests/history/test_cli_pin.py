@@ -159,3 +159,21 @@ def test_run_pin_needs_history_and_label(run_cli, tmp_path, policy, db, drop):
     del argv[at:at + 2]
     code, _, err = run_cli(*argv)
     assert code == 2 and "--pin" in _one_line(err) and not db.exists() and not (tmp_path / "out").exists()
+
+
+def test_a_record_of_an_unnamed_agent_is_named_so_not_none(tmp_path, capsys):
+    import scorekit as sk
+    from scorekit.cli import main
+
+    db = tmp_path / "h.sqlite"
+    rows = [{"id": f"r{i}", "dimension": "helpfulness", "status": "FAIL" if i < 3 else "PASS", "evaluator": "harness"}
+            for i in range(10)]
+    sk.evaluate(rows, policy={"gate": {"thresholds": {"helpfulness": 0.9}}}, history=db, label="nameless")
+    assert main(["history", "pin", str(db), "nameless"]) == 2  # a FAIL is no baseline
+    err = capsys.readouterr().err
+    assert "agent not named" in err and "None" not in err and len(err.strip().splitlines()) == 1
+    sk.evaluate([{**r, "status": "PASS"} for r in rows], policy={"gate": {"thresholds": {"helpfulness": 0.9}}},
+                history=db, label="fine")
+    assert main(["history", "pin", str(db), "fine"]) == 0
+    out = capsys.readouterr().out
+    assert "agent not named" in out and "None" not in out
