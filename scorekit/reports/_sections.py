@@ -822,7 +822,9 @@ def history_sections(records: Any, dimensions: Any = None, *, latest: int = 5) -
     Parameters
     ----------
     records : DataFrame
-        ``read_history(db)`` (one row per record, indexed by ``id``).
+        ``read_history(db)`` (one row per record, indexed by ``id``); ``pinned``
+        says which records are pinned (``latest pin``: the default baseline of the
+        runs comparable with it, SPEC §10).
     dimensions : DataFrame, optional
         ``read_history(db, dimensions=True)``: the rates of the ``latest``
         records are listed per dimension, with their Wilson interval.
@@ -830,8 +832,11 @@ def history_sections(records: Any, dimensions: Any = None, *, latest: int = 5) -
     if records is None or len(records) == 0:
         return History(None, None, "")
     rows = []
+    pins = records["pin_order"] if "pin_order" in records else None
+    latest_pin = None if pins is None or pins.isna().all() else pins.max()
     for rid, r in records.iterrows():
         created = r["created_at"]
+        pin = None if pins is None or _is_missing(r["pin_order"]) else r["pin_order"]
         created = created.strftime("%Y-%m-%d %H:%M:%S") if hasattr(created, "strftime") else _text(created)
         agent = " ".join(clean_text(x) for x in (r["agent_name"], r["agent_version"]) if not _is_missing(x))
         baseline = r["baseline_id"]
@@ -841,10 +846,11 @@ def history_sections(records: Any, dimensions: Any = None, *, latest: int = 5) -
             Cell(_text(r["measured_decision"])), Cell(_text(r["comparison_status"])),
             _num(UNDEFINED if _is_missing(baseline) else str(int(baseline))),
             Cell("yes" if r["eligible"] else "no"),
+            Cell("no" if pin is None else "latest pin" if pin == latest_pin else "yes"),
             _code(str(r["suite_hash"] or UNDEFINED)[:12]), _code(str(r["policy_hash"] or UNDEFINED)[:12]),
         ])
     table = _table("history", ["id", "created_at", "label", "agent", "decision", "measured", "comparison",
-                               "baseline", "eligible", "suite", "policy"], rows)
+                               "baseline", "eligible", "pinned", "suite", "policy"], rows)
     if dimensions is None or len(dimensions) == 0:
         return History(table, None, "")
     ids = list(records.index)[-latest:]

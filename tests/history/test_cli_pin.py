@@ -177,3 +177,23 @@ def test_a_record_of_an_unnamed_agent_is_named_so_not_none(tmp_path, capsys):
     assert main(["history", "pin", str(db), "fine"]) == 0
     out = capsys.readouterr().out
     assert "agent not named" in out and "None" not in out
+
+
+def test_the_history_listing_shows_which_records_are_pinned(tmp_path, capsys):
+    import scorekit as sk
+    from scorekit.cli import main
+
+    db = tmp_path / "h.sqlite"
+    rows = [{"id": f"r{i}", "dimension": "helpfulness", "status": "PASS" if i else "FAIL", "evaluator": "harness"}
+            for i in range(10)]
+    for label in ("a", "b", "c"):
+        sk.evaluate(rows, policy={"gate": {"thresholds": {"helpfulness": 0.8}}}, history=db, label=label)
+    for label in ("a", "b"):
+        assert main(["history", "pin", str(db), label]) == 0
+    capsys.readouterr()
+    assert main(["history", str(db)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start, end = lines[0].index("pinned"), lines[0].index("suite")
+    label = lines[0].index("label")
+    by_label = {line[label:label + 5].strip(): line[start:end].strip() for line in lines[2:5]}
+    assert by_label == {"a": "yes", "b": "latest pin", "c": "no"}  # the latest pin: the default baseline
