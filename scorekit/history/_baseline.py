@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from .._errors import InputError
 from ._check import check_history
-from ._db import _connect, _fail, _fetch, _migrate, _resolve, _rows, _transaction
+from ._db import _connect, _fail, _fetch, _latest_labelled, _migrate, _record_dimensions, _resolve, _transaction
 from ._eligibility import _COMPARABLE_SQL, _ELIGIBLE_SQL, _why_ineligible
 
 __all__ = ["pin", "unpin"]
@@ -146,14 +146,9 @@ def unpin(db: str | os.PathLike[str] | None, label: str) -> list[int]:
 
 def _latest(conn: sqlite3.Connection, path: Any, label: str) -> dict[str, Any]:
     """The latest record labelled ``label``, checked (SPEC §20) before its decision is trusted."""
-    row = _fetch(conn, "SELECT * FROM records WHERE label = ? ORDER BY id DESC LIMIT 1", (label,))
+    row = _latest_labelled(conn, label)
     if row is None:
         raise InputError(f"{path}: no record labelled {label!r}")
-    _, dims = _rows(
-        conn,
-        "SELECT record_id, dimension, in_scope, verdict, n, passes, fails, errors, abstains "
-        "FROM dimensions WHERE record_id = ?",
-        (row["id"],),
-    )
+    _, dims = _record_dimensions(conn, row["id"])
     check_history(path, [row], dims)
     return row

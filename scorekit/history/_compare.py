@@ -27,7 +27,7 @@ from .._stats import one_sided_alpha
 from ._baseline import Chosen, _default_baseline
 from ._card import _case_counts, _confidence, _dimension_counts, _key
 from ._check import check_history
-from ._db import _as_frame, _connect, _fetch, _rows, _transaction
+from ._db import _as_frame, _connect, _fetch, _latest_labelled, _record_dimensions, _rows, _transaction
 from ._eligibility import _why_not
 
 __all__ = ["COMPARISON_STATUSES", "compare", "with_comparison"]
@@ -213,7 +213,7 @@ def compare(
             status, detail = "unusable", "the scorecard has no suite or policy hash"
         else:
             if label is not None:
-                row = _fetch(conn, "SELECT * FROM records WHERE label = ? ORDER BY id DESC LIMIT 1", (label,))
+                row = _latest_labelled(conn, label)
                 if row is None:
                     status, detail = "incompatible", f"no record labelled {label!r}"
                 else:
@@ -227,12 +227,7 @@ def compare(
                 if baseline_row is None:
                     status, detail = "missing", "no comparable eligible baseline in the history"
             if baseline_row is not None:
-                dim_rows = _rows(
-                    conn,
-                    "SELECT record_id, dimension, in_scope, verdict, n, passes, fails, errors, abstains "
-                    "FROM dimensions WHERE record_id = ?",
-                    (baseline_row["id"],),
-                )
+                dim_rows = _record_dimensions(conn, baseline_row["id"])
                 case_rows = _rows(
                     conn,
                     "SELECT record_id, dimension, case_id, passes, n FROM cases WHERE record_id = ? "

@@ -321,6 +321,21 @@ def _fetch(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> dict[
 _Rows = tuple[list[str], list[dict[str, Any]]]
 
 
+def _latest_labelled(conn: sqlite3.Connection, label: str) -> dict[str, Any] | None:
+    """The latest record carrying ``label`` (``--baseline LABEL``, ``history pin``), or None."""
+    return _fetch(conn, "SELECT * FROM records WHERE label = ? ORDER BY id DESC LIMIT 1", (label,))
+
+
+def _record_dimensions(conn: sqlite3.Connection, record_id: int) -> _Rows:
+    """One record's dimension rows: the counts and verdicts a stored record is checked by (SPEC §20)."""
+    return _rows(
+        conn,
+        "SELECT record_id, dimension, in_scope, verdict, n, passes, fails, errors, abstains "
+        "FROM dimensions WHERE record_id = ?",
+        (record_id,),
+    )
+
+
 def _rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> _Rows:
     """A query's column names and rows (column → value, as SQLite stored it; sqlite3 errors stay sqlite3 errors)."""
     cur = conn.execute(sql, params)
