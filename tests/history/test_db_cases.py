@@ -10,13 +10,12 @@ from __future__ import annotations
 import shutil
 import signal
 import sqlite3
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from test_db_concurrency import KILLED, WRITER, _spawn
+from test_db_concurrency import KILLED, WRITER, _spawn, race
 
 import scorekit as sk
 from scorekit import history
@@ -242,24 +241,12 @@ def test_a_writer_killed_while_migrating_leaves_the_old_schema(old_db):
 def test_concurrent_writers_migrate_an_old_database_once(old_db):
     writers, each = 4, 5
     procs = [_spawn(WRITER, str(old_db), str(w), str(each)) for w in range(writers)]
-    try:
-        for proc in procs:
-            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
-        for proc in procs:
-            proc.stdin.write("go\n")
-            proc.stdin.flush()
-        while any(p.poll() is None for p in procs):  # a reader during the migration never fails
-            frame = read_history(old_db)
-            assert len(frame) >= 2 and frame.loc[[1, 2], "label"].tolist() == ["release-1.0", "release-1.1"]
-            time.sleep(0.01)
-        for proc in procs:
-            _, err = proc.communicate(timeout=60)
-            assert proc.returncode == 0, err
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+
+    def read() -> None:  # a reader during the migration never fails
+        frame = read_history(old_db)
+        assert len(frame) >= 2 and frame.loc[[1, 2], "label"].tolist() == ["release-1.0", "release-1.1"]
+
+    race(procs, read)
     version, tables, _ = _schema(old_db)
     assert version == "3" and "cases" in tables
     frame = read_history(old_db)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,35 @@ def _spawn(script: str, *args: str) -> subprocess.Popen:
     )
 
 
+def race(procs: list[subprocess.Popen], while_running: Callable[[], None]) -> list[str]:
+    """Release ``_spawn``-ed processes at once and call ``while_running`` until they have all exited.
+
+    Each process prints ``ready`` and waits for a line on stdin; all are released
+    together, every one must exit 0, and their stdouts are returned in order. A
+    process still running when the test fails is killed.
+    """
+    try:
+        for proc in procs:
+            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        for proc in procs:  # all at once
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        while any(p.poll() is None for p in procs):
+            while_running()
+            time.sleep(0.01)
+        outputs = []
+        for proc in procs:
+            out, err = proc.communicate(timeout=60)
+            assert proc.returncode == 0, err
+            outputs.append(out)
+        return outputs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
 def _card(version: str = "1") -> sk.Scorecard:
     rows = [{"id": f"r{i}", "dimension": "task_completion", "case_id": f"c{i}", "status": "PASS",
              "evaluator": "h", "agent_output": version} for i in range(5)]
@@ -91,36 +121,24 @@ def _card(version: str = "1") -> sk.Scorecard:
 def test_concurrent_writers_lose_nothing(tmp_path):
     db = tmp_path / "sub" / "history.sqlite"  # does not exist yet: the writers race to create it
     procs = [_spawn(WRITER, str(db), str(w), str(RECORDS_EACH)) for w in range(WRITERS)]
-    try:
-        for proc in procs:
-            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
-        for proc in procs:  # all at once
-            proc.stdin.write("go\n")
-            proc.stdin.flush()
-        # Meanwhile this process reads: WAL readers never block writers or fail.
-        seen = 0
-        while any(p.poll() is None for p in procs):
-            if db.exists():
-                try:
-                    frame = read_history(db)
-                except sk.HistoryError as exc:
-                    assert "another application" not in str(exc)  # only a half-created file could say so
-                else:
-                    assert len(frame) >= seen
-                    seen = len(frame)
-            time.sleep(0.01)
-        ids = []
-        for w, proc in enumerate(procs):
-            out, err = proc.communicate(timeout=60)
-            assert proc.returncode == 0, err
-            got = json.loads(out.strip().splitlines()[-1])
-            assert len(got) == RECORDS_EACH and got == sorted(got), w
-            ids += got
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+    seen = 0
+
+    def read() -> None:  # meanwhile this process reads: WAL readers never block writers or fail
+        nonlocal seen
+        if db.exists():
+            try:
+                frame = read_history(db)
+            except sk.HistoryError as exc:
+                assert "another application" not in str(exc)  # only a half-created file could say so
+            else:
+                assert len(frame) >= seen
+                seen = len(frame)
+
+    ids = []
+    for w, out in enumerate(race(procs, read)):
+        got = json.loads(out.strip().splitlines()[-1])
+        assert len(got) == RECORDS_EACH and got == sorted(got), w
+        ids += got
     assert len(ids) == len(set(ids)) == WRITERS * RECORDS_EACH
     frame = read_history(db)
     assert sorted(frame.index) == sorted(ids)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_db_concurrency import WRITER, _spawn
+from test_db_concurrency import WRITER, _spawn, race
 
 import scorekit as sk
 from scorekit.history import compare, pin, read_history, record, unpin, with_comparison
@@ -206,23 +206,11 @@ def test_concurrent_pinners_and_writers_migrate_once_and_lose_no_pin(v2):
     procs = [_spawn(PINNER, str(db), "release-1.0,nightly" if p % 2 else "nightly,release-1.0", str(each))
              for p in range(pinners)]
     procs += [_spawn(WRITER, str(db), str(w), str(each)) for w in range(writers)]
-    try:
-        for proc in procs:
-            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
-        for proc in procs:
-            proc.stdin.write("go\n")
-            proc.stdin.flush()
-        while any(p.poll() is None for p in procs):  # a reader meanwhile never fails
-            assert compare(card, db)["baseline"]["id"] in (1, 2)
-            time.sleep(0.01)
-        for proc in procs:
-            _, err = proc.communicate(timeout=60)
-            assert proc.returncode == 0, err
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+
+    def read() -> None:  # a reader meanwhile never fails
+        assert compare(card, db)["baseline"]["id"] in (1, 2)
+
+    race(procs, read)
     assert _schema(db)[0] == "3"
     frame = read_history(db)  # checks that no two pins share an order
     assert len(frame) == 3 + writers * each
