@@ -7,13 +7,17 @@ be imported reliably from a test.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
 DATA = Path(__file__).parent / "data"
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 ROWS_DATA = DATA / "rows"
 
 STATUSES = ("PASS", "FAIL", "ERROR", "ABSTAIN")
@@ -209,3 +213,14 @@ def on_terminal(command: list[str], *, env: dict[str, str] | None = None, timeou
         os.close(leader)
         code = proc.wait(timeout=timeout)
     return code, seen.decode(errors="replace")
+
+
+# --------------------------------------------------------------------------- benchmarks
+def load_benchmark(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` imported as the module ``name`` (the benchmarks are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses resolve their module by name
+    spec.loader.exec_module(module)
+    return module

@@ -20,19 +20,14 @@ Other tools' real files (the shared ``imports`` folders) join the corpus when na
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
 
 import pytest
+from shared import load_benchmark
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("sweep_corpus", ROOT / "benchmarks" / "sweep_corpus.py")
-assert _spec is not None and _spec.loader is not None
-sweep = importlib.util.module_from_spec(_spec)
-sys.modules["sweep_corpus"] = sweep  # dataclasses resolve their module by name
-_spec.loader.exec_module(sweep)
+sweep = load_benchmark("sweep_corpus")
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux" or not hasattr(os, "pidfd_open"),
                                 reason="fork, RLIMIT_AS, /proc and pidfd as on Linux")

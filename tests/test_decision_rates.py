@@ -16,23 +16,17 @@ gate's comparison equals the counting-level call on the same counts.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from shared import load_benchmark
 
 import scorekit as sk
 from scorekit import _regression
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("bench_decisions", ROOT / "benchmarks" / "bench_decisions.py")
-assert _spec is not None and _spec.loader is not None
-bench = importlib.util.module_from_spec(_spec)
-sys.modules["bench_decisions"] = bench  # dataclasses resolve their module by name
-_spec.loader.exec_module(bench)
+bench = load_benchmark("bench_decisions")
 
 DESIGN = bench.Design()  # the §18 design: 8 × 50 × 3, Beta(4, 1), confidence 0.95, max_drop 0
 ALPHA = DESIGN.alpha
