@@ -11,7 +11,6 @@ writes a 100,000-row card quickly.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from html.parser import HTMLParser
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from shared import load_benchmark
 
 import scorekit as sk
 from scorekit.reports import REPORT_FILES, write_reports
@@ -337,10 +337,7 @@ def test_a_failed_render_leaves_the_previous_reports_untouched(tmp_path, monkeyp
 
 # --------------------------------------------------------------------------- scale
 def _make_rows(n: int) -> list[dict]:
-    spec = importlib.util.spec_from_file_location("bench_evaluate", ROOT / "benchmarks" / "bench_evaluate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.make_rows(n)
+    return load_benchmark("bench_evaluate").make_rows(n)
 
 
 @pytest.fixture(scope="module")
