@@ -5,6 +5,11 @@ underscore are private. Importing scorekit registers the ``df.scorekit``
 DataFrame accessor. Heavy dependencies (SciPy, matplotlib, pyarrow, nbconvert,
 papermill, cryptography, jsonschema, rfc8785) are imported only by the
 functions that need them.
+
+The model does not import its renderers: ``Scorecard.write``, ``to_release_payload``,
+``_repr_html_`` and an ``ImportedRun``'s display ask :mod:`scorekit._renderers` for a
+function by name, and this front door registers which ``"module:function"`` does each
+(imported on first use, so registering costs nothing).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from ._errors import (
 from ._evaluate import evaluate
 from ._examples import example_path
 from ._policy import Policy, load_policy
+from ._renderers import register as _register
 from ._rows import read_rows
 from ._scorecard import Scorecard
 from ._stats import (
@@ -40,6 +46,12 @@ from ._version import __version__
 from .importers import ImportedRun
 from .importers._read import import_results
 from .importers._tools import tool_contracts
+
+# What renders the model (scorekit._renderers): the layers above it, named here, imported on first use.
+_register("scorecard.write", "scorekit.reports:write_reports")
+_register("scorecard.release_payload", "scorekit.release:to_release_payload")
+_register("scorecard.html", "scorekit.notebook:scorecard_html")
+_register("imported_runs.html", "scorekit.notebook:imported_runs_html")
 
 __all__ = [
     "STATUSES",

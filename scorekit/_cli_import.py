@@ -136,7 +136,7 @@ def _rows_jsonl(run: Any) -> str:
 
 def policy_stub(runs: Sequence[Any]) -> str:
     """``policy.stub.yml``: every dimension found, its coverage, and a commented threshold to fill in."""
-    from .importers._table import dimension_coverage
+    from .importers._run import dimension_coverage
 
     cover: dict[str, list[int]] = {}
     for run in runs:
@@ -166,7 +166,7 @@ def policy_stub(runs: Sequence[Any]) -> str:
 def _cmd_import(args: argparse.Namespace) -> int:
     from .engines import progress_on_a_terminal
     from .importers._read import import_results
-    from .importers._table import runs_table
+    from .reports._sections import runs_table
     from .reports.text import table_text
 
     with progress_on_a_terminal():

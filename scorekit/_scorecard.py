@@ -3,6 +3,14 @@
 ``to_dict()`` is the one truth every renderer works from (SPEC §12); it holds no
 rows (those are in ``evidence``, or above ``evidence_rows_in_memory`` in an
 ``evidence/`` dataset: SPEC §16), and undefined numbers are ``None``, never NaN.
+
+The model does not import its renderers: they import it. :meth:`Scorecard.write`,
+:meth:`Scorecard.to_release_payload` and :meth:`Scorecard._repr_html_` ask
+:mod:`scorekit._renderers` for the function registered as ``scorecard.write``,
+``scorecard.release_payload`` and ``scorecard.html``; the front door
+(``scorekit/__init__.py``) registers :func:`scorekit.reports.write_reports`,
+:func:`scorekit.release.to_release_payload` and :func:`scorekit.notebook.scorecard_html`,
+each imported on first use.
 """
 
 from __future__ import annotations
@@ -20,12 +28,12 @@ import pandas as pd
 
 from ._decide import error_rates
 from ._evidence import EvidenceStore
+from ._renderers import renderer
 from ._validate import Validation
-from ._version import __version__
+from ._version import SCHEMA_VERSION, __version__
 
 __all__ = ["SCHEMA_VERSION", "Scorecard"]
 
-SCHEMA_VERSION = 2
 CAVEATS = (
     "These figures apply to the supplied cases only; choose case coverage and sample sizes appropriate to the "
     "release risk.",
@@ -220,9 +228,7 @@ class Scorecard:
         >>> payload.config["decision"], render_scorecard(payload).startswith("---")
         ('FAIL', True)
         """
-        from .release._bridge import to_release_payload  # lazy: keeps `import scorekit` light
-
-        return to_release_payload(
+        return renderer("scorecard.release_payload")(
             self, agent_name=agent_name, agent_version=agent_version, weights=weights, **options
         )
 
@@ -238,9 +244,8 @@ class Scorecard:
         ``evidence.parquet`` (every scored row; above ``evidence_rows_in_memory``
         rows the ``evidence/`` dataset instead), each written atomically.
         """
-        from .reports import write_reports
-
-        return write_reports(self, out_dir)
+        written: dict[str, Path] = renderer("scorecard.write")(self, out_dir)
+        return written
 
     @property
     def findings_frame(self) -> pd.DataFrame:
@@ -252,10 +257,8 @@ class Scorecard:
 
         Rendered from the section model like every report; self-contained, no script.
         """
-        from .notebook import Report
-
-        report = Report(self.to_dict(), evidence_rows=self.evidence_rows)
-        return (report.decision(heading=None) + report.summary() + report.findings_summary())._repr_html_()
+        html: str = renderer("scorecard.html")(self)
+        return html
 
     def __repr__(self) -> str:
         who = " ".join(str(self.agent[k]) for k in ("name", "version") if self.agent.get(k))

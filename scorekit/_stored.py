@@ -487,7 +487,7 @@ def _check_decision(data: Mapping[str, Any], policy: Any, dims: Sequence[Mapping
 
 def _version(data: Mapping[str, Any]) -> int:
     """The stored ``schema_version``: 1 (before SPEC §18) or 2; another is refused."""
-    from ._scorecard import SCHEMA_VERSION
+    from ._version import SCHEMA_VERSION
 
     version = data.get("schema_version", 1)
     if type(version) is not int or not 1 <= version <= SCHEMA_VERSION:

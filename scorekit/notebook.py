@@ -42,8 +42,11 @@ __all__ = [
     "Report",
     "files_list",
     "history",
+    "imported_runs",
+    "imported_runs_html",
     "message",
     "reproduction",
+    "scorecard_html",
     "signature_status",
     "trend",
 ]
@@ -281,3 +284,23 @@ def files_list(paths: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Fragment
 def message(label: str, text: str) -> Fragment:
     """A one-line message (``label: text``), e.g. why the explorer cannot decide."""
     return _render("message", label, text)
+
+
+def scorecard_html(card: Any) -> str:
+    """Jupyter's display of a :class:`~scorekit.Scorecard` (``Scorecard._repr_html_``, SPEC §17): the
+    report's banner, its summary table and the findings table, self-contained, no script."""
+    report = Report(card.to_dict(), evidence_rows=card.evidence_rows)
+    return (report.decision(heading=None) + report.summary() + report.findings_summary())._repr_html_()
+
+
+def imported_runs(runs: Sequence[Any]) -> Fragment:
+    """Imported runs (:class:`~scorekit.ImportedRun`) as one table, a row per run: the table
+    ``scorekit import`` prints (agent, task, rows, dimensions, coverage, status)."""
+    from .reports._sections import runs_table
+
+    return _render("table", runs_table(list(runs)))
+
+
+def imported_runs_html(runs: Sequence[Any]) -> str:
+    """Jupyter's display of imported runs (``ImportedRun._repr_html_``, ``ImportedRuns._repr_html_``)."""
+    return imported_runs(runs)._repr_html_()

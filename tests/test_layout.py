@@ -26,7 +26,6 @@ ALIASES = {
     "_rows/_normalise.py": "tests/test_rows.py",
     "_rows/_screens.py": "tests/test_rows.py",
     "_validate.py": "tests/test_rows.py",
-    "importers/_table.py": "tests/importers/test_run.py",
     "plots.py": "tests/reports/test_charts.py",            # one chart model, both drawings
     "release/_render.py": "tests/release/test_payload.py",
     "reports/_format.py": "tests/test_confidence_label.py",

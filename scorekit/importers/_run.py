@@ -3,17 +3,25 @@
 Every format module under :mod:`scorekit.importers` turns another tool's file into a list of
 these; nothing downstream knows which tool wrote the file. The rows are ordinary SPEC §2 rows
 and pass the same validation and scoring as any other rows.
+
+A run knows its own facts (:func:`run_status`, :func:`dimension_coverage`) but not how it is
+shown: Jupyter's ``_repr_html_`` asks :mod:`scorekit._renderers` for ``imported_runs.html``,
+which the front door registers (:func:`scorekit.notebook.imported_runs_html`, the table
+:func:`scorekit.reports._sections.runs_table` that ``scorekit import`` prints too).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from .._renderers import renderer
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ImportedRun", "ImportedRuns", "SOURCE_STATUSES"]
+__all__ = ["ImportedRun", "ImportedRuns", "SOURCE_STATUSES", "dimension_coverage", "run_status"]
 
 #: What a source may say of its own run (``source["status"]``); ``None`` where the format states none.
 SOURCE_STATUSES = ("success", "cancelled", "error", "started")
@@ -63,14 +71,10 @@ class ImportedRun:
 
     def _repr_html_(self) -> str:
         """Jupyter: the run as a one-row table (agent, task, rows, dimensions, coverage, status)."""
-        from ..notebook import _render
-        from ._table import runs_table
-
-        return _render("table", runs_table([self]))._repr_html_()
+        html: str = renderer("imported_runs.html")([self])
+        return html
 
     def __repr__(self) -> str:
-        from ._table import run_status
-
         return (f"<ImportedRun agent={self.agent!r} task={self.task!r} rows={len(self.rows)} "
                 f"status={run_status(self)!r}>")
 
@@ -83,7 +87,27 @@ class ImportedRuns(list[ImportedRun]):
     """
 
     def _repr_html_(self) -> str:
-        from ..notebook import _render
-        from ._table import runs_table
+        html: str = renderer("imported_runs.html")(list(self))
+        return html
 
-        return _render("table", runs_table(list(self)))._repr_html_()
+
+def dimension_coverage(run: ImportedRun) -> dict[str, tuple[int, int]]:
+    """Per dimension: (rows with a measurement — PASS, FAIL or a score —, all rows)."""
+    rows = run.rows
+    if len(rows) == 0 or "dimension" not in rows:
+        return {}
+    import pandas as pd
+
+    status = rows["status"] if "status" in rows else pd.Series(pd.NA, index=rows.index, dtype="object")
+    score = rows["score"] if "score" in rows else pd.Series(float("nan"), index=rows.index)
+    measured = status.isin(["PASS", "FAIL"]) | (status.isna() & score.notna())
+    grouped = measured.groupby(rows["dimension"], sort=True)
+    return {str(d): (int(m), int(n)) for d, m, n in zip(grouped.sum().index, grouped.sum(), grouped.size(),
+                                                       strict=True)}
+
+
+def run_status(run: ImportedRun) -> str:
+    """What the source says of the run, and whether it is partial (an evaluation of it decides TRIAGE)."""
+    source: Mapping[str, Any] = run.source
+    said = source.get("status") or "status not stated"
+    return f"{said}, partial" if run.partial else str(said)

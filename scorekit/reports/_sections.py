@@ -79,8 +79,10 @@ __all__ = [
     "History",
     "Sections",
     "Table",
+    "RUN_COLUMNS",
     "build_sections",
     "history_sections",
+    "runs_table",
 ]
 
 DECISIONS = ("PASS", "FAIL", "INCOMPLETE", "TRIAGE", "SELF_TEST")
@@ -869,3 +871,29 @@ def history_sections(records: Any, dimensions: Any = None, *, latest: int = 5) -
             "read_history(db, dimensions=True) holds every record.")
     rates = _table("history-rates", ["dimension", "record", "label", "verdict", "n", "rate", wilson], rate_rows)
     return History(table, rates, note)
+
+
+# --------------------------------------------------------------------------- imported runs
+#: The columns of the imported-runs table (``scorekit import`` and an ``ImportedRun`` in Jupyter).
+RUN_COLUMNS = ("agent", "task", "rows", "dimensions", "coverage", "status")
+
+
+def runs_table(runs: Sequence[Any]) -> Table:
+    """One row per imported run (:class:`~scorekit.ImportedRun`): agent, task, rows, dimensions,
+    coverage ((PASS+FAIL+scored)/rows), status.
+
+    ``scorekit import`` prints it (:func:`scorekit.reports.text.table_text`) and Jupyter shows it
+    (:func:`scorekit.notebook.imported_runs`): one model, so both say the same.
+    """
+    from ..importers._run import dimension_coverage, run_status
+
+    body = []
+    for run in runs:
+        cover = dimension_coverage(run)
+        measured = sum(m for m, _ in cover.values())
+        total = sum(n for _, n in cover.values())
+        body.append([
+            _code(run.agent), _code(run.task), _num(fmt_count(len(run.rows))), _num(fmt_count(len(cover))),
+            _num(fmt_pct(measured / total if total else None)), Cell(run_status(run)),
+        ])
+    return _table("imported-runs", list(RUN_COLUMNS), body)
