@@ -164,7 +164,7 @@ def policy_stub(runs: Sequence[Any]) -> str:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from .engines import progress_on_a_terminal
+    from ._progress import progress_on_a_terminal
     from .importers._read import import_results
     from .reports._sections import runs_table
     from .reports.text import table_text

@@ -57,7 +57,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ._evaluate import evaluate
-    from .engines import progress_on_a_terminal
+    from ._progress import progress_on_a_terminal
     from .reports import render_reports
     from .reports.text import run_text
 

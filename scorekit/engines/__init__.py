@@ -4,56 +4,21 @@
 file, in local worker processes (:mod:`.local`); ``dask`` scores partitions on a
 dask.distributed cluster (:mod:`.dask`); ``duckdb`` reads and screens
 pre-scored rows inside DuckDB (:mod:`.duckdb`). The scoring code is the same in
-all of them (:mod:`scorekit._partial`).
+all of them (:mod:`scorekit._partial`). Progress bars live below the engines, in
+:mod:`scorekit._progress`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterator
-from contextvars import ContextVar
 from typing import Any
 
 from .._errors import InputError
 from .._rows import open_source
 
-__all__ = ["ENGINES", "ingest", "progress", "progress_bar", "progress_on_a_terminal", "require"]
+__all__ = ["ENGINES", "ingest", "require"]
 
 ENGINES = ("pandas", "dask", "duckdb")
-
-# Whether scoring shows a progress bar (SPEC §17): only where a front door
-# asked for one (``scorekit run`` on a terminal), never in a pipe or a CI log.
-_PROGRESS: ContextVar[bool] = ContextVar("scorekit_progress", default=False)
-
-
-@contextlib.contextmanager
-def progress(enabled: bool) -> Iterator[None]:
-    """Within the block, long scoring shows a progress bar on stderr when ``enabled``."""
-    token = _PROGRESS.set(enabled)
-    try:
-        yield
-    finally:
-        _PROGRESS.reset(token)
-
-
-def progress_on_a_terminal() -> contextlib.AbstractContextManager[None]:
-    """:func:`progress` when both stdout and stderr are a terminal: never in a pipe or a CI log."""
-    import sys
-
-    return progress(sys.stdout.isatty() and sys.stderr.isatty())
-
-
-def progress_bar(total: int, what: str) -> Any:
-    """A tqdm bar over ``total`` partitions when progress was asked for, else None."""
-    if not _PROGRESS.get() or total < 2:
-        return None
-    import sys
-
-    from tqdm import tqdm  # lazy: only a terminal run shows one
-
-    return tqdm(total=total, desc=what, unit="part", file=sys.stderr, leave=False, dynamic_ncols=True)
-
 
 # The module each optional engine needs, and the extra that installs it.
 _EXTRAS = {"dask": ("distributed", "dask"), "duckdb": ("duckdb", "duckdb")}

@@ -161,7 +161,7 @@ def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
                 shards.append(client.compute(delayed(scored_shard)(function, *args)))
             else:
                 shards.append(client.submit(scored_shard, function, *args, pure=False))
-        from . import progress_bar
+        from .._progress import progress_bar
 
         bar = progress_bar(len(shards), "scoring on dask")
         for _ in as_completed(shards):

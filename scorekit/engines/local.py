@@ -185,7 +185,7 @@ def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *,
                 if not abandoned.is_set():
                     done[n] = part
 
-    from . import progress_bar
+    from .._progress import progress_bar
 
     bar = progress_bar(len(chunks), "scoring")
     feeders = [threading.Thread(target=feed, daemon=True, name=f"scorekit-feed-{i}") for i in range(n_workers - 1)]

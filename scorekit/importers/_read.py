@@ -70,7 +70,7 @@ def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
     InputError
         Nothing under ``root`` could be imported (each skipped file is named).
     """
-    from ..engines import progress_bar  # a bar on a terminal only (scorekit import / run --from)
+    from .._progress import progress_bar  # a bar on a terminal only (scorekit import / run --from)
 
     modules = _present(names)
     runs: list[ImportedRun] = []
