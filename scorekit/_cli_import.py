@@ -127,10 +127,10 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def _rows_jsonl(run: Any) -> str:
-    from ._rows._formats import _frame_records
+    from ._rows._formats import frame_records
 
     lines = [json.dumps(row, ensure_ascii=False, allow_nan=False, sort_keys=False)
-             for _, row, *_ in _frame_records(run.rows)]
+             for _, row, *_ in frame_records(run.rows)]
     return "\n".join(lines) + "\n"
 
 

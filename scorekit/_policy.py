@@ -74,7 +74,10 @@ __all__ = [
     "Regression",
     "ToolContracts",
     "load_policy",
+    "parse_json",
+    "parse_yaml",
     "readable_recorded_policy",
+    "yaml_loader",
 ]
 
 #: Built-in default pass-rate thresholds of the deterministic dimensions (SPEC §7).
@@ -451,7 +454,7 @@ POLICY_CONSTRAINTS = Section(
 
 # --------------------------------------------------------------------------- file reading
 @cache
-def _yaml_loader() -> type:
+def yaml_loader() -> type:
     """A SafeLoader that rejects duplicate mapping keys (built on first use)."""
     import yaml
 
@@ -485,11 +488,11 @@ def _one_line(text: Any) -> str:
     return " ".join(str(text).splitlines())
 
 
-def _parse_yaml(text: str, name: str) -> Any:
+def parse_yaml(text: str, name: str) -> Any:
     import yaml
 
     try:
-        return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=yaml_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{name}:{mark.line + 1}" if mark is not None else name
@@ -511,7 +514,7 @@ def _parse_yaml(text: str, name: str) -> Any:
         raise PolicyError(f"{name}: invalid YAML: {_one_line(exc)}") from None
 
 
-def _parse_json(text: str, name: str) -> Any:
+def parse_json(text: str, name: str) -> Any:
     if not text.strip():
         return None
     try:  # 1e999 is read as inf, for the value check to name it with its key
@@ -537,7 +540,7 @@ def _read_file(name: str) -> Any:
             "expected .yml, .yaml or .json"
         )
     text = decode_utf8(read_input_bytes(p, "policy file", PolicyError, name=name), name, PolicyError)
-    return _parse_yaml(text, name) if kind == "yaml" else _parse_json(text, name)
+    return parse_yaml(text, name) if kind == "yaml" else parse_json(text, name)
 
 
 # --------------------------------------------------------------------------- entry point

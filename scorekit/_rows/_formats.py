@@ -55,7 +55,7 @@ from ._screens import (
     text_is_clean,
 )
 
-__all__ = ["FileLines", "Source", "jsonl_records", "open_source"]
+__all__ = ["FileLines", "Source", "csv_records", "frame_records", "jsonl_records", "open_source", "parquet_item"]
 
 
 @dataclass(frozen=True)
@@ -457,7 +457,7 @@ def _allow_long_csv_cells() -> None:
             limit //= 2
 
 
-def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
+def csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     _allow_long_csv_cells()
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames:
@@ -498,7 +498,7 @@ def _csv_records(text: str, source: str) -> Iterator[tuple[int, Any, Any, bool, 
         raise InputError(f"{source}: CSV file has a header but no rows")
 
 
-def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
+def frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
     columns = [str(c) for c in frame.columns]
     for position, values in enumerate(frame.itertuples(index=False, name=None), start=1):
         if nested_too_deeply(values, ROW_NESTING):  # before _to_python walks the values (the row is level 1)
@@ -546,7 +546,7 @@ def _parquet_records(path: Path, source: str) -> Iterator[tuple[int, Any, Any, b
     # Parquet writes an absent field as null (check_row drops nulls) and gives
     # every struct all of its fields, null where a row had none: drop those too.
     # Structured fields may also be stored as JSON text, as in CSV.
-    return (_parquet_item(i, row) for i, row in enumerate(table.to_pylist(), start=1))
+    return (parquet_item(i, row) for i, row in enumerate(table.to_pylist(), start=1))
 
 
 def _named(columns: Sequence[str], values: Sequence[Any]) -> dict[str, str]:
@@ -563,7 +563,7 @@ def _listed_item(position: int, value: Any) -> tuple[int, Any, Any, bool, None]:
     return position, value, None, True, None
 
 
-def _parquet_item(position: int, row: dict[str, Any]) -> tuple[int, Any, Any, bool, None]:
+def parquet_item(position: int, row: dict[str, Any]) -> tuple[int, Any, Any, bool, None]:
     if nested_too_deeply(row, ROW_NESTING):  # before _drop_null_keys walks the values
         return position, _named(list(row), list(row.values())), [("row", NESTED_TOO_DEEPLY)], True, None
     out, errors = _parquet_row(row)
@@ -628,7 +628,7 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
         When the source cannot be read as rows at all.
     """
     if isinstance(source, pd.DataFrame):
-        return Source("<DataFrame>", "frame", lambda: _frame_records(source))
+        return Source("<DataFrame>", "frame", lambda: frame_records(source))
     if isinstance(source, (list, tuple)):
         return Source("<rows>", "list", lambda: (_listed_item(i, v) for i, v in enumerate(source, start=1)))
     if not isinstance(source, (str, os.PathLike)):
@@ -656,7 +656,7 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
         raise InputError(f"{name}: empty file, no rows")
     if fmt == "csv":
         text = decode_utf8(data, name)
-        return Source(name, "csv", lambda: _csv_records(text, name))
+        return Source(name, "csv", lambda: csv_records(text, name))
     if fmt not in ("jsonl", "json", "auto"):  # JSON Lines or a JSON array: told apart by the content
         raise ValueError(f"format must be 'jsonl', 'json', 'csv' or 'parquet'; got {format!r}")
     check_utf8(data, name)

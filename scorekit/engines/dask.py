@@ -74,10 +74,10 @@ def _client(scheduler: str | None) -> tuple[Any, Any]:
 
 def _frame_part(frame: Any, first: int, source: str, ctx_args: dict[str, Any], strict: bool) -> Partial:
     """Score one pandas partition whose first row is row number ``first``."""
-    from .._rows._formats import _frame_records
+    from .._rows._formats import frame_records
 
     items = ((position + first - 1, value, error, deep, raw)
-             for position, value, error, deep, raw in _frame_records(frame))
+             for position, value, error, deep, raw in frame_records(frame))
     return score_items(items, source, Context(**ctx_args), strict)
 
 
@@ -85,10 +85,10 @@ def _parquet_part(path: str, group: int, first: int, source: str, ctx_args: dict
     """Score row group ``group`` of a Parquet file (its first row is row number ``first``)."""
     import pyarrow.parquet as pq
 
-    from .._rows._formats import _parquet_item
+    from .._rows._formats import parquet_item
 
     rows = pq.ParquetFile(path).read_row_group(group).to_pylist()
-    return score_items((_parquet_item(first + i, row) for i, row in enumerate(rows)), source, Context(**ctx_args),
+    return score_items((parquet_item(first + i, row) for i, row in enumerate(rows)), source, Context(**ctx_args),
                        strict)
 
 

@@ -46,7 +46,7 @@ from .._errors import InputError
 from .._io import ROW_NESTING, nesting_exceeds
 from .._partial import Partial, combine, score_items
 from .._rows import open_source
-from .._rows._formats import _csv_records, jsonl_records
+from .._rows._formats import csv_records, jsonl_records
 from .._tally import Counted
 from ..scorers import Context
 from ..scorers.pii import prefilter
@@ -449,7 +449,7 @@ def _text_items(con: Any, path: str, kind: str, name: str) -> Iterator[tuple[int
     for batch in _batches(con, "SELECT line, text FROM fields WHERE NOT ok ORDER BY line"):
         lines, texts = batch["line"], batch["text"]
         if kind == "csv":  # one record per line (no quotes, no blank line): record k starts on line k + 2
-            records: Iterable[tuple[int, Any, Any, bool, Any]] = _csv_records("\n".join([header, *texts]), name)
+            records: Iterable[tuple[int, Any, Any, bool, Any]] = csv_records("\n".join([header, *texts]), name)
             first = 2
         else:
             records = jsonl_records([text.encode("utf-8") for text in texts], 1)

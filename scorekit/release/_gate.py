@@ -217,7 +217,7 @@ def load_thresholds(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[
     """
     if isinstance(source, Mapping):
         return _normalise_thresholds(source, "<thresholds>")
-    from .._policy import _parse_json, _parse_yaml
+    from .._policy import parse_json, parse_yaml
 
     name = str(source)
     p = Path(source)
@@ -225,7 +225,7 @@ def load_thresholds(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[
     if suffix not in (".json", ".yml", ".yaml"):
         raise PolicyError(f"{name}: thresholds manifest must be .json, .yml or .yaml; got {p.suffix or 'no extension'}")
     text = decode_utf8(read_input_bytes(p, "thresholds manifest", PolicyError, name=name), name, PolicyError)
-    data = _parse_json(text, name) if suffix == ".json" else _parse_yaml(text, name)
+    data = parse_json(text, name) if suffix == ".json" else parse_yaml(text, name)
     return _normalise_thresholds(data, name)
 
 

@@ -219,7 +219,7 @@ def parse_scorecard_text(text: str, *, source: str = "<text>") -> ScorecardDocum
 
     import yaml  # lazy: keep `import scorekit.release` light
 
-    from .._policy import _yaml_loader  # SafeLoader that also refuses duplicate keys
+    from .._policy import yaml_loader  # SafeLoader that also refuses duplicate keys
 
     yaml_text = "\n".join(lines[1:closing]) + "\n"
     if len(yaml_text) > MAX_FRONT_MATTER_CHARS:
@@ -228,7 +228,7 @@ def parse_scorecard_text(text: str, *, source: str = "<text>") -> ScorecardDocum
         )
     try:
         # A duplicated key is ambiguous (a reader sees the first value, PyYAML keeps the last).
-        front = yaml.load(yaml_text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
+        front = yaml.load(yaml_text, Loader=yaml_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""  # +1 for 1-based, +1 for '---'
