@@ -14,24 +14,7 @@ directory layout from one of its files, a third)::
 
 from __future__ import annotations
 
+from ._read import FORMATS, import_results
 from ._run import SOURCE_STATUSES, ImportedRun, ImportedRuns
 
 __all__ = ["FORMATS", "ImportedRun", "ImportedRuns", "SOURCE_STATUSES", "import_results"]
-
-#: ``--from`` name → private module (imported lazily by the reader).
-FORMATS: dict[str, str] = {
-    "inspect": "scorekit.importers._inspect",
-    "promptfoo": "scorekit.importers._promptfoo",
-    "tau": "scorekit.importers._tau",
-    "openai-evals": "scorekit.importers._openai_evals",
-    "assevra": "scorekit.importers._assevra",
-}
-
-
-def __getattr__(name: str) -> object:
-    """``import_results`` (imported on first use: it needs the registry above)."""
-    if name == "import_results":
-        from ._read import import_results
-
-        return import_results
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

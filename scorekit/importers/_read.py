@@ -18,10 +18,19 @@ from types import ModuleType
 from typing import Any
 
 from .._errors import InputError, NoSamplesError
-from . import FORMATS
 from ._run import ImportedRun, ImportedRuns
 
-__all__ = ["detect_format", "format_names", "import_results", "read_directory"]
+__all__ = ["FORMATS", "detect_format", "format_names", "import_results", "read_directory"]
+
+#: Each ``--from`` name and its format module (imported only when used). Held here, where it is
+#: read, and re-exported by the package, so the package and this module do not import each other.
+FORMATS: dict[str, str] = {
+    "inspect": "scorekit.importers._inspect",
+    "promptfoo": "scorekit.importers._promptfoo",
+    "tau": "scorekit.importers._tau",
+    "openai-evals": "scorekit.importers._openai_evals",
+    "assevra": "scorekit.importers._assevra",
+}
 
 
 def format_names() -> list[str]:
