@@ -8,8 +8,21 @@ latency), 5 trials per case. Prints:
 * whole process: ``scorekit run --results F --out-dir D`` timed with
   ``/usr/bin/time -v`` (wall clock and peak RSS), median of ``--runs`` runs.
 
-The peer figure the issue quotes for such a run is about 33 s wall and 350 MB
-peak RSS; the target is at least 10× faster (≤ 3.3 s) with peak RSS no higher.
+With ``--peer assevra`` (Assevra 0.6, installed in its own virtual
+environment: ``--peer-python`` names its interpreter), ``scorekit run --results
+F --out-dir D`` and ``assevra run --dataset F --out-dir D`` run on the same
+file, alternating, ``--runs`` times each, in the same minutes. Assevra reads
+this row format as it is (the six dimensions have the same names and fields
+there), so both score the same rows on the same dimensions and write their
+default reports (scorecard JSON, Markdown, HTML; scorekit also its evidence
+Parquet). For each program the medians of wall time, CPU time and peak memory
+summed over the whole process group (its process and every process below it,
+forkserver and workers included, sampled from /proc every 0.1 s) are printed,
+with the two ratios the issue's target is stated in: speed (Assevra's wall time
+over scorekit's; the target is ≥ 10) and memory (scorekit's process-group peak
+over Assevra's; the target is ≤ 0.5). On a shared machine wall time follows the
+load; CPU time (user + system, summed over the process group) does less, so its
+ratio is printed beside.
 
 With ``--compare-with SRC`` (a directory holding another ``scorekit`` package,
 e.g. an export of an older commit with its compiled helper), the whole-process
@@ -20,12 +33,14 @@ replacing the fork queue).
 Usage::
 
     python benchmarks/bench_evaluate.py [--rows 100000] [--runs 3] [--keep DIR] [--compare-with SRC]
+    python benchmarks/bench_evaluate.py --peer assevra [--peer-python /tmp/assevra-venv/bin/python]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -143,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="keep the generated results file and reports here")
     parser.add_argument("--compare-with", type=Path, help="a directory with another scorekit package to A/B against")
+    parser.add_argument("--peer", choices=("assevra",), help="run a peer program beside scorekit on the same rows")
+    parser.add_argument("--peer-python", type=Path, default=Path("/tmp/assevra-venv/bin/python"),
+                        help="the interpreter of the peer's virtual environment")
     args = parser.parse_args(argv)
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="scorekit-bench-"))
@@ -163,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             json.loads(line)
     calibration = time.perf_counter() - start
     print(f"calibration: stdlib json.loads of every line takes {calibration:.2f} s on this machine now")
+    if args.peer is not None:
+        return _beside_peer(args, work, results)
     try:
         import scorekit._speedups  # noqa: F401
         print("build: with the C helper (scorekit/_speedups.c)")
@@ -237,6 +257,112 @@ def _compare(args: argparse.Namespace, work: Path, results: Path) -> int:
     same = [(work / f"{name}-0" / "scorecard.json").read_text() for name in codes]
     strip = [re.sub(r'"generated_at": "[^"]*"', "", text) for text in same]
     print("scorecard.json identical (but generated_at):", strip[0] == strip[1])
+    return 0
+
+
+# Clock ticks per second of /proc/<pid>/stat's CPU times.
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _tree_sample(root: int) -> tuple[int, dict[int, float]]:
+    """The summed RSS (KiB) of ``root`` and every process below it, and each one's CPU
+    seconds so far (user + system, its own and its waited-for children's), from /proc."""
+    page_kib = os.sysconf("SC_PAGE_SIZE") // 1024
+    children: dict[int, list[int]] = {}
+    usage: dict[int, tuple[int, float]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/statm") as fh:
+                pages = int(fh.read().split()[1])
+        except (OSError, IndexError, ValueError):  # a process that ended meanwhile
+            continue
+        pid = int(entry)
+        children.setdefault(int(fields[1]), []).append(pid)
+        # fields[0] is the state (field 3 of stat): utime, stime, cutime, cstime are fields 14-17.
+        usage[pid] = (pages * page_kib, sum(int(t) for t in fields[11:15]) / _TICKS)
+    rss, cpu, todo = 0, {}, [root]
+    while todo:
+        pid = todo.pop()
+        if pid in usage:
+            rss += usage[pid][0]
+            cpu[pid] = usage[pid][1]
+        todo.extend(children.get(pid, []))
+    return rss, cpu
+
+
+def measure_group(cmd: list[str], env: dict[str, str] | None = None, every: float = 0.1) -> tuple[float, float, int]:
+    """Run ``cmd``: its wall seconds, the CPU seconds of its whole process group, and
+    the peak of the group's summed RSS (KiB), sampled every ``every`` seconds.
+
+    A process's CPU time is its last sample's, so a process living less than
+    ``every`` may be missed; the command's own is exact (from its exit)."""
+    import resource
+    import threading
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    peak, cpu = [0], {}
+    done = threading.Event()
+
+    def sample() -> None:
+        while True:
+            rss, seen = _tree_sample(proc.pid)
+            peak[0] = max(peak[0], rss)
+            cpu.update(seen)
+            if done.wait(every):
+                return
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, stderr = proc.communicate()
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):  # scorekit and assevra exit 1 on a FAIL
+        raise SystemExit(f"{cmd[0]} failed ({proc.returncode}):\n{stderr.decode(errors='replace')[-2000:]}")
+    own = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    cpu.pop(proc.pid, None)  # its own (and its waited-for children's) time is exact from rusage
+    return wall, own + sum(cpu.values()), peak[0]
+
+
+def _beside_peer(args: argparse.Namespace, work: Path, results: Path) -> int:
+    """``scorekit run`` and the peer's run on ``results``, alternating, ``args.runs`` each."""
+    import compileall
+
+    here = Path(__file__).resolve().parents[1]
+    compileall.compile_dir(str(here / "scorekit"), quiet=1)  # as an installed package is
+    if not args.peer_python.exists():
+        raise SystemExit(f"{args.peer_python} not found: python3.11 -m venv /tmp/assevra-venv && "
+                         "/tmp/assevra-venv/bin/pip install assevra==0.6.0.post1")
+    env = dict(os.environ, PYTHONPATH=str(here))
+    peer_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    commands = {
+        "scorekit": ([sys.executable, "-m", "scorekit", "run", "--results", str(results), "--out-dir"], env),
+        # --config none: no project configuration found by walking up; judge none: deterministic dimensions only.
+        "assevra": ([str(args.peer_python), "-m", "assevra", "run", "--config", "none", "--judge-provider", "none",
+                     "--quiet", "--dataset", str(results), "--out-dir"], peer_env),
+    }
+    figures: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
+    for i in range(args.runs):
+        for name, (cmd, cmd_env) in commands.items():
+            wall, cpu, rss = measure_group([*cmd, str(work / f"{name}-{i}")], cmd_env)
+            figures[name].append((wall, cpu, rss))
+            print(f"  run {i + 1} {name:<8}: {wall:6.2f} s wall, {cpu:6.2f} s CPU, "
+                  f"{rss / 1024:5.0f} MiB peak RSS (process group)", flush=True)
+    medians = {name: [statistics.median(f[k] for f in runs) for k in range(3)] for name, runs in figures.items()}
+    for name, (wall, cpu, rss) in medians.items():
+        print(f"{name:<8} median of {args.runs}: {wall:6.2f} s wall, {cpu:6.2f} s CPU, {rss / 1024:5.0f} MiB peak RSS")
+    (s_wall, s_cpu, s_rss), (a_wall, a_cpu, a_rss) = medians["scorekit"], medians["assevra"]
+    print(f"speed: {a_wall / s_wall:.1f}× faster (wall; target ≥ 10), {a_cpu / s_cpu:.1f}× (CPU); "
+          f"memory: {s_rss / a_rss:.2f} of the peer's process-group peak (target ≤ 0.5)")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
