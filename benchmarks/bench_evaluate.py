@@ -24,6 +24,11 @@ over Assevra's; the target is ≤ 0.5). On a shared machine wall time follows th
 load; CPU time (user + system, summed over the process group) does less, so its
 ratio is printed beside.
 
+With ``--break-even N [N ...]``, ``scorekit run`` on N rows runs in one process
+(``SCOREKIT_WORKERS=1``) and with a local worker (``SCOREKIT_WORKERS=2``, the
+workers forced on whatever the size), alternating: the size from which a worker
+pays is the threshold :data:`scorekit.engines.local.MIN_ROWS` is set from.
+
 With ``--compare-with SRC`` (a directory holding another ``scorekit`` package,
 e.g. an export of an older commit with its compiled helper), the whole-process
 runs alternate between that code and this one, in the same minutes, and the
@@ -34,6 +39,7 @@ Usage::
 
     python benchmarks/bench_evaluate.py [--rows 100000] [--runs 3] [--keep DIR] [--compare-with SRC]
     python benchmarks/bench_evaluate.py --peer assevra [--peer-python /tmp/assevra-venv/bin/python]
+    python benchmarks/bench_evaluate.py --break-even 25000 50000 100000 200000 [--runs 3]
 """
 
 from __future__ import annotations
@@ -161,7 +167,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peer", choices=("assevra",), help="run a peer program beside scorekit on the same rows")
     parser.add_argument("--peer-python", type=Path, default=Path("/tmp/assevra-venv/bin/python"),
                         help="the interpreter of the peer's virtual environment")
+    parser.add_argument("--break-even", type=int, nargs="+", metavar="N",
+                        help="sizes at which to run scorekit with and without a local worker")
     args = parser.parse_args(argv)
+    if args.break_even:
+        return _break_even(args)
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="scorekit-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -361,6 +371,37 @@ def _beside_peer(args: argparse.Namespace, work: Path, results: Path) -> int:
     (s_wall, s_cpu, s_rss), (a_wall, a_cpu, a_rss) = medians["scorekit"], medians["assevra"]
     print(f"speed: {a_wall / s_wall:.1f}× faster (wall; target ≥ 10), {a_cpu / s_cpu:.1f}× (CPU); "
           f"memory: {s_rss / a_rss:.2f} of the peer's process-group peak (target ≤ 0.5)")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def _break_even(args: argparse.Namespace) -> int:
+    """``scorekit run`` in one process and with one local worker at each size, alternating."""
+    import compileall
+
+    here = Path(__file__).resolve().parents[1]
+    compileall.compile_dir(str(here / "scorekit"), quiet=1)
+    work = args.keep or Path(tempfile.mkdtemp(prefix="scorekit-break-even-"))
+    work.mkdir(parents=True, exist_ok=True)
+    # SCOREKIT_MIN_WORKER_ROWS=0: the worker path at any size (the size is what is measured here).
+    modes = {"in process": {"SCOREKIT_WORKERS": "1"},
+             "1 worker": {"SCOREKIT_WORKERS": "2", "SCOREKIT_MIN_WORKER_ROWS": "0"}}
+    print(f"{'rows':>9}  {'mode':<11}{'wall s':>8}{'CPU s':>8}{'group MiB':>11}   (medians of {args.runs})")
+    for n in args.break_even:
+        results = work / f"rows-{n}.jsonl"
+        write_jsonl(make_rows(n), results)
+        figures: dict[str, list[tuple[float, float, int]]] = {mode: [] for mode in modes}
+        for i in range(args.runs):
+            for mode, extra in modes.items():
+                env = dict(os.environ, PYTHONPATH=str(here), **extra)
+                cmd = [sys.executable, "-m", "scorekit", "run", "--results", str(results), "--out-dir",
+                       str(work / f"out-{n}-{i}")]
+                figures[mode].append(measure_group(cmd, env))
+        for mode, runs in figures.items():
+            wall, cpu, rss = (statistics.median(f[k] for f in runs) for k in range(3))
+            print(f"{n:>9,}  {mode:<11}{wall:>8.2f}{cpu:>8.2f}{rss / 1024:>11.0f}", flush=True)
+        results.unlink()
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -1,9 +1,10 @@
-"""Validate and score rows: the ``pandas`` engine's entry (SPEC §16).
+"""Validate and score rows in this process: the ``pandas`` engine's scoring (SPEC §16).
 
 Rows are scored partition by partition into partials (:mod:`scorekit._partial`)
-and combined. A large JSON Lines file is split into byte ranges scored by local
-worker processes (:mod:`scorekit.engines.local`); anything else is one
-partition scored in this process.
+and combined. Whether a large JSON Lines file is scored here or also by local
+worker processes is the engines layer's choice (:func:`scorekit.engines.ingest`,
+:mod:`scorekit.engines.local`); this module only scores here, and names the
+lines of a JSON Lines source (:func:`jsonl_lines`) that choice is made on.
 """
 
 from __future__ import annotations
@@ -15,23 +16,27 @@ from ._partial import COLUMNS, Partial, score_items, score_lines
 from ._rows._formats import FileLines, Source
 from .scorers import Context
 
-__all__ = ["COLUMNS", "Ingested", "ingest"]
+__all__ = ["COLUMNS", "Ingested", "ingest", "jsonl_lines"]
 
 Ingested = Partial  # the name _evaluate knows the combined result by
 
 
-def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None, strict: bool = True) -> Partial:
-    """Validate and score every row of ``src`` (the first ``limit`` rows when given)."""
-    if src.kind == "jsonl" and src.lines is not None:
-        lines: Sequence[bytes] = src.lines
-        if limit is not None:
-            lines = _first_rows(lines, limit)
-        if isinstance(lines, FileLines):
-            from .engines import local  # lazy: the pool machinery only for large files
+def jsonl_lines(src: Source, limit: int | None = None) -> FileLines | None:
+    """The lines of ``src`` when it is a JSON Lines file read as lines (only those
+    holding its first ``limit`` rows when given), else None."""
+    if src.kind != "jsonl" or src.lines is None:
+        return None
+    lines: Sequence[bytes] = src.lines
+    if limit is not None:
+        lines = _first_rows(lines, limit)
+    return lines if isinstance(lines, FileLines) else None
 
-            if local.wants_workers(len(lines)) or lines.data is None:  # lines not held: scored range by range
-                return local.score_file(src.name, lines, ctx_args, strict)
-            return score_lines(lines, 1, src.name, ctx_args, strict)
+
+def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None, strict: bool = True) -> Partial:
+    """Validate and score every row of ``src`` (the first ``limit`` rows when given) in this process."""
+    lines = jsonl_lines(src, limit)
+    if lines is not None:
+        return score_lines(lines, 1, src.name, ctx_args, strict)
     items: Iterable[Any] = src.items()
     if limit is not None:
         items = _take(items, limit)

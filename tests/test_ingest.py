@@ -10,7 +10,6 @@ import pytest
 from shared import c_helper_built, evidence_hash_of, python_paths
 
 import scorekit as sk
-from scorekit.engines import local
 
 COMPARED = ("decision", "dimensions", "validation", "hashes", "findings", "controls", "coverage", "judges")
 
@@ -21,7 +20,7 @@ def _card(path, **kwargs):
 
 
 def _write_rows(path: Path, n_cases: int = 5000) -> Path:
-    """Over local.MIN_ROWS rows with problems spread across the file: bad
+    """25,000 rows with problems spread across the file: bad
     lines, blank lines, an id and a trial claimed twice far apart, one case
     with two definitions, unlabeled rows, a nested repeated key, controls."""
     lines = []
@@ -83,7 +82,7 @@ def _write_rows(path: Path, n_cases: int = 5000) -> Path:
 @pytest.fixture(scope="module")
 def many_rows(tmp_path_factory):
     path = _write_rows(tmp_path_factory.mktemp("ingest") / "rows.jsonl")
-    assert len(path.read_text().splitlines()) >= local.MIN_ROWS
+    assert len(path.read_text().splitlines()) == 25_000
     return path
 
 

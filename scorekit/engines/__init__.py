@@ -66,10 +66,15 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
 
         return duckdb.score(rows, ctx_args, strict, limit=limit, evidence_rows_in_memory=evidence_rows_in_memory)
     from .._ingest import ingest as score_here
+    from .._ingest import jsonl_lines
 
-    if isinstance(rows, (str, os.PathLike)) and limit is None:
-        from . import local
-
-        local.warm_up(rows)  # worker processes start while the file is read
     src = open_source(rows)
+    lines = jsonl_lines(src, limit)
+    if lines is not None:
+        from . import local  # lazy: the pool machinery only for large files
+
+        # A file of local.MIN_ROWS rows or more is scored by worker processes too; below it, where a
+        # worker costs more than it saves, here. Lines not held (a very large file): range by range.
+        if local.wants_workers(len(lines)) or lines.data is None:
+            return src, local.score_file(src.name, lines, ctx_args, strict)
     return src, score_here(src, ctx_args, limit=limit, strict=strict)

@@ -31,11 +31,14 @@ from typing import Any
 from .._partial import Partial, combine, score_lines, score_range, shrink
 from .._spool import Spool
 
-__all__ = ["MIN_ROWS", "checked_range", "line_ranges", "range_task", "score_file", "wants_workers", "warm_up",
+__all__ = ["MIN_ROWS", "checked_range", "line_ranges", "min_rows", "range_task", "score_file", "wants_workers",
            "workers"]
 
-# Below this many rows a worker process costs more than it saves.
-MIN_ROWS = 20_000
+# Below this many rows a worker process costs more than it saves, so the rows are scored in the calling
+# process and no worker (nor the forkserver) is started. Measured on a 2-core machine
+# (benchmarks/bench_evaluate.py --break-even, bench_evaluate's six dimensions, whole `scorekit run`):
+# see the commit that set it.
+MIN_ROWS = 200_000
 # How long this process waits for the workers' last ranges, beyond twice its
 # own scoring time, before it stops them and scores those ranges itself.
 GRACE_SECONDS = 30.0
@@ -57,8 +60,20 @@ def workers() -> int:
     return max(1, min(8, cores))
 
 
+def min_rows() -> int:
+    """Rows from which worker processes score too: ``SCOREKIT_MIN_WORKER_ROWS``, else :data:`MIN_ROWS`."""
+    override = os.environ.get("SCOREKIT_MIN_WORKER_ROWS")
+    if override:
+        try:
+            return max(0, int(override))
+        except ValueError:
+            return MIN_ROWS
+    return MIN_ROWS
+
+
 def wants_workers(n_lines: int) -> bool:
-    return n_lines >= MIN_ROWS and workers() > 1
+    """Whether ``n_lines`` lines are worth worker processes: at least :func:`min_rows`, and more than one core."""
+    return n_lines >= min_rows() and workers() > 1
 
 
 def _context() -> Any:
@@ -69,23 +84,6 @@ def _context() -> Any:
         ctx.set_forkserver_preload(["scorekit._partial"])
         return ctx
     return multiprocessing.get_context("spawn")  # pragma: no cover - Windows
-
-
-def warm_up(path: Any) -> None:
-    """Start the forkserver now (it imports the scoring modules in the
-    background) when ``path`` is a file large enough for workers, so they are
-    ready by the time it has been read and checked."""
-    if workers() < 2 or "forkserver" not in multiprocessing.get_all_start_methods():
-        return
-    try:
-        if os.path.getsize(path) < MIN_ROWS * 64:  # far fewer rows than workers pay for
-            return
-        _context()
-        from multiprocessing import forkserver
-
-        forkserver.ensure_running()
-    except (OSError, TypeError, ValueError):  # not a file: nothing to prepare
-        return
 
 
 def _pool(n: int) -> Executor:

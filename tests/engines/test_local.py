@@ -26,7 +26,7 @@ from scorekit.engines import local
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = write(tmp_path_factory.mktemp("local") / "rows.jsonl", raw_rows(2400))
-    assert len(path.read_text().splitlines()) >= local.MIN_ROWS // 4
+    assert len(path.read_text().splitlines()) >= 5000  # ranges enough to hand out (line_ranges: 500 lines at least)
     return path
 
 
@@ -148,3 +148,72 @@ def test_any_number_of_ranges_gives_what_one_process_gives(corpus, one_process, 
         text, evidence = _evaluate_with(mp, corpus, n_workers=2)
     assert text == one_process[0]
     assert evidence.equals(one_process[1])
+
+
+def _watch_workers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every start of the worker machinery: score_file, the forkserver."""
+    from multiprocessing import forkserver
+
+    started: list[str] = []
+    real_file, real_running = local.score_file, forkserver.ensure_running
+
+    def score_file(*args: object, **kwargs: object) -> object:
+        started.append("score_file")
+        return real_file(*args, **kwargs)  # type: ignore[arg-type]
+
+    def ensure_running() -> None:
+        started.append("forkserver")
+        real_running()
+
+    monkeypatch.setattr(local, "score_file", score_file)
+    monkeypatch.setattr(forkserver, "ensure_running", ensure_running)
+    monkeypatch.setattr(forkserver._forkserver, "ensure_running", ensure_running)
+    return started
+
+
+def test_below_the_threshold_no_worker_nor_forkserver_starts(monkeypatch, corpus, one_process):
+    """A file under MIN_ROWS rows (here a lowered one) is scored in this process, with two cores:
+    no worker, and no forkserver started ahead (as a warm-up), however large the file is in bytes."""
+    started = _watch_workers(monkeypatch)
+    n_lines = len(corpus.read_text().splitlines())
+    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
+    monkeypatch.setattr(local, "MIN_ROWS", n_lines + 10)
+    assert corpus.stat().st_size >= 64 * local.MIN_ROWS  # large in bytes for its rows
+    card = sk.evaluate(corpus)
+    assert started == []
+    assert comparable(card) == one_process[0] and card.evidence.equals(one_process[1])
+
+
+def test_from_the_threshold_workers_score_too(monkeypatch, corpus, one_process):
+    started = _watch_workers(monkeypatch)
+    n_lines = len(corpus.read_text().splitlines())
+    monkeypatch.setenv("SCOREKIT_WORKERS", "2")
+    monkeypatch.setenv("SCOREKIT_MIN_WORKER_ROWS", str(n_lines))
+    card = sk.evaluate(corpus)
+    assert started[:2] == ["score_file", "forkserver"]  # the pool starts its workers from the forkserver
+    assert comparable(card) == one_process[0] and card.evidence.equals(one_process[1])
+
+
+def test_the_threshold_is_read_from_the_environment(monkeypatch):
+    monkeypatch.delenv("SCOREKIT_MIN_WORKER_ROWS", raising=False)
+    assert local.min_rows() == local.MIN_ROWS
+    monkeypatch.setenv("SCOREKIT_MIN_WORKER_ROWS", "1234")
+    assert local.min_rows() == 1234
+    monkeypatch.setenv("SCOREKIT_MIN_WORKER_ROWS", "many")
+    assert local.min_rows() == local.MIN_ROWS
+    monkeypatch.setenv("SCOREKIT_WORKERS", "1")
+    monkeypatch.setenv("SCOREKIT_MIN_WORKER_ROWS", "0")
+    assert not local.wants_workers(10**9)  # one core: never
+
+
+def test_scoring_in_process_does_not_reach_up_to_the_engines():
+    """The in-process scorer (scorekit._ingest) imports nothing from scorekit.engines: choosing
+    between this process and workers is the engines layer's (no _ingest <-> engines cycle)."""
+    import ast
+
+    import scorekit._ingest
+
+    tree = ast.parse(Path(scorekit._ingest.__file__).read_text(encoding="utf-8"))
+    imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not {name for name in imported if name.startswith(("engines", "scorekit.engines"))}
