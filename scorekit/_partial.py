@@ -288,14 +288,40 @@ def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
     return with_mock(outcome, mocks)
 
 
-def _detail(row: dict[str, Any], outcome: Outcome) -> str | None:
+class _Scrub:
+    """:func:`~scorekit.scorers.pii.scrub` remembering the texts it was given: a dimension's
+    reasons and details repeat, and so, often, do the outputs of a case's trials. Texts of
+    more than :attr:`LONGEST` characters are not remembered, and the memory is emptied at
+    :attr:`ENTRIES` texts, so it holds a few megabytes at most."""
+
+    __slots__ = ("memo",)
+    LONGEST = 4096
+    ENTRIES = 2048
+
+    def __init__(self) -> None:
+        self.memo: dict[str, str] = {}
+
+    def __call__(self, text: str | None) -> str | None:
+        if type(text) is not str:
+            return scrub(text)
+        done = self.memo.get(text)
+        if done is None:
+            done = scrub(text)
+            if len(text) <= self.LONGEST:
+                if len(self.memo) >= self.ENTRIES:
+                    self.memo.clear()
+                self.memo[text] = done
+        return done
+
+
+def _detail(row: dict[str, Any], outcome: Outcome, redact: _Scrub) -> str | None:
     """The detail the evidence keeps for a scored row: redacted (SPEC §3), except the one a
     pre-scored row gets that names only its status and evaluator (an identity, kept as given
     like ``id`` and ``case_id``; the duckdb engine writes that detail in SQL)."""
     detail = outcome.detail
     if detail is None or ("status" in row and detail == prescored_by(outcome.status, row.get("evaluator"))):
         return detail
-    return scrub(detail)
+    return redact(detail)
 
 
 def _dumps(value: Any) -> str:
@@ -320,6 +346,7 @@ def score_items(
     problems = out.problems
     agents = out.agents
     agent = ctx.agent
+    redact = _Scrub()
     for line, value, error, deep, raw in items:
         if len(c_line) >= BATCH_ROWS:
             out.compact()
@@ -362,7 +389,7 @@ def score_items(
             c_status.append("ERROR")
             c_reason.append("invalid_row")
             c_label.append("invalid")
-            c_detail.append(scrub("; ".join(f"{name}: {message}" for name, message in row_problems[:3])))
+            c_detail.append(redact("; ".join(f"{name}: {message}" for name, message in row_problems[:3])))
             c_control.append(False)
             c_eval.append(None)
             c_output.append(None)
@@ -406,7 +433,7 @@ def score_items(
         # texts it carries are redacted here, once, so every writer downstream gets them so;
         # the evidence digest is over the reason as written (§12), the results hash over the
         # captured row (below), as before.
-        reason = scrub(outcome.reason)
+        reason = redact(outcome.reason)
         c_line.append(line)
         c_id.append(row_id)
         c_dim.append(dimension)
@@ -414,7 +441,7 @@ def score_items(
         c_trial.append(trial)
         c_status.append(outcome.status)
         c_reason.append(reason)
-        c_detail.append(_detail(row, outcome))
+        c_detail.append(_detail(row, outcome, redact))
         c_label.append(label)
         c_control.append(control)
         if "judge_votes" in row and outcome.labeled and not control:
@@ -426,7 +453,7 @@ def score_items(
                                             control, strict or label == "labeled")
         c_eval.append(row.get("evaluator"))
         # The pii scorer gives the output to keep (its detections redacted); others keep it redacted.
-        c_output.append(scrub(row.get("agent_output")) if outcome.output is None else outcome.output)
+        c_output.append(redact(row.get("agent_output")) if outcome.output is None else outcome.output)
         cost = row.get("cost_usd")
         c_cost.append(float(cost) if cost is not None else None)
         latency = row.get("latency_ms")
