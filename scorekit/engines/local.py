@@ -35,10 +35,15 @@ __all__ = ["MIN_ROWS", "checked_range", "line_ranges", "min_rows", "range_task",
            "workers"]
 
 # Below this many rows a worker process costs more than it saves, so the rows are scored in the calling
-# process and no worker (nor the forkserver) is started. Measured on a 2-core machine
-# (benchmarks/bench_evaluate.py --break-even, bench_evaluate's six dimensions, whole `scorekit run`):
-# see the commit that set it.
-MIN_ROWS = 200_000
+# process and no worker (nor the forkserver) is started. Measured on a 2-core machine shared with other
+# jobs (benchmarks/bench_evaluate.py --break-even, bench_evaluate's six dimensions, whole `scorekit run`,
+# medians of 2 alternated runs; wall s, CPU s summed over the process group, group peak RSS MiB):
+#     50,000 rows   in process 18.8 s  5.6 s CPU  211 MiB   one worker 18.3 s   9.3 s CPU  357 MiB
+#    100,000 rows   in process 55.3 s  9.2 s CPU  263 MiB   one worker 58.2 s  14.2 s CPU  402 MiB
+#    200,000 rows   in process 99.2 s 18.0 s CPU  229 MiB   one worker 82.8 s  26.0 s CPU  390 MiB
+# A worker costs 4-8 s of CPU (the forkserver and its imports) and ~150 MiB; it wins back wall time
+# between 100,000 and 200,000 rows: the threshold is set between them.
+MIN_ROWS = 150_000
 # How long this process waits for the workers' last ranges, beyond twice its
 # own scoring time, before it stops them and scores those ranges itself.
 GRACE_SECONDS = 30.0
