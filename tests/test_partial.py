@@ -102,3 +102,25 @@ def test_rows_appended_as_lists_combine_like_scored_rows(cut: int, compact_first
     if compact_first:
         listed.compact()
     _same(combine([listed, head]), want)
+
+
+def test_a_partition_redacts_each_repeated_text_once(monkeypatch) -> None:
+    """Trials repeating an output: scrub scans it once per partition (and a clean pii row is
+    scanned by its scorer only); the evidence keeps the same redacted texts."""
+    import json
+
+    from scorekit.scorers import pii
+
+    leaky, clean = "Done; call me at 415-555-0100.", "Done, nothing personal 42."
+    rows = [{"id": f"t{i}", "case_id": "t", "trial": i, "dimension": "task_completion", "must_include": ["Done"],
+             "agent_output": leaky} for i in range(5)]
+    rows += [{"id": f"p{i}", "case_id": "p", "trial": i, "dimension": "pii", "agent_output": clean} for i in range(5)]
+    data = FileLines("".join(json.dumps(row) + "\n" for row in rows).encode())
+    want = score_lines(data, 1, "rows.jsonl", CTX, True).table()
+    scanned: list[str] = []
+    real = pii.pii_spans
+    monkeypatch.setattr(pii, "pii_spans", lambda text: scanned.append(text) or real(text))
+    got = score_lines(data, 1, "rows.jsonl", CTX, True).table()
+    assert got.equals(want)
+    assert got.column("agent_output").to_pylist() == ["Done; call me at [REDACTED:phone]."] * 5 + [clean] * 5
+    assert scanned.count(leaky) == 1 and scanned.count(clean) == 5
