@@ -112,15 +112,16 @@ def _fast_key(value: Any) -> bytes | None:
 
 class _Compiled:
     """One compiled schema: its validator (None when the schema is no contract,
-    with ``problem`` saying why) and a memo of validation results per instance."""
+    with ``problem`` saying why) and memos of validation results and first errors per instance."""
 
-    __slots__ = ("validator", "results", "schema", "problem")
+    __slots__ = ("validator", "results", "errors", "schema", "problem")
 
     def __init__(self, validator: Any, schema: Any = None, problem: str | None = None) -> None:
         self.validator = validator
         self.schema = schema  # for the fast one-sided check (see _schema_fast)
         self.problem = problem
         self.results: dict[bytes, bool] = {}
+        self.errors: dict[bytes, str] = {}  # an agent repeats its invalid arguments across trials
 
     def is_valid(self, instance: Any) -> bool | None:
         """True/False, or None when the schema cannot be applied (unusable schema)."""
@@ -143,6 +144,15 @@ class _Compiled:
 
     def first_error(self, instance: Any) -> str:
         """Where and why ``instance`` fails (for the row's detail; call only when invalid)."""
+        key = _fast_key(instance)
+        if key is None:
+            return self._first_error(instance)
+        found = self.errors.get(key)
+        if found is None:
+            found = self.errors[key] = self._first_error(instance)
+        return found
+
+    def _first_error(self, instance: Any) -> str:
         try:
             from jsonschema.exceptions import best_match
 

@@ -393,3 +393,27 @@ def test_contracts_are_memoised_per_case_definition_and_only_there():
     assert set(ctx.cache[tools.BY_DEFINITION_KEY]) == {b"case-1", b"case-2"}
     ctx.definition = None  # unknown definition (a scorer called on its own): no memo
     assert tools.score(dict(row, tool_schemas=loose), ctx).status == "PASS"
+
+
+def test_repeated_invalid_arguments_are_explained_once(monkeypatch):
+    """The trials of a case repeating invalid arguments: jsonschema words the first error once
+    per distinct arguments (within an evaluation's context), and every row gets that detail."""
+    import jsonschema.exceptions
+
+    real = jsonschema.exceptions.best_match
+    asked: list[object] = []
+    monkeypatch.setattr(jsonschema.exceptions, "best_match", lambda errors: asked.append(1) or real(errors))
+    ctx = Context()
+    bad = {"name": "create_event", "arguments": {"title": "", "duration_minutes": 2}}
+    other = {"name": "create_event", "arguments": {"title": "x", "duration_minutes": 900}}
+    details = []
+    for call in (bad, bad, other, bad, other):
+        row = {"id": "r", "dimension": "tool_call", "tool_schemas": {"create_event": EVENT_SCHEMA},
+               "tool_calls": [json.loads(json.dumps(call))]}  # a fresh copy per row, as parsed rows are
+        outcome = tools.score(row, ctx)
+        assert outcome.status == "FAIL" and outcome.reason == "invalid_tool_arguments"
+        details.append(outcome.detail)
+    assert len(asked) == 2
+    assert details[0] == details[1] == details[3] != details[2] == details[4]
+    assert details == [tools.score({"id": "r", "dimension": "tool_call", "tool_schemas": {"create_event": EVENT_SCHEMA},
+                                    "tool_calls": [call]}, Context()).detail for call in (bad, bad, other, bad, other)]
