@@ -74,7 +74,8 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
         from . import local  # lazy: the pool machinery only for large files
 
         # A file of local.MIN_ROWS rows or more is scored by worker processes too; below it, where a
-        # worker costs more than it saves, here. Lines not held (a very large file): range by range.
-        if local.wants_workers(len(lines)) or lines.data is None:
-            return src, local.score_file(src.name, lines, ctx_args, strict)
+        # worker costs more than it saves, here. Lines not held (a large file): range by range.
+        workers = local.wants_workers(len(lines))
+        if workers or lines.data is None:
+            return src, local.score_file(src.name, lines, ctx_args, strict, n_workers=None if workers else 1)
     return src, score_here(src, ctx_args, limit=limit, strict=strict)

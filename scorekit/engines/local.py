@@ -166,7 +166,7 @@ def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *,
     abandoned = threading.Event()
     pool: Executor | None = None
     try:
-        pool = executor(n_workers - 1)
+        pool = executor(n_workers - 1) if n_workers > 1 else None
     except (OSError, ValueError, NotImplementedError):  # no worker processes here: this one scores everything
         pool = None
 
