@@ -4,19 +4,23 @@ Rows are scored partition by partition into partials (:mod:`scorekit._partial`)
 and combined. Whether a large JSON Lines file is scored here or also by local
 worker processes is the engines layer's choice (:func:`scorekit.engines.ingest`,
 :mod:`scorekit.engines.local`); this module only scores here, and names the
-lines of a JSON Lines source (:func:`jsonl_lines`) that choice is made on.
+lines of a JSON Lines source (:func:`jsonl_lines`) that choice is made on. A
+directory of results files is scored member by member (:func:`ingest_directory`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._partial import COLUMNS, Partial, score_items, score_lines
-from ._rows._formats import FileLines, Source
+from ._errors import InputError
+from ._partial import COLUMNS, Partial, combine, score_items, score_lines
+from ._rows._formats import FileLines, Source, open_source
+from ._rows._members import is_blank, line_count, members, numbered_on, parquet_rows
 from .scorers import Context
 
-__all__ = ["COLUMNS", "Ingested", "ingest", "jsonl_lines"]
+__all__ = ["COLUMNS", "Ingested", "ingest", "ingest_directory", "jsonl_lines"]
 
 Ingested = Partial  # the name _evaluate knows the combined result by
 
@@ -41,6 +45,46 @@ def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None, s
     if limit is not None:
         items = _take(items, limit)
     return score_items(items, src.name, Context(**ctx_args), strict)
+
+
+def ingest_directory(directory: str | os.PathLike[str], ctx_args: dict[str, Any], *, limit: int | None = None,
+                     strict: bool = True) -> Partial:
+    """Validate and score the rows of a directory of results files in this process: each member
+    read alone, in name order, its lines numbered on from the members before it
+    (:mod:`scorekit._rows._members`); problems name the directory and those line numbers."""
+    name = os.fspath(directory)
+    kind, files = members(directory)
+    if kind == "parquet":  # a member of no rows adds none
+        files = [path for path in files if parquet_rows(path) != 0]
+        if not files:
+            raise InputError(f"{name}: empty file, no rows")
+    elif all(is_blank(path) for path in files):
+        raise InputError(f"{name}: empty files, no rows")
+    parts: list[Partial] = []
+    offset, left = 0, limit
+    for path in files:
+        if kind != "parquet" and is_blank(path):
+            offset += line_count(path)
+            continue
+        seen = [0]
+        items = _counted(numbered_on(open_source(path).items(), offset), left, seen)
+        parts.append(score_items(items, name, Context(**ctx_args), strict))
+        # Parquet: row positions; CSV: the header of each later member is not counted.
+        offset += seen[0] if kind == "parquet" else line_count(path) - (1 if kind == "csv" else 0)
+        if left is not None:
+            left -= seen[0]
+            if left <= 0:
+                break
+    return combine(parts)
+
+
+def _counted(items: Iterable[Any], limit: int | None, seen: list[int]) -> Iterable[Any]:
+    """``items`` (the first ``limit`` when given), counted in ``seen[0]``."""
+    for item in items:
+        if limit is not None and seen[0] >= limit:
+            return
+        seen[0] += 1
+        yield item
 
 
 def _first_rows(lines: Sequence[bytes], limit: int) -> Sequence[bytes]:

@@ -145,3 +145,75 @@ def test_rows_score_the_same_without_the_c_helper(monkeypatch, many_rows, one_pr
         for path, expected in readable:
             _assert_same(_card(path), expected)
         _assert_same(_card(many_rows), one_process)
+
+
+# A directory of results files (the pandas engine): each member read alone, in name order, its
+# lines numbered on from the members before it: the one file they make.
+_PRESCORED = [
+    {"id": f"r{i}", "case_id": f"c{i % 4}", "trial": i // 4, "dimension": "graded", "evaluator": "harness",
+     "status": ("PASS", "FAIL", "ERROR")[i % 3]} for i in range(12)
+]
+
+
+def _in(folder: Path, name: str, **kwargs):
+    saved = os.getcwd()
+    os.chdir(folder)
+    try:
+        return _card(name, **kwargs)
+    finally:
+        os.chdir(saved)
+
+
+def _jsonl_lines() -> list[str]:
+    lines = [json.dumps(row) for row in _PRESCORED]
+    lines[2] = "{not json"  # an invalid row: its problem names the directory and the line as in the one file
+    lines[7] = json.dumps({**_PRESCORED[1], "trial": 9})  # an id claimed twice, across members
+    return lines
+
+
+@pytest.mark.parametrize("limit", [None, 7])
+def test_a_directory_of_json_lines_files_reads_as_the_one_file_they_make(tmp_path, limit):
+    lines = _jsonl_lines()
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "rows.jsonl").write_text("\n".join(lines[:5] + ["", "  "] + lines[5:]) + "\n", encoding="utf-8")
+    parts = tmp_path / "many" / "rows.jsonl"
+    (parts / "b").mkdir(parents=True)
+    (parts / "a-000.jsonl").write_text("\n".join(lines[:3]) + "\n", encoding="utf-8")
+    (parts / "a-001.jsonl").write_text(lines[3] + "\n" + lines[4], encoding="utf-8")  # no final line break
+    (parts / "a-002.jsonl").write_text("\n \n", encoding="utf-8")  # white space only: two lines, no row
+    (parts / "b" / "000.ndjson").write_text("\n".join(lines[5:]) + "\n", encoding="utf-8")  # deeper, named later
+    kwargs = {} if limit is None else {"limit": limit}
+    want = _in(tmp_path / "one", "rows.jsonl", **kwargs)
+    assert want[0]["validation"]["problems"]
+    _assert_same(_in(tmp_path / "many", "rows.jsonl", **kwargs), want)
+
+
+def test_a_directory_of_csv_or_parquet_files_reads_as_the_one_file_they_make(tmp_path):
+    import pandas as pd
+
+    frame = pd.DataFrame(_PRESCORED)
+    for suffix, write in ((".csv", lambda f, p: f.to_csv(p, index=False)),
+                          (".parquet", lambda f, p: f.to_parquet(p, index=False))):
+        (tmp_path / "one").mkdir(exist_ok=True)
+        write(frame, tmp_path / "one" / f"rows{suffix}")
+        parts = tmp_path / "many" / f"rows{suffix}"
+        parts.mkdir(parents=True)
+        for n, (a, b) in enumerate([(0, 5), (5, 5), (5, 12)]):  # an empty member in the middle
+            if suffix == ".parquet" or a < b:
+                write(frame.iloc[a:b], parts / f"part-{n}{suffix}")
+        _assert_same(_in(tmp_path / "many", f"rows{suffix}"), _in(tmp_path / "one", f"rows{suffix}"))
+
+
+def test_a_directory_of_no_rows_or_of_two_kinds_is_refused_in_one_line(tmp_path):
+    (tmp_path / "blank").mkdir()
+    (tmp_path / "blank" / "a.jsonl").write_text("\n\n", encoding="utf-8")
+    with pytest.raises(sk.InputError, match="empty files, no rows"):
+        sk.evaluate(tmp_path / "blank")
+    (tmp_path / "mixed").mkdir()
+    (tmp_path / "mixed" / "a.jsonl").write_text(json.dumps(_PRESCORED[0]) + "\n", encoding="utf-8")
+    (tmp_path / "mixed" / "b.csv").write_text("id,dimension,status,evaluator\nb,graded,PASS,h\n", encoding="utf-8")
+    with pytest.raises(sk.InputError, match="CSV and JSON Lines files"):
+        sk.evaluate(tmp_path / "mixed")
+    (tmp_path / "none").mkdir()
+    with pytest.raises(sk.InputError, match="no Parquet, CSV or JSON Lines files"):
+        sk.evaluate(tmp_path / "none")

@@ -66,8 +66,10 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
 
         return duckdb.score(rows, ctx_args, strict, limit=limit, evidence_rows_in_memory=evidence_rows_in_memory)
     from .._ingest import ingest as score_here
-    from .._ingest import jsonl_lines
+    from .._ingest import ingest_directory, jsonl_lines
 
+    if isinstance(rows, (str, os.PathLike)) and os.path.isdir(rows):  # its members, in this process
+        return None, ingest_directory(rows, ctx_args, limit=limit, strict=strict)
     src = open_source(rows)
     lines = jsonl_lines(src, limit)
     if lines is not None:
