@@ -1,0 +1,201 @@
+"""The three engines are executors of one count (issue 27 acceptance, SPEC §16): on irregular rows
+they give byte-identical scorecard.json (but ``generated_at``) and identical evidence.
+
+* Pre-scored rows (the duckdb engine's input): duplicate ids and (case, dimension, trial),
+  ERROR/ABSTAIN with and without reasons, invalid statuses, missing and mock evaluators, rows
+  without a trial, ``run`` on some rows, ``partial_run``, odd case ids, an ``agent`` on some rows,
+  lines that are no JSON object. Written as one JSON Lines or Parquet file (several row groups;
+  the dask engine cuts JSON Lines into line ranges anywhere) and as a directory of part files
+  (the duckdb engine). pandas, dask and duckdb agree.
+* Raw rows (scored by scorekit; the duckdb engine refuses them): unlabeled rows, two definitions
+  of one case, judge panels with errors, invalid values and duplicate judges, NaN and missing
+  scores, controls, pre-scored rows among them. pandas and dask agree.
+* Either set with ``evidence_rows_in_memory=1``: the evidence is the ``evidence/`` dataset, and
+  the scorecard.json ``card.write`` writes is compared byte for byte.
+
+A row set the format cannot hold (a column of mixed types in Parquet) is not drawn for it
+(``assume``). The dask engine runs on the module's LocalCluster of two worker processes (the
+``cluster`` fixture of tests/conftest.py), started once for the module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _irregular import (
+    Kinds,
+    Row,
+    Seen,
+    assert_same,
+    bounds,
+    observe,
+    parquet_table,
+    prescored_sets,
+    raw_sets,
+    write_file,
+    write_parts,
+    written,
+)
+from hypothesis import HealthCheck, assume, event, example, given, settings
+from hypothesis import strategies as st
+
+import scorekit as sk
+from scorekit.engines import local
+
+pytest.importorskip("distributed")
+pytest.importorskip("duckdb")
+
+EXAMPLES = settings(max_examples=15, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# Where to cut the rows into partitions and files: per-mille positions (0 and 1000: empty parts).
+CUTS = st.lists(st.integers(0, 1000), max_size=4)
+PRESCORED_POLICIES: tuple[dict[str, Any] | None, ...] = (
+    None,
+    {"purpose": "exploratory"},
+    {"gate": {"thresholds": {"d1": 0.5, "graded": 0.8}, "min_samples": 1, "min_coverage": 0.5}},
+)
+RAW_POLICIES: tuple[dict[str, Any] | None, ...] = (
+    None,
+    {"judges": {"panel": ["a", "b", "c"], "pass_score": 3}, "budgets": {"cost_usd": 0.05}, "partial": {"min": 0.5}},
+    {"partial": "abstain", "judges": {"panel": ["a", "mock-b", "c", "d"]}},
+)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A row set, how it is written and cut, and how it is evaluated."""
+
+    rows: list[Row]
+    suffix: str  # .jsonl or .parquet
+    cuts: list[int]  # per mille: dask's line ranges (JSON Lines) and the duckdb directory's files
+    row_group_size: int  # Parquet
+    policy: dict[str, Any] | None
+    in_memory: int | None  # evidence_rows_in_memory (None: the default)
+    agent: str | None = None  # evaluate only this agent's rows
+
+
+@st.composite
+def drawn(draw: st.DrawFn, raw: bool) -> Drawn:
+    suffix = draw(st.sampled_from([".jsonl", ".parquet"]))
+    if raw:
+        rows = draw(raw_sets(json_only=suffix == ".jsonl"))
+    else:
+        rows = draw(prescored_sets(Kinds(json=suffix == ".jsonl", int_run=draw(st.booleans()))))
+    assume(suffix == ".jsonl" or parquet_table(rows) is not None)
+    policies = RAW_POLICIES if raw else PRESCORED_POLICIES
+    agents = {row.get("agent") for row in rows if isinstance(row, dict)}
+    agent = "agent-a" if len(agents) > 1 and draw(st.integers(0, 3)) else None  # else refused: two agents
+    return Drawn(rows, suffix, draw(CUTS), draw(st.integers(1, 5)), draw(st.sampled_from(policies)),
+                 draw(st.sampled_from([None, None, None, 1])), agent)
+
+
+@contextlib.contextmanager
+def _line_ranges(cuts: list[int]) -> Iterator[None]:
+    """The dask engine cuts a JSON Lines file into the ranges ``cuts`` makes (empty ones dropped)."""
+    def line_ranges(n_rows: int, n_workers: int) -> list[tuple[int, int]]:
+        return [(a, b) for a, b in bounds(n_rows, cuts) if a < b] or [(0, n_rows)]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(local, "line_ranges", line_ranges)
+        yield
+
+
+def _evaluate(name: str, folder: Path, data: Drawn, engine: str, options: dict[str, Any],
+              out: Path | None = None) -> tuple[Seen, bytes | None]:
+    """``engine`` on the file or directory ``name`` in ``folder`` (its working directory, so that every
+    engine's problems name the same source); the written scorecard.json when ``out`` is given."""
+    given: dict[str, Any] = {} if data.in_memory is None else {"evidence_rows_in_memory": data.in_memory}
+    if data.agent is not None:
+        given["agent"] = data.agent
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(folder)
+        try:
+            card = sk.evaluate(name, policy=data.policy, engine=engine, **options, **given)
+        except sk.InputError as exc:
+            return Seen("", None, str(exc)), None
+        seen = observe(card, dataset=data.in_memory is not None)
+        return seen, (written(card, out) if out is not None else None)
+
+
+def _check(base: Path, data: Drawn, engines: list[tuple[str, dict[str, Any]]], directory: bool) -> None:
+    """The engines on ``data`` written as one file, and the duckdb engine (with ``directory``) on the
+    same rows as a directory of part files, each give the pandas engine's scorecard and evidence."""
+    name = f"rows{data.suffix}"
+    one = base / "one"
+    one.mkdir()
+    write_file(one / name, data.rows, data.row_group_size)
+    write_out = data.in_memory is not None  # the written scorecard.json too (once per engine)
+    want, want_bytes = _evaluate(name, one, data, "pandas", {}, base / "out-pandas" if write_out else None)
+    event("refused in one line" if want.error else "scored")
+    for engine, options in engines:
+        with _line_ranges(data.cuts):
+            got, got_bytes = _evaluate(name, one, data, engine, options,
+                                       base / f"out-{engine}" if write_out else None)
+        assert_same(got, want, engine)
+        assert got_bytes == want_bytes, engine
+    if directory:
+        many = base / "many"
+        many.mkdir()
+        write_parts(many / name, data.rows, bounds(len(data.rows), data.cuts), data.suffix)
+        got, _ = _evaluate(name, many, data, "duckdb", {})
+        if want.error is not None:  # a directory's message may say "files" where the one file's says "file"
+            assert got.error is not None, f"duckdb on a directory read what pandas refuses: {want.error}"
+        else:
+            assert_same(got, want, "duckdb on a directory")
+
+
+# A fixed irregular set, evidence as a dataset: each path of the evidence store is compared at least once.
+IRREGULAR: list[Row] = [
+    {"id": "a", "case_id": "c1", "dimension": "d1", "trial": 0, "status": "PASS", "evaluator": "harness-x"},
+    {"id": "a", "case_id": "c1", "dimension": "d1", "trial": 1, "status": "FAIL", "evaluator": "harness-x"},
+    {"id": "b", "case_id": "c1", "dimension": "d1", "trial": 1, "status": "ERROR", "evaluator": "harness-x",
+     "reason": "harness_timeout"},
+    {"id": "c", "case_id": "ü-ß", "dimension": "d1", "status": "ABSTAIN", "evaluator": "grader-y", "reason": ""},
+    {"id": "d", "case_id": "\u3000", "dimension": "d2", "trial": 0, "status": "MAYBE", "evaluator": "harness-x"},
+    {"id": "e", "case_id": "c2", "dimension": "d2", "trial": 0, "status": "PASS", "evaluator": "harness-x",
+     "run": "r1"},
+    {"id": "f", "case_id": "c2", "dimension": "d2", "trial": 1, "status": "PASS", "evaluator": "mock-judge",
+     "partial_run": True},
+    {"id": "g", "case_id": "c2", "dimension": "d2", "trial": 2, "status": "PASS", "evaluator": " "},
+    {"id": "h", "dimension": "d2", "trial": 3, "status": "FAIL"},
+]
+
+
+@pytest.mark.timeout(600)
+@EXAMPLES
+@given(data=drawn(raw=False))
+@example(data=Drawn(IRREGULAR, ".parquet", [300, 700], 2, None, 1))
+@example(data=Drawn([*IRREGULAR[:4], "{not json", "", *IRREGULAR[4:]], ".jsonl", [500], 1, None, 1))
+def test_irregular_pre_scored_rows_give_one_scorecard_on_every_engine(cluster, tmp_path_factory, data):
+    _check(tmp_path_factory.mktemp("equiv"), data, [("dask", {"scheduler": cluster}), ("duckdb", {})],
+           directory=True)
+
+
+RAW: list[Row] = [
+    {"id": "t1", "case_id": "c1", "trial": 0, "dimension": "task_completion", "agent_output": "done",
+     "must_include": ["done"]},
+    {"id": "t2", "case_id": "c1", "trial": 1, "dimension": "task_completion", "agent_output": "done",
+     "must_include": ["done", "sure"]},  # another definition of c1
+    {"id": "t3", "case_id": "c2", "dimension": "task_completion", "agent_output": "done"},  # unlabeled
+    {"id": "j1", "case_id": "ü", "trial": 0, "dimension": "tone", "judge_criteria": "polite", "agent_output": "x",
+     "judge_votes": [{"judge": "a", "verdict": "PASS"}, {"judge": "b", "score": 99}, {"judge": "c", "error": "t"}]},
+    {"id": "s1", "case_id": "g", "trial": 0, "dimension": "graded", "score": float("nan"), "evaluator": "grader-y"},
+    {"id": "s2", "case_id": "g", "trial": 1, "dimension": "graded", "score": None, "evaluator": "grader-y"},
+    {"id": "p1", "case_id": "g", "trial": 2, "dimension": "graded", "status": "ERROR", "evaluator": "harness-x",
+     "reason": "harness_timeout", "run": "r0"},
+    {"id": "k1", "case_id": "k", "dimension": "pii", "agent_output": "fine", "tags": ["known-bad"]},
+    {"id": "t1", "case_id": "c3", "trial": 0, "dimension": "cost", "cost_usd": 0.01, "partial_run": True},
+]
+
+
+@pytest.mark.timeout(600)
+@EXAMPLES
+@given(data=drawn(raw=True))
+@example(data=Drawn(RAW, ".jsonl", [400], 1, None, 1))
+def test_irregular_raw_rows_give_one_scorecard_on_pandas_and_dask(cluster, tmp_path_factory, data):
+    _check(tmp_path_factory.mktemp("equiv"), data, [("dask", {"scheduler": cluster})], directory=False)
