@@ -310,14 +310,14 @@ def written(card: Any, out: Path) -> bytes:
 
 
 def _diff(got: str, want: str) -> str:
-    return "".join(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "pandas", "engine",
+    return "".join(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "reference", "engine",
                                              n=2))[:60])
 
 
 def assert_same(got: Seen, want: Seen, engine: str) -> None:
     """The same error, or byte-identical scorecard.json and equal evidence: the same rows in the
     same order, by line; the same dtypes and values."""
-    assert got.error == want.error, f"{engine}: {got.error!r} != pandas {want.error!r}"
+    assert got.error == want.error, f"{engine}: {got.error!r} != reference {want.error!r}"
     if want.error is not None:
         return
     assert got.text == want.text, f"{engine}: scorecard.json differs\n{_diff(got.text, want.text)}"

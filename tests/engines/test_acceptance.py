@@ -74,7 +74,7 @@ def _result(card: Any) -> Result:
 def _assert_same(card: Any, want: Result) -> None:
     got = _result(card)
     assert got.text == want.text
-    pd.testing.assert_frame_equal(got.evidence, want.evidence)
+    pd.testing.assert_frame_equal(got.evidence, want.evidence, check_exact=True)
     assert got.hashes == want.hashes
 
 
@@ -261,7 +261,8 @@ def test_any_parquet_row_groups_on_dask(parquet, cluster, cuts):
     _assert_same(sk.evaluate(parquet.path, engine="dask", scheduler=cluster), parquet.want)
 
 
-# 3. The duckdb engine on the pre-scored rows (Parquet) gives the pandas engine on the same rows (JSON Lines).
+# 3. The duckdb engine on the pre-scored rows (Parquet) and the dask engine on their JSON Lines give the pandas
+#    engine on the same rows (JSON Lines).
 
 @pytest.fixture(scope="module")
 def prescored(tmp_path_factory: pytest.TempPathFactory) -> Written:
@@ -322,6 +323,18 @@ def test_duckdb_on_the_prescored_parquet_gives_the_pandas_engine_on_its_json_lin
     _assert_same(card, prescored.want)
 
 
+@pytest.mark.parametrize("ranges", [None, [(0, 1), (1, 40), (40, 41), (41, 10**9)]])
+def test_dask_on_the_prescored_json_lines_gives_the_pandas_engine(prescored, cluster, ranges):
+    """The third engine on the same pre-scored rows: the dask engine on the JSON Lines file the
+    pandas engine read (its own line ranges, or cut anywhere)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(prescored.path.parent)
+        if ranges is not None:
+            mp.setattr(local, "line_ranges", lambda n_rows, n_workers: [(a, min(b, n_rows)) for a, b in ranges])
+        card = sk.evaluate(prescored.path.name, engine="dask", scheduler=cluster)
+    _assert_same(card, prescored.want)
+
+
 @FEW
 @given(cuts=CUTS_WITH_EMPTY, order=st.randoms(use_true_random=False))
 def test_any_parquet_files_on_duckdb(prescored, cuts, order):
@@ -329,7 +342,126 @@ def test_any_parquet_files_on_duckdb(prescored, cuts, order):
     _assert_same(card, prescored.want)
 
 
-# 4. The duckdb extra missing (the dask one: test_dask.py).
+# 4. The other engine tests' inputs on every engine that reads them (issue 27): pandas, dask (JSON Lines and
+#    Parquet) and duckdb (pre-scored rows only) give byte-identical scorecard.json but generated_at, the same
+#    evidence (rows, order, dtypes, values) and the same hashes. Those tests compare fewer engines or fewer fields.
+
+def _parquet_of(rows: list[dict[str, Any]], path: Path, row_group_size: int = 7) -> Path:
+    pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=row_group_size)
+    return path
+
+
+def _jsonl_of(rows: list[dict[str, Any]], path: Path) -> Path:
+    return write(path, [json.dumps(row) for row in rows])
+
+
+def _dask_parquet_rows(folder: Path, suffix: str) -> Path:
+    """test_dask.py's Parquet read by row group: the corpus's rows, every one given a status."""
+    rows = [json.loads(line) for line in raw_rows(120) if line.startswith('{"')]
+    rows = [{"id": r["id"], "case_id": r["case_id"], "dimension": r["dimension"], "trial": r["trial"],
+             "status": r.get("status", "PASS"), "evaluator": "harness-x"} for r in rows]
+    return _parquet_of(rows, folder / "rows.parquet", 37) if suffix == ".parquet" else _jsonl_of(
+        rows, folder / "rows.jsonl")
+
+
+def _duckdb_subset(folder: Path, suffix: str) -> Path:
+    """test_duckdb.py's pre-scored subset (irregular rows for every screen)."""
+    from test_duckdb import PRESCORED as COLUMNS
+    from test_duckdb import _prescored_subset, _write
+
+    if suffix == ".parquet":
+        return _write(_prescored_subset(), folder / "rows.parquet", row_group_size=50)
+    return _jsonl_of([{k: r[k] for k in (*COLUMNS, "reason") if k in r} for r in _prescored_subset()],
+                     folder / "rows.jsonl")
+
+
+def _duckdb_text(folder: Path, suffix: str) -> Path:
+    """test_duckdb.py's JSON Lines of irregular rows and odd lines."""
+    from test_duckdb import _text_file
+
+    return _text_file(folder, "jsonl")
+
+
+def _duckdb_partial_run(folder: Path, suffix: str) -> Path:
+    from test_duckdb import _flagged_file
+
+    return _flagged_file(folder, suffix.lstrip("."), True)
+
+
+def _imported_partial_run(folder: Path, suffix: str) -> Path:
+    """test_partial_run.py's rows of an Inspect log cut short (``partial_run`` on every row)."""
+    from import_logs import POPULARITY
+
+    (run,) = sk.import_results(POPULARITY)
+    frame = run.rows[["id", "dimension", "case_id", "trial", "status", "evaluator", "agent", "partial_run"]]
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    return _parquet_of(rows, folder / "rows.parquet") if suffix == ".parquet" else _jsonl_of(
+        rows, folder / "rows.jsonl")
+
+
+def _pii_prescored(folder: Path, suffix: str) -> Path:
+    """test_hostile_pii.py's pre-scored rows whose reasons carry personal data and secrets."""
+    from test_hostile_pii import prescored_rows
+
+    rows = [{k: v for k, v in r.items() if k != "detail"} for r in prescored_rows()]
+    return _parquet_of(rows, folder / "rows.parquet") if suffix == ".parquet" else _jsonl_of(
+        rows, folder / "rows.jsonl")
+
+
+def _pii_scored(folder: Path, suffix: str) -> Path:
+    """test_hostile_pii.py's raw rows (every dimension kind holding the values)."""
+    from test_hostile_pii import scored_rows
+
+    return _jsonl_of(scored_rows(), folder / "rows.jsonl")
+
+
+def _hostile_deep(folder: Path, suffix: str) -> Path:
+    """test_hostile_engines.py's row nested 999 arrays deep."""
+    from test_hostile_engines import _deep_file
+
+    return _deep_file(folder, 999, "jsonl")
+
+
+def _hostile_crlf_bom(folder: Path, suffix: str) -> Path:
+    """test_hostile_engines.py's CRLF line ends and byte-order mark, under a bracketed name beside its decoy."""
+    from test_hostile_engines import FAILING, PASSING
+    from test_hostile_engines import _write as write_kind
+
+    write_kind(folder / "res1.jsonl", PASSING)
+    return write_kind(folder / "res[1].jsonl", FAILING, crlf=True, bom=True)
+
+
+# name -> (the file's writer, its suffixes, engines beside pandas; duckdb: pre-scored rows only)
+EXISTING: dict[str, tuple[Any, tuple[str, ...], tuple[str, ...]]] = {
+    "test_dask parquet by row group": (_dask_parquet_rows, (".parquet", ".jsonl"), ("dask", "duckdb")),
+    "test_duckdb pre-scored subset": (_duckdb_subset, (".parquet", ".jsonl"), ("dask", "duckdb")),
+    "test_duckdb text file": (_duckdb_text, (".jsonl",), ("dask", "duckdb")),
+    "test_duckdb partial_run": (_duckdb_partial_run, (".parquet", ".jsonl"), ("dask", "duckdb")),
+    "test_partial_run imported": (_imported_partial_run, (".parquet", ".jsonl"), ("dask", "duckdb")),
+    "test_hostile_pii pre-scored": (_pii_prescored, (".parquet", ".jsonl"), ("dask", "duckdb")),
+    "test_hostile_pii raw": (_pii_scored, (".jsonl",), ("dask",)),
+    "test_hostile_engines deep": (_hostile_deep, (".jsonl",), ("dask", "duckdb")),
+    "test_hostile_engines crlf bom": (_hostile_crlf_bom, (".jsonl",), ("dask", "duckdb")),
+}
+EXISTING_CASES = [(name, suffix) for name, (_, suffixes, _) in EXISTING.items() for suffix in suffixes]
+
+
+@pytest.mark.parametrize(("name", "suffix"), EXISTING_CASES, ids=[f"{n} {s}" for n, s in EXISTING_CASES])
+def test_the_other_engine_tests_inputs_give_one_scorecard_on_every_engine(tmp_path, cluster, name, suffix):
+    build, _, engines = EXISTING[name]
+    path = build(tmp_path, suffix)
+    policy = {"gate": {"thresholds": {"task": 0.9, "graded": 0.5, "match": 0.5}}}
+    want = _result(sk.evaluate(path, policy=policy))
+    for engine in engines:
+        options = {"scheduler": cluster} if engine == "dask" else {}
+        got = sk.evaluate(path, policy=policy, engine=engine, **options)
+        try:
+            _assert_same(got, want)
+        except AssertionError as exc:
+            raise AssertionError(f"{engine}: {exc}") from None
+
+
+# 5. The duckdb extra missing (the dask one: test_dask.py).
 
 def test_a_missing_duckdb_extra_is_one_line_naming_the_pip_command(monkeypatch, prescored, capsys):
     import importlib.util
@@ -344,7 +476,7 @@ def test_a_missing_duckdb_extra_is_one_line_naming_the_pip_command(monkeypatch, 
     assert len(err.splitlines()) == 1 and "pip install scorekit[duckdb]" in err
 
 
-# 5. Found on the way (fixed).
+# 6. Found on the way (fixed).
 
 def test_the_dask_engine_s_own_cluster_does_not_warn_of_a_busy_dashboard_port(corpus, reference):
     """With no scheduler, a LocalCluster of its own: no warning when port 8787
@@ -363,7 +495,7 @@ def test_the_dask_engine_s_own_cluster_does_not_warn_of_a_busy_dashboard_port(co
     _assert_same(card, reference)
 
 
-# 6. Found on the way: combine puts problems back in line order, as it does the rows.
+# 7. Found on the way: combine puts problems back in line order, as it does the rows.
 
 def test_combined_partials_keep_their_problems_in_line_order():
     from scorekit._partial import combine, score_lines

@@ -199,3 +199,22 @@ RAW: list[Row] = [
 @example(data=Drawn(RAW, ".jsonl", [400], 1, None, 1))
 def test_irregular_raw_rows_give_one_scorecard_on_pandas_and_dask(cluster, tmp_path_factory, data):
     _check(tmp_path_factory.mktemp("equiv"), data, [("dask", {"scheduler": cluster})], directory=False)
+
+
+DIRECTORY_REFUSED = "issue 27: the {} engine refuses a directory of pre-scored files that the duckdb engine reads " \
+                    "(InputError '<dir>: is a directory, not a results file')"
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+@pytest.mark.parametrize("engine", [
+    pytest.param("pandas", marks=pytest.mark.xfail(strict=True, reason=DIRECTORY_REFUSED.format("pandas"))),
+    pytest.param("dask", marks=pytest.mark.xfail(strict=True, reason=DIRECTORY_REFUSED.format("dask"))),
+])
+def test_every_engine_reads_a_directory_of_pre_scored_files_as_duckdb_does(cluster, tmp_path, engine, suffix):
+    name = f"rows{suffix}"
+    write_parts(tmp_path / name, IRREGULAR, [(0, 4), (4, 4), (4, 9)], suffix)
+    data = Drawn(IRREGULAR, suffix, [], 1, None, None)
+    want, _ = _evaluate(name, tmp_path, data, "duckdb", {})
+    assert want.error is None
+    got, _ = _evaluate(name, tmp_path, data, engine, {"scheduler": cluster} if engine == "dask" else {})
+    assert_same(got, want, engine)
