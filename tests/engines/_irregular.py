@@ -206,6 +206,18 @@ def jsonl_lines(rows: list[Row]) -> list[str]:
     return [row if isinstance(row, str) else json.dumps(row, ensure_ascii=False) for row in rows]
 
 
+def lone_array(rows: list[Row]) -> bool:
+    """Whether ``rows`` written as JSON Lines are one JSON array line (and blank lines): a file the
+    rows reader reads as a JSON array of rows."""
+    lines = [line for line in jsonl_lines(rows) if line.strip()]
+    if len(lines) != 1:
+        return False
+    try:
+        return isinstance(json.loads(lines[0]), list)
+    except ValueError:
+        return False
+
+
 def _column_type(values: list[Any]) -> pa.DataType | None:
     """The one Arrow type of a column's values (None: none fits them all without changing one)."""
     present = [v for v in values if v is not None]
@@ -290,7 +302,7 @@ class Seen:
     error: str | None = None
 
     def __repr__(self) -> str:
-        return f"<error {self.error!r}>" if self.error else f"<scorecard of {len(self.evidence or ())} rows>"
+        return f"<error {self.error!r}>" if self.error else f"<scorecard of {len(self.evidence)} rows>"
 
 
 def observe(card: Any, *, dataset: bool = False) -> Seen:
