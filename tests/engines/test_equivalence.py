@@ -4,7 +4,8 @@ they give byte-identical scorecard.json (but ``generated_at``) and identical evi
 * Pre-scored rows (the duckdb engine's input): duplicate ids and (case, dimension, trial),
   ERROR/ABSTAIN with and without reasons, invalid statuses, missing and mock evaluators, rows
   without a trial, ``run`` on some rows, ``partial_run``, odd case ids, an ``agent`` on some rows,
-  lines that are no JSON object. Written as one JSON Lines or Parquet file (several row groups;
+  lines that are no JSON object; in Parquet and frames, a column of another type (a double trial, an
+  integer agent). Written as one JSON Lines or Parquet file (several row groups;
   the dask engine cuts JSON Lines into line ranges anywhere) and as a directory of part files
   (the duckdb engine; the pandas and dask engines refuse a directory: the xfail test at the end).
   pandas, dask and duckdb agree.
@@ -15,6 +16,8 @@ they give byte-identical scorecard.json (but ``generated_at``) and identical evi
 * Either set with ``evidence_rows_in_memory=1``: the evidence is the ``evidence/`` dataset, and
   the scorecard.json ``card.write`` writes is compared byte for byte.
 
+The differences found are strict xfail tests at the end (issue 27: the final tests pass without
+them); the hypothesis tests keep their inputs out of the draws until they are fixed.
 A row set the format cannot hold (a column of mixed types in Parquet) is not drawn for it
 (``assume``). The dask engine runs on the module's LocalCluster of two worker processes (the
 ``cluster`` fixture of tests/conftest.py), started once for the module.
@@ -56,6 +59,17 @@ pytest.importorskip("duckdb")
 
 EXAMPLES = settings(max_examples=15, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# A pre-scored column of another type than the usual one (Parquet and frames): (column, values).
+TYPED_ODDITIES: tuple[tuple[str, tuple[Any, ...]], ...] = (
+    ("trial", (0.0, 1.0, 2.5, float("nan"), None)), ("run", (0.0, 1.5, float("nan"))), ("evaluator", (1, None)),
+    ("partial_run", ("true", "false", None)), ("agent", (1, None)),
+)
+# The duckdb engine stops with a DuckDB BinderException on these in Parquet (see
+# test_a_parquet_column_of_another_type_is_read_alike_on_every_engine): drawn for frames only.
+DUCKDB_BINDER_ERRORS: tuple[tuple[str, tuple[Any, ...]], ...] = (
+    ("id", (1, 2, 3, 1)), ("case_id", (1, 2, None)), ("status", (1, 0)), ("dimension", (1, 2)),
+    ("reason", (1.5, None)),
+)
 FRAME = "frame"  # raw rows as a pandas DataFrame (pandas) and a dask DataFrame (dask)
 # Where to cut the rows into partitions and files: per-mille positions (0 and 1000: empty parts).
 CUTS = st.lists(st.integers(0, 1000), max_size=4)
@@ -91,6 +105,9 @@ def drawn(draw: st.DrawFn, raw: bool) -> Drawn:
         rows = draw(raw_sets(json_only=suffix == ".jsonl"))
     else:
         rows = draw(prescored_sets(Kinds(json=suffix == ".jsonl", int_run=draw(st.booleans()))))
+    if suffix != ".jsonl" and not raw and not draw(st.integers(0, 2)):  # a column of another Arrow type
+        column, values = draw(st.sampled_from(TYPED_ODDITIES + (DUCKDB_BINDER_ERRORS if suffix == FRAME else ())))
+        rows = [{**row, column: draw(st.sampled_from(values))} if isinstance(row, dict) else row for row in rows]
     assume(suffix == ".jsonl" or parquet_table(rows) is not None)  # Parquet or a frame: a type per column
     assume(not lone_array(rows))  # the dask engine refuses it: test_a_json_array_in_a_json_lines_file_...
     policies = RAW_POLICIES if raw else PRESCORED_POLICIES
@@ -285,3 +302,24 @@ def test_a_directory_member_that_is_one_json_array_line_reads_as_in_the_one_file
     want, _ = _evaluate(name, tmp_path / "one", data, "pandas", {})
     assert_same(_evaluate(name, tmp_path / "one", data, "duckdb", {})[0], want, "duckdb on the file")
     assert_same(_evaluate(name, tmp_path / "many", data, "duckdb", {})[0], want, "duckdb on a directory")
+
+
+@pytest.mark.parametrize("column", [
+    pytest.param(column, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+        f"issue 27: a Parquet {column} column of a non-text type: the pandas and dask engines score the rows "
+        "(invalid ones), the duckdb engine stops with a DuckDB BinderException (a traceback)")))
+    for column, _ in DUCKDB_BINDER_ERRORS])
+def test_a_parquet_column_of_another_type_is_read_alike_on_every_engine(cluster, tmp_path, column):
+    values = dict(DUCKDB_BINDER_ERRORS)[column]
+    rows: list[Row] = [{**IRREGULAR[0], column: values[0]}]
+    name = "rows.parquet"
+    write_file(tmp_path / name, rows, 1)
+    data = Drawn(rows, ".parquet", [], 1, None, None)
+    want, _ = _evaluate(name, tmp_path, data, "pandas", {})
+    assert want.error is None
+    assert_same(_evaluate(name, tmp_path, data, "dask", {"scheduler": cluster})[0], want, "dask")
+    try:
+        got, _ = _evaluate(name, tmp_path, data, "duckdb", {})
+    except Exception as exc:  # noqa: BLE001 - whatever the engine raises is the difference shown
+        raise AssertionError(f"duckdb: {type(exc).__name__}: {exc}") from exc
+    assert_same(got, want, "duckdb")
