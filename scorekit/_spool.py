@@ -78,6 +78,17 @@ class Spool:
             self._rows[key] = int(batch.num_rows)
             self._order = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A spool moves between processes as its segments (a dask shard's spool is in memory;
+        a segment on disk is read into the copy)."""
+        state = {name: value for name, value in self.__dict__.items()
+                 if name not in ("_lock", "_owned", "_directory", "_files", "_last")}
+        state["_held"] = {key: self.batch(key) for key in self._rows}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _lock=threading.Lock(), _owned=None, _directory=None, _files={}, _last=None)
+
     def _folder(self) -> Path:
         if self._directory is None:
             from ._io import owned_temporary_directory

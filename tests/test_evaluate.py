@@ -409,35 +409,48 @@ def test_dataframe_accessor_evaluate_is_evaluate():
     assert card.dimensions.loc[DIM, ["n", "passes"]].tolist() == [2, 1]
 
 
-def test_duplicates_on_the_evidence_columns_match_the_row_walk() -> None:
-    """The evidence table's duplicate check finds what :func:`duplicate_identities`
-    finds walking the rows (ids twice; a trial twice among valid rows)."""
+def test_the_kernel_s_duplicate_check_matches_the_row_walk() -> None:
+    """The kernel's duplicate check (hashes first, then the candidates exactly) finds what
+    :func:`duplicate_identities` finds walking the rows (ids twice; a trial twice among valid
+    rows), whatever the cut into partitions."""
+    import pyarrow as pa
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from scorekit._evaluate import _duplicates
+    from scorekit._spool import Spool
     from scorekit._validate import duplicate_identities
+    from scorekit.kernel import InProcess, Shard
+    from scorekit.kernel._judge import judge
+    from scorekit.kernel._repeated import find_repeated
+    from scorekit.kernel._shard import identities
 
     row = st.tuples(st.sampled_from(["a", "b", "c", "d", None]), st.sampled_from(["c1", "c2"]),
                     st.sampled_from(["pii", "cost", None]), st.sampled_from([0, 1, None]),
                     st.sampled_from(["labeled", "unlabeled", "invalid"]))
 
+    def shard(frame: pd.DataFrame) -> Shard:
+        definitions = pa.chunked_array([pa.array([None] * len(frame), pa.dictionary(pa.int32(), pa.binary()))])
+        return Shard(source="s", strict=True, counting=frame.reset_index(drop=True), definitions=definitions,
+                     spool=Spool(), evidence_digests=bytearray(32 * len(frame)))
+
     @settings(max_examples=200, deadline=None)
-    @given(rows=st.lists(row, max_size=8))
-    def check(rows: list[tuple[object, ...]]) -> None:
+    @given(rows=st.lists(row, max_size=8), cut=st.integers(0, 8))
+    def check(rows: list[tuple[object, ...]], cut: int) -> None:
         ids, cases, dims, trials, labels = (list(c) for c in zip(*rows, strict=True)) if rows else ([],) * 5
         lines = list(range(1, len(rows) + 1))
-        evidence = pd.DataFrame({
-            "id": pd.array(ids, dtype="str"), "dimension": pd.array(dims, dtype="str"),
-            "case_id": pd.array(cases, dtype="str"), "trial": pd.array(trials, dtype="Int64"),
+        # As the kernel counts them: case and dimension categorical (codes, unsorted categories).
+        frame = pd.DataFrame({
+            "id": pd.array(ids, dtype="str"), "dimension": pd.Categorical(dims, categories=["pii", "cost"]),
+            "case_id": pd.Categorical(cases, categories=["c2", "c1"]), "trial": pd.array(trials, dtype="Int64"),
             "label": pd.Categorical(labels, categories=["labeled", "unlabeled", "invalid"]),
             "line": np.asarray(lines, dtype=np.int64),
         })
         want = duplicate_identities(ids, cases, dims, trials, [label != "invalid" for label in labels], lines, "s")
-        assert _duplicates(evidence, "s") == want
-        # As the pandas engine counts them: case and dimension categorical (codes, unsorted categories).
-        counted = evidence.assign(case_id=pd.Categorical(cases, categories=["c2", "c1"]),
-                                  dimension=pd.Categorical(dims, categories=["pii", "cost"]))
-        assert _duplicates(counted, "s") == want
+        shards = [shard(frame.iloc[:cut]), shard(frame.iloc[cut:])]
+        runner = InProcess()
+        repeated = find_repeated(runner, [identities(s) for s in shards], 3, len(rows))
+        marks, problems, _ = judge(runner, shards, repeated, "s")
+        found = sorted(p + (min(cut, len(rows)) if i else 0) for i, m in marks.items() for p in m[0])
+        assert (found, problems) == want
 
     check()

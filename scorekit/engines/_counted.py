@@ -158,12 +158,12 @@ def _slow_table(slow: Partial) -> Any:
     """The rows the pandas code scored, as an Arrow table of the evidence columns (status and label as text)."""
     import pyarrow as pa
 
-    from .._evaluate import _EVIDENCE
+    from ..kernel import EVIDENCE_COLUMNS
 
     table = slow.table()
     names = {"status": STATUSES, "label": LABELS}
     columns = {}
-    for name in _EVIDENCE:
+    for name in EVIDENCE_COLUMNS:
         column = table.column(name)
         if name in names:
             column = pa.array(np.asarray(names[name], dtype=object)[column.to_numpy()], pa.string())
@@ -486,14 +486,9 @@ def _finding_groups(con: Any) -> FindingGroups:
 # --------------------------------------------------------------------------- the evidence
 def _evidence_schema() -> Any:
     """The Arrow schema of the pandas engine's evidence table (pandas metadata included)."""
-    import pyarrow as pa
+    from ..kernel import evidence_schema
 
-    from .._evaluate import _evidence, _insert_included
-    from .._partial import schema
-
-    frame = _evidence(schema().empty_table())
-    _insert_included(frame, True)
-    return pa.Schema.from_pandas(frame, preserve_index=False)
+    return evidence_schema()
 
 
 def _arrow(batch: Any, schema: Any) -> Any:

@@ -3,17 +3,23 @@
 A JSON Lines file is cut into byte ranges of whole lines, as for the local
 workers; each task reads its own range from the file (the workers must see the
 same path) and scores it into a shard that stays on the worker. A Parquet file is read by
-row group, a dask DataFrame by partition, each on the workers. No row reaches
-the client: it receives what each shard reduces to (identity hashes, digests,
-counts per (dimension, case), :mod:`._shards`) and puts the scorecard's counts
+row group, a dask DataFrame by partition, each on the workers; a directory of
+files of one kind file by file, in name order, its rows numbered as one file's.
+No row reaches the client, nor a hash per row: it receives what each shard
+reduces to (the hashes seen twice, counts per (dimension, case), digests a
+partition at a time: :mod:`scorekit.kernel`) and puts the scorecard's counts
 together from them; with no scheduler address a LocalCluster of worker
 processes runs here.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .._errors import InputError, one_line
@@ -21,6 +27,7 @@ from .._partial import Partial, score_items
 from .._rows import open_source
 from .._rows._formats import Source
 from .._tally import Counted
+from ..kernel import Shard, count, open_shard
 from ..scorers import Context
 
 __all__ = ["CONNECT_TIMEOUT", "is_dask_frame", "scheduler_address", "score"]
@@ -95,37 +102,47 @@ def _parquet_part(path: str, group: int, first: int, source: str, ctx_args: dict
 def _tasks(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
            n_parts: int) -> Iterator[tuple[Any, ...]]:
     """(function, arguments...) of every partition's task."""
-    from . import local
-
     if src is None:  # a dask DataFrame: its partitions, numbered like rows of one frame
         lengths = rows.map_partitions(len).compute().tolist()
         first = 1
         for part, length in zip(rows.to_delayed(), lengths, strict=True):
             yield (_frame_part, part, first, "<DataFrame>", ctx_args, strict)
             first += length
-    elif src.kind == "jsonl" and src.lines is not None:
+    elif isinstance(src, Directory):  # its files in name order, numbered on as one file
+        for file, offset in zip(src.files, src.offsets, strict=True):
+            yield from _file_tasks(file, src.name, offset, ctx_args, strict, n_parts)
+    else:
+        yield from _file_tasks(src, src.name, 0, ctx_args, strict, n_parts)
+
+
+def _file_tasks(src: Source, name: str, offset: int, ctx_args: dict[str, Any], strict: bool,
+                n_parts: int) -> Iterator[tuple[Any, ...]]:
+    """The tasks of one file's partitions, its rows named ``name`` and numbered from ``offset + 1``."""
+    from . import local
+
+    if src.kind == "jsonl" and src.lines is not None:
         task = local.range_task(src.name, src.lines, ctx_args, strict)
         for a, b in local.line_ranges(len(src.lines), n_parts):
-            yield (local.checked_range, *task(a, b))
+            path, start, stop, crc, first, _, *rest = task(a, b)
+            yield (local.checked_range, path, start, stop, crc, first + offset, name, *rest)
     elif src.kind == "parquet":
-        import os
-
         import pyarrow.parquet as pq
 
         path = os.path.abspath(src.name)
         metadata = pq.ParquetFile(path).metadata
-        first = 1
+        first = offset + 1
         for group in range(metadata.num_row_groups):
-            yield (_parquet_part, path, group, first, src.name, ctx_args, strict)
+            yield (_parquet_part, path, group, first, name, ctx_args, strict)
             first += metadata.row_group(group).num_rows
     else:
-        from .._errors import InputError
-
-        raise InputError(f"{src.name}: the dask engine reads JSON Lines or Parquet files or a dask DataFrame")
+        raise InputError(f"{src.name}: the dask engine reads JSON Lines or Parquet files (or a directory of them) "
+                         "or a dask DataFrame")
 
 
 class _Futures:
-    """The :class:`~._shards.Runner` of a dask client: each step a task where its shard is."""
+    """The :class:`~scorekit.kernel.Runner` of a dask client: each step a task where its shard is."""
+
+    local = False
 
     def __init__(self, client: Any) -> None:
         self.client = client
@@ -140,15 +157,34 @@ class _Futures:
         handle.release()  # the worker's copy goes as soon as the client has it
 
 
+def scored_shard(function: Callable[..., Partial], *args: Any) -> Shard:
+    """Score a partition with ``function(*args)`` (a partition task; its last argument is ``strict``)
+    and open its shard. A JSON Lines range (:func:`~.local.checked_range`: path, start, stop, crc,
+    first line, ...) keeps where its lines are."""
+    from .local import checked_range
+
+    lines = (args[0], args[1], args[2], args[4]) if function is checked_range else None
+    return open_shard(function(*args), bool(args[-1]), lines)
+
+
+def _sorted_hash(digests: Iterable[Any]) -> str:
+    """The list hash of digests that may not fit in memory: sorted on disk (:mod:`._digests`)."""
+    import tempfile
+    from pathlib import Path
+
+    from ._digests import sorted_list_hash
+
+    with tempfile.TemporaryDirectory(prefix="scorekit-digests-") as work:
+        return sorted_list_hash(Path(work) / "digests", digests)
+
+
 def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool, *,
           scheduler: str | None = None, threshold: int) -> Counted:
     """Score ``rows`` (opened as ``src``; None for a dask DataFrame) on a cluster: each partition is
     scored into a shard on a worker and stays there; the client gets what the shards reduce to
-    (:mod:`._shards`), never their rows, and streams the evidence into the ``evidence/`` dataset a
+    (:mod:`scorekit.kernel`), never their rows, and streams the evidence into the ``evidence/`` dataset a
     partition at a time."""
     from distributed import as_completed
-
-    from ._shards import count, scored_shard
 
     client, cluster = _client(scheduler)
     try:
@@ -170,7 +206,7 @@ def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
         if bar is not None:
             bar.close()
         return count(_Futures(client), shards, source="<DataFrame>" if src is None else src.name,
-                     threshold=threshold)
+                     threshold=threshold, list_hash=_sorted_hash)
     finally:
         client.close()
         if cluster is not None:
@@ -178,5 +214,54 @@ def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
 
 
 def open_rows(rows: Any) -> Source | None:
-    """The rows' source (file-level checks as for the pandas engine); None for a dask DataFrame."""
-    return None if is_dask_frame(rows) else open_source(rows)
+    """The rows' source (file-level checks as for the pandas engine; a :class:`Directory` for a
+    directory); None for a dask DataFrame."""
+    if is_dask_frame(rows):
+        return None
+    if isinstance(rows, (str, os.PathLike)) and os.path.isdir(rows):
+        return Directory.open(rows)
+    return open_source(rows)
+
+
+_KINDS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+
+
+@dataclass
+class Directory(Source):
+    """A directory of JSON Lines or Parquet files of one kind, read in file-name order, a row's line
+    counted as if the files were one file (as the duckdb engine counts them). Its items (a partial
+    scan, scored in process) are every file's, numbered on."""
+
+    files: tuple[Source, ...] = ()
+    offsets: tuple[int, ...] = ()  # the lines (rows of a Parquet file) of the files before each
+
+    @classmethod
+    def open(cls, rows: str | os.PathLike[str]) -> Directory:
+        """The directory ``rows`` opened: each file with the pandas engine's file-level checks."""
+        name = os.fspath(rows)
+        found = sorted(p for p in Path(rows).rglob("*") if p.suffix.lower() in _KINDS and p.is_file())
+        if not found:
+            raise InputError(f"{name}: no JSON Lines or Parquet files in the directory")
+        if len({_KINDS[p.suffix.lower()] for p in found}) > 1:
+            raise InputError(f"{name}: the directory holds JSON Lines and Parquet files; the dask engine reads "
+                             "a directory of one kind")
+        files = tuple(open_source(str(p)) for p in found)
+        offsets = tuple(itertools.accumulate((_size(f) for f in files[:-1]), initial=0))
+
+        def items() -> Iterator[tuple[Any, ...]]:
+            for file, offset in zip(files, offsets, strict=True):
+                for line, *rest in file.items():
+                    yield (line + offset, *rest)
+
+        return cls(name, "directory", items, files=files, offsets=offsets)
+
+
+def _size(src: Source) -> int:
+    """How many lines (rows of a Parquet file) ``src`` numbers."""
+    if src.lines is not None:  # the empty "line" after a last newline is no line of the one file
+        return len(src.lines) - (1 if len(src.lines) and not src.lines[-1] else 0)
+    if src.kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(src.name).metadata.num_rows)
+    raise InputError(f"{src.name}: the dask engine reads a directory of JSON Lines or Parquet files")

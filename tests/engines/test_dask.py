@@ -108,3 +108,40 @@ def test_dask_engine_reports_the_pandas_engines_judge_agreement(tmp_path, cluste
     # Two partitions (one per worker thread) counted on the cluster; any cut: tests/engines/test_shards.py.
     got = sk.evaluate(path, engine="dask", scheduler=cluster).dimensions["judge_agreement"]
     assert got.tolist() == want.tolist()
+
+
+def test_dask_engine_reads_a_directory_as_the_one_file_its_files_make(tmp_path, cluster):
+    """A directory of JSON Lines files, read in file-name order, its rows numbered as one file's: the
+    scorecard and evidence of the file they make (the rows' source named by the directory)."""
+    lines = raw_rows(300)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for k, (a, b) in enumerate(((0, 90), (90, 200), (200, len(lines)))):
+        write(folder / f"part-{k}.jsonl", lines[a:b])
+    whole = write(tmp_path / "parts.jsonl", lines)
+    got = sk.evaluate(folder, engine="dask", scheduler=cluster)
+    want = sk.evaluate(whole)
+    assert comparable(got).replace(str(folder), str(whole)) == comparable(want)
+    pd.testing.assert_frame_equal(got.evidence, want.evidence)
+
+
+def test_dask_engine_reads_a_directory_of_parquet_files_as_duckdb_does(tmp_path, cluster):
+    pytest.importorskip("duckdb")
+    folder = tmp_path / "scored"
+    folder.mkdir()
+    for k in range(3):
+        pd.DataFrame({"id": [f"{k}-{i}" for i in range(20)], "case_id": [f"c{i}" for i in range(20)],
+                      "dimension": "x", "trial": k, "status": ["PASS", "FAIL"] * 10, "evaluator": "h"}
+                     ).to_parquet(folder / f"p{k}.parquet", row_group_size=7)
+    got = sk.evaluate(folder, engine="dask", scheduler=cluster)
+    assert got.dimensions.loc["x", "n"] == 60
+    assert comparable(got) == comparable(sk.evaluate(folder, engine="duckdb"))
+
+
+def test_a_directory_of_two_kinds_is_one_line(tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    write(folder / "a.jsonl", raw_rows(5))
+    pd.DataFrame({"id": ["x"]}).to_parquet(folder / "b.parquet")
+    with pytest.raises(sk.InputError, match="JSON Lines and Parquet files"):
+        sk.evaluate(folder, engine="dask")

@@ -1,8 +1,8 @@
-"""Partitions counted where they were scored (scorekit/engines/_shards.py, SPEC §16).
+"""Partitions counted where they were scored (scorekit/kernel, SPEC §16).
 
 The shard steps run in this process (InProcess) over any cut of one corpus into
 byte ranges; what they count, hash and write must be what the pandas engine's
-one combined partial gives: the tally, the hashes, the problems and the evidence.
+one combined partial (one shard) gives: the tally, the hashes, the problems and the evidence.
 The corpus has what crosses partitions: an id claimed twice far apart, a trial
 claimed twice, a case defined twice, cases whose trials are cut apart, rows
 without a trial, controls and unlabeled rows."""
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -20,11 +19,12 @@ from _corpus import raw_rows
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from scorekit import kernel
 from scorekit._counts import flat_case_counts
-from scorekit._evaluate import _count_rows
 from scorekit._partial import Partial, combine, score_range
 from scorekit._rows._formats import FileLines
-from scorekit.engines import _shards
+from scorekit._tally import tally_frame
+from scorekit.kernel import _shard
 
 CTX = {"budgets": {}, "judge_panel": (), "pass_score": 0.5, "partial": "error", "agent": None,
        "tool_contracts": None}
@@ -77,14 +77,29 @@ def _partials(path: Path, offsets: np.ndarray, ranges: list[tuple[int, int]], st
 
 def _reference(path: Path, offsets: np.ndarray, strict: bool):
     whole = combine(_partials(path, offsets, [(0, len(offsets) - 1)], strict))
-    source = SimpleNamespace(lines=FileLines(path.read_bytes()))  # where a row is read again from
-    return _count_rows([source, whole], strict, 10_000_000)
+    return _one_shard(whole, strict, FileLines(path.read_bytes()), 10_000_000)
+
+
+def _one_shard(whole, strict, lines, threshold):
+    """The combined rows counted as one shard (as the pandas engine counts them), its tally checked
+    against :func:`tally_frame` of its evidence (the counting rules over a DataFrame)."""
+    got = kernel.count(kernel.InProcess(), [kernel.open_shard(whole, strict, lines)], source=whole.source,
+                       threshold=threshold)
+    if got.store.in_memory:
+        want = tally_frame(got.store.frame())
+        assert (got.tally.labels, got.tally.unlabeled, got.tally.controls, got.tally.dimensions) == \
+            (want.labels, want.unlabeled, want.controls, want.dimensions)
+        pd.testing.assert_frame_equal(flat_case_counts(got.tally.cases), flat_case_counts(want.cases))
+        assert got.tally.runs.column == want.runs.column and got.tally.findings == want.findings
+        for name in ("unbalanced", "universe", "run_group", "run_code", "run_cases", "run_pass", "run_n"):
+            np.testing.assert_array_equal(getattr(got.tally.runs, name), getattr(want.runs, name), err_msg=name)
+    return got
 
 
 def _by_shards(path: Path, offsets: np.ndarray, ranges: list[tuple[int, int]], strict: bool, threshold: int):
-    shards = [_shards.open_shard(part, strict, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
+    shards = [kernel.open_shard(part, strict, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
               for part, (a, b) in zip(_partials(path, offsets, ranges, strict), ranges, strict=True)]
-    return _shards.count(_shards.InProcess(), shards[::-1], source=path.name, threshold=threshold)
+    return kernel.count(kernel.InProcess(), shards[::-1], source=path.name, threshold=threshold)
 
 
 def _assert_same(got, want) -> None:
@@ -170,16 +185,19 @@ def test_above_the_threshold_the_evidence_is_the_dataset(corpus):
 def test_no_rows_count_as_nothing(tmp_path):
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"")
-    got = _shards.count(_shards.InProcess(), [], source=path.name, threshold=10)
+    got = kernel.count(kernel.InProcess(), [], source=path.name, threshold=10)
     assert got.tally.labels == {"labeled": 0, "unlabeled": 0, "invalid": 0}
     assert got.store.rows == 0 and got.tally.dimensions == []
-    want = _count_rows([None, Partial()], True, 10)
+    want = _one_shard(Partial(), True, None, 10)
     assert got.hashes == want.hashes
     pd.testing.assert_frame_equal(got.store.frame(), want.store.frame())  # typed: status and label categories
 
 
-class _Recording(_shards.InProcess):
-    """InProcess, recording the type of everything the client is handed."""
+class _Recording(kernel.InProcess):
+    """InProcess, recording the type of everything the client is handed (and streaming the
+    evidence as a remote runner does)."""
+
+    local = False
 
     def __init__(self) -> None:
         self.received: list[str] = []
@@ -198,14 +216,16 @@ def test_the_client_is_handed_reductions_never_a_partition_s_rows(corpus):
     runner = _Recording()
     ranges = _ranges(corpus[1], [0.25, 0.5, 0.75])
     path, offsets = corpus
-    shards = [_shards.open_shard(part, True, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
+    shards = [kernel.open_shard(part, True, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
               for part, (a, b) in zip(_partials(path, offsets, ranges, True), ranges, strict=True)]
-    _shards.count(runner, shards, source=path.name, threshold=10)
+    kernel.count(runner, shards, source=path.name, threshold=10)
     # Keys, counts and run-group hashes per partition; the few candidate rows (with the text of those
     # the definition check reads again, not one task per row); the exact run groups split across
     # partitions; which cases of crashed rows without a definition a partition defines (a set of
     # (case, dimension) pairs); the evidence, a partition at a time.
-    assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "ndarray", "DataFrame", "Table", "set"}
+    # The repeated hashes come back as a tuple per bucket; digests as an array a partition at a time.
+    assert set(runner.received) <= {"Keys", "Candidates", "ShardCounts", "ndarray", "DataFrame", "Table", "set",
+                                    "tuple"}
     assert runner.received.count("Candidates") <= len(ranges)
     assert runner.received.count("Keys") == runner.received.count("ShardCounts") == len(ranges)
     assert runner.received.count("Table") == len(ranges)
@@ -232,8 +252,8 @@ def test_a_file_written_run_after_run_brings_back_no_run_group(tmp_path):
     offsets = np.r_[0, np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) + 1]
     ranges = [(0, 30), (30, 60), (60, 90)]  # one run each
     runner = _Recording()
-    shards = [_shards.open_shard(part, True, None) for part in _partials(path, offsets, ranges, True)]
-    got = _shards.count(runner, shards, source=path.name, threshold=10_000_000)
+    shards = [kernel.open_shard(part, True, None) for part in _partials(path, offsets, ranges, True)]
+    got = kernel.count(runner, shards, source=path.name, threshold=10_000_000)
     _assert_same(got, _reference(path, offsets, True))
     assert "DataFrame" not in runner.received
 
@@ -249,9 +269,9 @@ def test_rows_given_as_objects_are_read_again_from_their_kept_text():
              "must_include": ["a" if i < 3 else "b"], "agent_output": "a b"} for i in range(6)]
     items = list(open_source(rows).items())
     parts = [score_items(items[a:b], "<rows>", Context(**CTX), True) for a, b in ((0, 2), (2, 4), (4, 6))]
-    got = _shards.count(_shards.InProcess(), [_shards.open_shard(p, True) for p in parts], source="<rows>",
+    got = kernel.count(kernel.InProcess(), [kernel.open_shard(p, True) for p in parts], source="<rows>",
                         threshold=100)
-    want = _count_rows([None, combine([score_items(items, "<rows>", Context(**CTX), True)])], True, 100)
+    want = _one_shard(combine([score_items(items, "<rows>", Context(**CTX), True)]), True, None, 100)
     _assert_same(got, want)
     assert [p.field for p in got.problems] == ["case_id"] * 6  # every row of the case defined twice
 
@@ -268,10 +288,10 @@ def test_equal_definitions_written_differently_mark_nothing(tmp_path):
     data = path.read_bytes()
     offsets = np.r_[0, np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) + 1]
     ranges = [(0, 2), (2, 4)]
-    shards = [_shards.open_shard(p, True, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
+    shards = [kernel.open_shard(p, True, (str(path), int(offsets[a]), int(offsets[b]), a + 1))
               for p, (a, b) in zip(_partials(path, offsets, ranges, True), ranges, strict=True)]
     runner = _Recording()
-    got = _shards.count(runner, shards, source=path.name, threshold=100)
+    got = kernel.count(runner, shards, source=path.name, threshold=100)
     _assert_same(got, _reference(path, offsets, True))
     assert not got.problems and "mark" not in runner.steps and shards == []
 
@@ -286,9 +306,49 @@ def test_definition_keys_alike_in_64_bits_still_conflict(corpus, monkeypatch):
     def first_half_fixed(data, digest_size=64):
         return type("D", (), {"digest": lambda self: b"\0" * 8 + real(data, digest_size=digest_size).digest()[8:]})()
 
-    monkeypatch.setattr(_shards.hashlib, "blake2b", first_half_fixed)
+    monkeypatch.setattr(_shard.hashlib, "blake2b", first_half_fixed)
     ranges = _ranges(corpus[1], [0.5])
     got = _by_shards(*corpus, ranges, True, threshold=10_000_000)
     want = _reference(*corpus, True)
     assert "case_id" in {p.field for p in got.problems}
     _assert_same(got, want)
+
+
+class _Sizes(kernel.InProcess):
+    """InProcess, recording the pickled size of everything the client is handed, by type."""
+
+    local = False
+
+    def __init__(self) -> None:
+        self.sizes: dict[str, list[int]] = {}
+
+    def result(self, handle):
+        import pickle
+
+        self.sizes.setdefault(type(handle).__name__, []).append(len(pickle.dumps(handle)))
+        return handle
+
+
+def _received(tmp_path: Path, trials: int) -> dict[str, list[int]]:
+    """What the client is handed counting ``trials`` pre-scored rows of one case, in two partitions."""
+    rows = [{"id": f"r{t}", "case_id": "c", "dimension": "x", "trial": t, "status": "PASS", "evaluator": "h"}
+            for t in range(trials)]
+    path = tmp_path / f"rows-{trials}.jsonl"
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    path.write_bytes(data)
+    offsets = np.r_[0, np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) + 1]
+    ranges = [(0, trials // 2), (trials // 2, trials)]
+    runner = _Sizes()
+    shards = [kernel.open_shard(p, True, None) for p in _partials(path, offsets, ranges, True)]
+    kernel.count(runner, shards, source=path.name, threshold=10)
+    return runner.sizes
+
+
+def test_the_client_holds_no_hash_per_row(tmp_path):
+    """Step 1 hands the client what does not grow with the rows (no id or trial hash per row: those are
+    reduced where they are, and only repeated ones come back); the digests come a partition at a time."""
+    small, large = _received(tmp_path, 200), _received(tmp_path, 20_000)
+    assert max(large["Keys"]) - max(small["Keys"]) < 64
+    assert sum(large["tuple"]) == sum(small["tuple"])  # no hash repeats: the same empty reductions
+    # The digests (32 bytes a row): never more than one partition's at once.
+    assert max(large["ndarray"]) < 32 * 10_000 + 1_000
