@@ -4,10 +4,11 @@ After the rows are scored and checked, every number of the scorecard comes
 from a few reductions of them: the label counts, the unlabeled rows' problems,
 the controls, the dimensions measured, the counts per (dimension, case), the
 run totals and the finding groups. A :class:`Tally` holds exactly these.
-:func:`tally_frame` reduces an evidence frame (the pandas and dask engines);
-an engine that holds its rows elsewhere can build the same Tally where they
-are (SQL), and :func:`scorekit.evaluate` decides from the Tally alone, so the
-decision never depends on where the rows were counted.
+The counting kernel (:mod:`scorekit.kernel`) builds it for the pandas and dask
+engines (:func:`scorekit.kernel.tally_frame` for an evidence frame); an engine
+that holds its rows elsewhere can build the same Tally where they are (SQL), and
+:func:`scorekit.evaluate` decides from the Tally alone, so the decision never
+depends on where the rows were counted.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from typing import Any
 
 import pandas as pd
 
-from ._counts import CaseCounts, RunTotals, count_cases, run_totals
+from ._counts import CaseCounts, RunTotals
 from ._errors import Problem
 from ._evidence import EvidenceStore
-from ._findings import FindingGroups, finding_groups
+from ._findings import FindingGroups
 from ._partial import LABELS
 
-__all__ = ["LABELS", "Counted", "Tally", "control_order", "row_lists", "tally_frame"]
+__all__ = ["LABELS", "Counted", "Tally", "control_order", "row_lists"]
 
 
 
@@ -88,27 +89,6 @@ def row_lists(evidence: pd.DataFrame) -> tuple[dict[str, int], list[tuple[int, A
 def control_order(control: dict[str, Any]) -> tuple[str, str]:
     """How controls are listed: by (id, dimension)."""
     return (str(control["id"]), str(control["dimension"]))
-
-
-def tally_frame(evidence: pd.DataFrame) -> Tally:
-    """The :class:`Tally` of a scored evidence frame with an ``included`` column.
-
-    Agent rows are the rows ``included`` in the statistics that are not controls.
-    """
-    labels, unlabeled, controls = row_lists(evidence)
-    # The columns counting reads (no copy under copy-on-write); count_cases and run_totals keep the
-    # agent rows themselves (_counts.agent_rows), copying only when a row leaves.
-    counted = evidence[["id", "dimension", "case_id", "trial", "run", "status", "control", "included"]]
-    cases = count_cases(counted)
-    return Tally(
-        labels=labels,
-        unlabeled=unlabeled,
-        controls=controls,
-        dimensions=[str(name) for name in cases.groups.index],  # the agent rows' dimensions, sorted
-        cases=cases,
-        runs=run_totals(counted),
-        findings=finding_groups(evidence),
-    )
 
 
 @dataclass

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 import scorekit as sk
 from scorekit._counts import count_cases, run_variance, variance_table
 from scorekit._findings import build_findings
-from scorekit._tally import LABELS, tally_frame
+from scorekit._tally import LABELS
+from scorekit.kernel import tally_frame
 
 ROWS = [
     {"id": "a0", "dimension": "task_completion", "case_id": "a", "trial": 0, "run": "r0",

@@ -15,10 +15,10 @@ Layer: the kernel reads the model and the counting rules below it (``_partial``,
 
 from __future__ import annotations
 
-from ._count import count, in_memory_hash
+from ._count import count, in_memory_hash, tally_frame
 from ._runner import InProcess, Runner
 from ._shard import Shard, open_shard
 from ._table import EVIDENCE_COLUMNS, evidence_frame, evidence_schema, insert_included
 
 __all__ = ["EVIDENCE_COLUMNS", "InProcess", "Runner", "Shard", "count", "evidence_frame", "evidence_schema",
-           "in_memory_hash", "insert_included", "open_shard"]
+           "in_memory_hash", "insert_included", "open_shard", "tally_frame"]

@@ -35,11 +35,11 @@ from .._tally import LABELS, Counted, Tally, control_order
 from ._counting import counts, merge_cases, run_totals
 from ._judge import judge, mark
 from ._repeated import find_repeated
-from ._runner import Runner, run_all
+from ._runner import InProcess, Runner, run_all
 from ._shard import Keys, defined_pairs, digests, identities, keys, segment
 from ._table import evidence_schema, segments
 
-__all__ = ["count"]
+__all__ = ["count", "in_memory_hash", "tally_frame"]
 
 ListHash = Callable[[Iterable[np.ndarray]], str]
 
@@ -94,6 +94,16 @@ def _tally(runner: Runner, marked: list[Any], parts: list[Any], rows: int) -> Ta
         runs=run_totals(runner, marked, parts, cases, groups, rows),
         findings=merge_finding_groups(p.findings for p in parts),
     )
+
+
+def tally_frame(evidence: pd.DataFrame) -> Tally:
+    """The :class:`~scorekit._tally.Tally` of an evidence frame with an ``included`` column: the frame
+    counted as one partition by the kernel's rules (what the engines count is counted here)."""
+    from .._spool import Spool
+    from ._shard import Shard
+
+    shard = Shard(source="", strict=True, counting=evidence, definitions=None, spool=Spool(), evidence_digests=b"")
+    return _tally(InProcess(), [shard], [counts(shard)], len(evidence))
 
 
 def _store(runner: Runner, marked: list[Any], found: list[Keys], evidence_hash: str, threshold: int

@@ -25,9 +25,12 @@ RUNS = ("run", "trial")  # the two run bases; which one counts is known only onc
 
 
 def agent_frame(shard: Shard) -> pd.DataFrame:
-    """The partition's agent rows (included, not controls) with what counting reads."""
+    """The partition's agent rows (included, not controls) with what counting reads (an evidence
+    frame's own ``included`` column, else the rows' under ``strict``)."""
     counted = shard.counting[["dimension", "case_id", "trial", "run", "status", "control"]]
-    rows = agent_rows(counted.assign(included=included(shard.counting, shard.strict)))
+    flags = shard.counting["included"].to_numpy(dtype=bool) if "included" in shard.counting \
+        else included(shard.counting, shard.strict)
+    rows = agent_rows(counted.assign(included=flags))
     rows = rows[["dimension", "case_id", "trial", "run", "status"]]
     status = rows["status"].cat.codes.to_numpy()
     return rows.assign(passed=status == PASS, measured=(status == PASS) | (status == FAIL))

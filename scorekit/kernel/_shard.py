@@ -36,7 +36,7 @@ class Shard:
     counting: pd.DataFrame
     definitions: Any
     spool: Spool
-    evidence_digests: bytearray
+    evidence_digests: bytearray | bytes
     lines: Any = None
     result_digests: bytearray | bytes = b""
     partial: Partial | None = None  # until keys() has taken what the client needs of it

@@ -23,8 +23,7 @@ from scorekit import kernel
 from scorekit._counts import flat_case_counts
 from scorekit._partial import Partial, combine, score_range
 from scorekit._rows._formats import FileLines
-from scorekit._tally import tally_frame
-from scorekit.kernel import _shard
+from scorekit.kernel import _shard, tally_frame
 
 CTX = {"budgets": {}, "judge_panel": (), "pass_score": 0.5, "partial": "error", "agent": None,
        "tool_contracts": None}
