@@ -20,7 +20,7 @@ from .._errors import Problem
 from .._hashing import evidence_digest
 from .._validate import case_definition_conflicts, duplicate_identities
 from ._runner import Runner
-from ._shard import Shard, hash_rows, row_texts, valid_trials
+from ._shard import Shard, hash_rows, id_hashes, row_texts, valid_trials
 
 __all__ = ["Candidates", "candidates", "judge", "mark", "mark_invalid", "python_values", "rehash"]
 
@@ -67,7 +67,8 @@ def candidates(shard: Shard, ids: np.ndarray, trials: np.ndarray, pairs: np.ndar
     keyed = shard.keyed
     duplicate = np.zeros(len(frame), dtype=bool)
     if len(ids):
-        duplicate[np.flatnonzero(named)[np.isin(hash_rows(frame.loc[named, "id"]), ids)]] = True
+        at = np.flatnonzero(named)
+        duplicate[at[np.isin(id_hashes(frame["id"], at), ids)]] = True
     if len(trials):
         duplicate[np.flatnonzero(valid_trial)[np.isin(
             hash_rows(frame.loc[valid_trial, ["case_id", "dimension", "trial"]]), trials)]] = True

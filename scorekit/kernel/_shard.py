@@ -70,15 +70,31 @@ def hash_rows(values: pd.Series | pd.DataFrame) -> np.ndarray:
     return hashed
 
 
-def key_hashes(definitions: Any, keyed: np.ndarray) -> np.ndarray:
-    """A 128-bit hash per row of its definition key, as two 64-bit words (0 where it has none): two
-    definitions of one case that hashed alike would hide a conflict, so a collision must not be
-    within reach of a row author (64 bits are, at about 2**32 tries)."""
+def id_hashes(ids: pd.Series, rows: np.ndarray | None = None) -> np.ndarray:
+    """64-bit hashes of the ids (of the ``rows`` given as positions; every row when None, a missing
+    id hashing as None would), a chunk of Arrow strings at a time: never a Python string per row
+    of the whole column at once."""
+    arrow = ids.array.__arrow_array__()  # the Arrow strings, no copy
+    chunks = arrow.chunks if hasattr(arrow, "chunks") else [arrow]
+    hashed = np.concatenate([np.zeros(0, dtype=np.uint64),
+                             *(pd.util.hash_array(chunk.to_numpy(zero_copy_only=False)) for chunk in chunks)])
+    return hashed if rows is None else hashed[rows]
+
+
+def definition_pairs(frame: pd.DataFrame, definitions: Any, keyed: np.ndarray) -> np.ndarray:
+    """The distinct (case-dimension hash, definition key hash in two words) of the rows with a
+    definition key. The key is hashed on 128 bits: two definitions of one case that hashed alike
+    would hide a conflict, so a collision must not be within reach of a row author (64 bits are,
+    at about 2**32 tries)."""
+    if not keyed.any():
+        return np.zeros((0, 3), dtype=np.uint64)
     numbers, dictionary = codes(definitions)
+    pairs = pd.DataFrame({"pair": hash_rows(frame.loc[keyed, ["case_id", "dimension"]]),
+                          "key": numbers[keyed]}).drop_duplicates()
     digests = b"".join(hashlib.blake2b(value, digest_size=16).digest() for value in dictionary.to_pylist())
-    table = np.vstack([np.frombuffer(digests, dtype=np.uint64).reshape(-1, 2), np.zeros((1, 2), np.uint64)])
-    hashed: np.ndarray = np.where(keyed[:, None], table[numbers], np.uint64(0))
-    return hashed
+    words = np.frombuffer(digests, dtype=np.uint64).reshape(-1, 2)
+    out = np.column_stack([pairs["pair"].to_numpy(), words[pairs["key"].to_numpy()]])
+    return np.unique(out, axis=0)
 
 
 @dataclass
@@ -131,14 +147,14 @@ def identities(shard: Shard) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Step 1, kept where the shard is: 64-bit hashes of the row ids, of the (case, dimension,
     trial) of the valid rows, and the distinct (case-dimension hash, definition hash in two
     words) of the rows with a definition key."""
+    from .._partial import release_memory
+
     frame = shard.counting
-    keyed = shard.keyed
-    pairs = np.column_stack([hash_rows(frame.loc[keyed, ["case_id", "dimension"]]),
-                             key_hashes(shard.definitions, keyed)[keyed]]) if keyed.any() \
-        else np.zeros((0, 3), dtype=np.uint64)
-    return (hash_rows(frame.loc[frame["id"].notna().to_numpy(), "id"]),
-            hash_rows(frame.loc[valid_trials(frame), ["case_id", "dimension", "trial"]]),
-            np.unique(pairs, axis=0))
+    found = (id_hashes(frame["id"], np.flatnonzero(frame["id"].notna().to_numpy())),
+             hash_rows(frame.loc[valid_trials(frame), ["case_id", "dimension", "trial"]]),
+             definition_pairs(frame, shard.definitions, shard.keyed))
+    release_memory()  # what hashing allocated goes back before the next step's peak
+    return found
 
 
 def row_texts(shard: Shard, positions: Sequence[int]) -> list[bytes | str]:
