@@ -13,6 +13,7 @@ import pandas as pd
 
 from .._counts import FAIL, PASS, STATUSES, RunTotals, agent_rows, run_totals_from
 from .._findings import FindingGroups, finding_groups
+from .._partial import release_memory
 from .._tally import row_lists
 from ._repeated import find_repeated
 from ._runner import Runner, run_all
@@ -39,7 +40,8 @@ def agent_frame(shard: Shard) -> pd.DataFrame:
 def _groups(rows: pd.DataFrame, column: str) -> pd.DataFrame:
     """Per (dimension, run, case) of ``rows`` with a ``column`` value: measured at all, PASS rows,
     PASS + FAIL rows."""
-    kept = rows[rows[column].notna()]
+    present = rows[column].notna().to_numpy()
+    kept = rows if present.all() else rows[present]  # no copy of the rows when every one has a value
     return kept.groupby(["dimension", column, "case_id"], observed=True, sort=False).agg(
         m=("measured", "any"), p=("passed", "sum"), n=("measured", "sum")).reset_index()
 
@@ -63,26 +65,46 @@ def counts(shard: Shard) -> ShardCounts:
     frame = shard.counting
     labels, unlabeled, controls = row_lists(frame)
     rows = agent_frame(shard)
-    status = rows["status"].cat.codes.to_numpy()
-    per_case = rows[["dimension", "case_id"]].assign(
-        **{name: status == code for code, name in enumerate(STATUSES)},
-        **{f"{basis}_present": rows[basis].notna().to_numpy() for basis in RUNS},
-        **{f"{basis}_measured": rows[basis].notna().to_numpy() & rows["measured"].to_numpy() for basis in RUNS},
-    )
-    sums = {name: "sum" for name in STATUSES}
-    flags = {f"{basis}_{kind}": "any" for basis in RUNS for kind in ("present", "measured")}
-    cases = per_case.groupby(["dimension", "case_id"], observed=True, sort=False).agg({**sums, **flags}).reset_index()
+    cases = _per_case(rows)
     per_run = {}
     for basis in RUNS:
         per_run[basis] = _groups(rows, basis).groupby(["dimension", basis], observed=True, sort=False).agg(
             m=("m", "sum"), p=("p", "sum"), n=("n", "sum"), c=("m", "size")).reset_index()
-    return ShardCounts(
+    out = ShardCounts(
         labels=labels, unlabeled=unlabeled, controls=controls, cases=_plain(cases),
         per_run={basis: _plain(frame) for basis, frame in per_run.items()},
         use_run=bool(rows["run"].notna().any()),
         trial_missing={str(d) for d in rows.loc[rows["trial"].isna(), "dimension"].unique()},
         findings=finding_groups(frame),
     )
+    del rows
+    release_memory()  # what grouping allocated goes back before the next step
+    return out
+
+
+def _per_case(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per (dimension, case) of the agent ``rows``: the four status counts and, per run basis, whether
+    a row has a run value (``present``) and whether such a row is PASS or FAIL (``measured``). By
+    group number (a code per row), not a frame of flags per row."""
+    grouped = rows.groupby(["dimension", "case_id"], observed=True, sort=False)
+    numbered = grouped.ngroup().to_numpy(dtype=np.float64)  # NaN: a row without a case is in no group
+    keep = ~np.isnan(numbered)
+    if not keep.all():
+        rows, numbered = rows[keep], numbered[keep]
+    ids = numbered.astype(np.int64)
+    n = int(grouped.ngroups)
+    first = np.zeros(n, dtype=np.intp)
+    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)  # each group's first row
+    status = rows["status"].cat.codes.to_numpy().astype(np.int64)
+    numbers = np.bincount(ids * len(STATUSES) + status, minlength=n * len(STATUSES)).reshape(n, len(STATUSES))
+    measured = rows["measured"].to_numpy()
+    cases = {"dimension": rows["dimension"].iloc[first].array, "case_id": rows["case_id"].iloc[first].array,
+             **{name: numbers[:, k] for k, name in enumerate(STATUSES)}}
+    for basis in RUNS:
+        present = rows[basis].notna().to_numpy()
+        cases[f"{basis}_present"] = np.bincount(ids[present], minlength=n) > 0
+        cases[f"{basis}_measured"] = np.bincount(ids[present & measured], minlength=n) > 0
+    return pd.DataFrame(cases)
 
 
 def _plain(frame: pd.DataFrame) -> pd.DataFrame:

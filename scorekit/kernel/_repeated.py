@@ -52,6 +52,9 @@ def repeated(*parts: Hashes) -> Hashes:
             values = np.unique(values, axis=0)[:, 0]
         unique, number = np.unique(values, return_counts=True)
         out.append(unique[number > 1])
+    from .._partial import release_memory
+
+    release_memory()  # the sorts' copies go back before the next step's peak
     return tuple(out)
 
 
