@@ -63,9 +63,12 @@ class ShardCounts:
 def counts(shard: Shard) -> ShardCounts:
     """Step 3: the partition's rows counted (see :class:`ShardCounts`)."""
     frame = shard.counting
+    findings = finding_groups(frame)  # first, and memory given back after each part: the parts' peaks do not add up
+    release_memory()
     labels, unlabeled, controls = row_lists(frame)
     rows = agent_frame(shard)
     cases = _per_case(rows)
+    release_memory()
     per_run = {}
     for basis in RUNS:
         per_run[basis] = _groups(rows, basis).groupby(["dimension", basis], observed=True, sort=False).agg(
@@ -75,7 +78,7 @@ def counts(shard: Shard) -> ShardCounts:
         per_run={basis: _plain(frame) for basis, frame in per_run.items()},
         use_run=bool(rows["run"].notna().any()),
         trial_missing={str(d) for d in rows.loc[rows["trial"].isna(), "dimension"].unique()},
-        findings=finding_groups(frame),
+        findings=findings,
     )
     del rows
     release_memory()  # what grouping allocated goes back before the next step
