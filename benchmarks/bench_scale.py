@@ -1,9 +1,15 @@
 """Benchmark the engines at scale (SPEC §16, issue 15).
 
 (a) ``prescored``: N pre-scored rows (10 dimensions, repeated trials) generated
-    as Parquet by DuckDB itself, scored with the duckdb engine: wall time, peak
-    RSS, and the ratio to a bare DuckDB ``GROUP BY`` (dimension, case) over the
-    same files in the same process.
+    as Parquet by DuckDB itself. On the same files, in the same minutes and
+    alternating (``--repeat`` times, medians reported): DuckDB's own floor — every
+    step a scorecard needs done by DuckDB alone (:data:`FLOOR`: counts per
+    (dimension, case, status), a duplicate-id check, an order-free digest over
+    every row, every row written back as Parquet) — and ``scorekit run --engine
+    duckdb`` as a whole process; wall time and peak RSS of each, and the ratio
+    (issue 27: at most 2x at 100M rows; 1B rows under 4 GB peak RSS).
+    ``--in-process`` also times ``evaluate(engine="duckdb")`` beside a bare
+    ``GROUP BY`` in one process (the older figure).
 (b) ``dask``: N raw rows (bench_evaluate's six deterministic dimensions) with
     the dask engine on a 2-worker LocalCluster vs the pandas engine: identical
     scorecard.json (but generated_at), time and peak RSS of both.
@@ -17,6 +23,7 @@ includes pandas, DuckDB and the evidence table.
 
 Usage::
 
+    python benchmarks/bench_scale.py prescored --rows 10000000 --dir /tmp/sk-scale-10m --repeat 3
     python benchmarks/bench_scale.py prescored --rows 1000000000 --dir /tmp/sk-scale
     python benchmarks/bench_scale.py dask --rows 10000000
     python benchmarks/bench_scale.py memory --rows 100000 200000 400000
@@ -145,6 +152,30 @@ print(f"groups {n}; bare GROUP BY {g:.2f} s; duckdb engine {e:.2f} s; ratio {e /
 """
 
 
+# DuckDB's own floor for a pre-scored scorecard (issue 27; the query set of the session's
+# tools/duckdb_floor.py): counts per (dimension, case, status), a duplicate-id check, an order-free
+# digest over every row, and every row written back as Parquet (the evidence).
+FLOOR = """
+import os, sys, tempfile, time, duckdb
+data = sys.argv[1]
+con = duckdb.connect()
+src = f"read_parquet('{data}/*.parquet')"
+t = time.perf_counter()
+con.execute(f"CREATE TEMP TABLE c AS SELECT dimension, case_id, status, count(*) n FROM {src} GROUP BY ALL").fetchall()
+con.execute(f"SELECT id FROM {src} GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchall()
+con.execute(f"SELECT bit_xor(hash(id, case_id, dimension, trial, status, evaluator)) FROM {src}").fetchall()
+with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR", "/tmp")) as out:
+    con.execute(f"COPY (SELECT * FROM {src}) TO '{out}/ev' (FORMAT parquet, PER_THREAD_OUTPUT true)")
+print(f"floor queries {time.perf_counter() - t:.2f} s")
+"""
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def bench_prescored(args: argparse.Namespace) -> None:
     folder = args.dir or Path(tempfile.mkdtemp(prefix="sk-scale-"))
     if not any(folder.glob("*.parquet")):
@@ -152,11 +183,34 @@ def bench_prescored(args: argparse.Namespace) -> None:
         generate_prescored(args.rows, folder, max(1, args.rows // 10_000_000), args.trials)
         size = sum(p.stat().st_size for p in folder.glob("*.parquet"))
         print(f"generated {args.rows:,} pre-scored rows in {time.perf_counter() - t:.1f} s: {size / 2**20:.1f} MiB")
-    wall, rss, out, _tree = _timed([sys.executable, "-c", _GROUP_BY, str(folder), str(args.evidence_rows_in_memory)],
-                            ok=(0,))
-    print(out.strip())
-    print(f"(a) duckdb engine, {args.rows:,} pre-scored rows: whole process {wall:.1f} s wall, "
-          f"peak RSS {rss / 2**20:.2f} GiB")
+    if args.in_process:
+        wall, rss, out, _tree = _timed([sys.executable, "-c", _GROUP_BY, str(folder),
+                                        str(args.evidence_rows_in_memory)], ok=(0,))
+        print(out.strip())
+        print(f"(a) evaluate(engine='duckdb'), {args.rows:,} pre-scored rows: whole process {wall:.1f} s wall, "
+              f"peak RSS {rss / 2**20:.2f} GiB")
+    floors: list[tuple[float, int]] = []
+    runs: list[tuple[float, int]] = []
+    out_dir = Path(tempfile.mkdtemp(prefix="sk-scale-out-"))
+    try:
+        for i in range(args.repeat):
+            wall, rss, _out, _tree = _timed([sys.executable, "-c", FLOOR, str(folder)], ok=(0,))
+            floors.append((wall, rss))
+            wall_sk, rss_sk, _out, tree = _timed(
+                [sys.executable, "-m", "scorekit", "run", "--results", str(folder), "--engine", "duckdb",
+                 "--out-dir", str(out_dir / f"run-{i}"), "--evidence-rows-in-memory",
+                 str(args.evidence_rows_in_memory)])
+            runs.append((wall_sk, rss_sk))
+            print(f"(a) {args.rows:,} rows, try {i + 1}: floor {wall:.1f} s ({rss / 2**20:.2f} GiB), scorekit run "
+                  f"--engine duckdb {wall_sk:.1f} s ({rss_sk / 2**20:.2f} GiB; process tree {tree / 2**20:.2f} GiB "
+                  f"sampled), ratio {wall_sk / wall:.2f}", flush=True)
+            shutil.rmtree(out_dir / f"run-{i}", ignore_errors=True)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    floor_s, sk_s = _median([w for w, _ in floors]), _median([w for w, _ in runs])
+    print(f"(a) {args.rows:,} pre-scored rows, median of {args.repeat}: DuckDB floor {floor_s:.1f} s, "
+          f"scorekit run --engine duckdb {sk_s:.1f} s, ratio {sk_s / floor_s:.2f}; peak RSS floor "
+          f"{max(r for _, r in floors) / 2**20:.2f} GiB, scorekit {max(r for _, r in runs) / 2**20:.2f} GiB")
 
 
 def _raw(rows: int, work: Path) -> Path:
@@ -217,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("--trials", type=int, default=TRIALS, help="trials per case (default %(default)s)")
     a.add_argument("--evidence-rows-in-memory", type=int, default=10_000_000,
                    help="evaluate's threshold (0: always the evidence/ dataset)")
+    a.add_argument("--repeat", type=int, default=1, help="floor and scorekit runs, alternating (medians)")
+    a.add_argument("--in-process", action="store_true",
+                   help="also time evaluate(engine='duckdb') beside a bare GROUP BY in one process")
     b = sub.add_parser("dask")
     b.add_argument("--rows", type=int, default=10_000_000)
     b.add_argument("--dir", type=Path)
