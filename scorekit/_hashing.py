@@ -45,11 +45,19 @@ __all__ = [
     "SCORING_VERSION",
     "canonical_bytes",
     "evidence_digest",
+    "evidence_sql",
     "results_digest",
+    "results_sql",
     "list_hash",
     "packed_list_hash",
     "row_digest",
     "sha256_hex",
+    "sql_bool",
+    "sql_digest",
+    "sql_int",
+    "sql_object",
+    "sql_string",
+    "suite_sql",
     "tag_numbers",
 ]
 
@@ -348,3 +356,81 @@ def packed_list_hash(packed: bytes | bytearray | memoryview, *, unique: bool = F
         digest.update(body.replace(b",", b'","'))
     digest.update(b'"]')
     return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- the SQL twin
+# The row forms above written as DuckDB SQL, so rows that live in DuckDB are hashed there and never
+# cross into Python (SPEC §16): each ``*_sql`` function takes SQL expressions for the fields and gives
+# the SQL of the same canonical text (``sha256`` of it is the row digest, in lowercase hex). A test
+# (tests/test_hashing.py) compares them with the Python forms on random rows.
+
+# JSON escapes of the control characters, as json.encoder.encode_basestring and RFC 8785 write them.
+_SHORT_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r"}
+_NEEDS_ESCAPE = "'[\\x00-\\x1f\"\\\\]'"
+
+
+def _sql_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def sql_string(expr: str, *, absent: bool = False) -> str:
+    """SQL: the canonical JSON text of the VARCHAR ``expr`` (``'null'`` for NULL; NULL, an absent
+    key of :func:`sql_object`, with ``absent``).
+
+    Text with nothing to escape is quoted as it is; other text has ``\\`` and ``"`` escaped first,
+    then each control character (``\\n``... or ``\\u00xx``, lowercase hex, as Python and RFC 8785
+    write them). DuckDB text is valid UTF-8, so every other character is written as itself."""
+    escaped = f"replace(replace({expr}, '\\', '\\\\'), '\"', '\\\"')"
+    for code in range(0x20):
+        escape = _SHORT_ESCAPES.get(code) or f"\\u{code:04x}"
+        escaped = f"replace({escaped}, chr({code}), {_sql_literal(escape)})"
+    text = f"'\"' || CASE WHEN regexp_matches({expr}, {_NEEDS_ESCAPE}) THEN {escaped} ELSE {expr} END || '\"'"
+    return text if absent else f"coalesce({text}, 'null')"
+
+
+def sql_int(expr: str, *, absent: bool = False) -> str:
+    """SQL: the canonical text of the integer ``expr`` in the hash input form (``"i:7"``; ``null``, or
+    NULL with ``absent``)."""
+    text = f"'\"i:' || CAST({expr} AS VARCHAR) || '\"'"
+    return text if absent else f"coalesce({text}, 'null')"
+
+
+def sql_bool(expr: str) -> str:
+    """SQL: the canonical text of the BOOLEAN ``expr`` (``true``, ``false``, ``null``)."""
+    return f"CASE WHEN {expr} THEN 'true' WHEN NOT {expr} THEN 'false' ELSE 'null' END"
+
+
+def sql_object(fields: dict[str, str | None]) -> str:
+    """SQL: the canonical text of an object whose values are the SQL texts ``fields``. A value that
+    is NULL at a row leaves its key out there (an absent key); an object key order is RFC 8785's
+    (UTF-16 code units)."""
+    parts = [f"{_sql_literal(_encode_str(key) + ':')} || {value}" for key, value in
+             sorted(fields.items(), key=lambda pair: _utf16_order(pair[0]))]
+    return "('{' || concat_ws(','" + "".join(", " + p for p in parts) + ") || '}')"
+
+
+def evidence_sql(*, row_id: str, dimension: str, case_id: str, trial: str, status: str, reason: str, label: str,
+                 control: str, included: str) -> str:
+    """SQL twin of :func:`evidence_digest`'s text: SQL expressions in, the canonical text's SQL out."""
+    return sql_object({"case_id": sql_string(case_id), "control": sql_bool(control),
+                       "dimension": sql_string(dimension), "id": sql_string(row_id), "included": sql_bool(included),
+                       "label": sql_string(label), "reason": sql_string(reason), "status": sql_string(status),
+                       "trial": sql_int(trial)})
+
+
+def results_sql(*, row_id: str, case_id: str, dimension: str, trial: str, measured: dict[str, str]) -> str:
+    """SQL twin of :func:`results_digest`'s text: ``measured`` maps each measured field to the SQL of
+    its canonical text (:func:`sql_string`, :func:`sql_int`...), NULL where the row lacks it."""
+    return sql_object({"case_id": sql_string(case_id), "dimension": sql_string(dimension), "id": sql_string(row_id),
+                       "measured": sql_object(measured), "trial": sql_int(trial)})
+
+
+def suite_sql(*, case_id: str, dimension: str) -> str:
+    """SQL twin of the suite row form of a case without a definition (``{"case_id", "definition": {},
+    "dimension"}``, :func:`row_digest`)."""
+    return sql_object({"case_id": sql_string(case_id), "definition": "'{}'", "dimension": sql_string(dimension)})
+
+
+def sql_digest(text: str) -> str:
+    """SQL: the row digest (lowercase hex SHA-256) of canonical text given as SQL."""
+    return f"sha256({text})"

@@ -11,11 +11,17 @@ from shared import JSON_TEXT, JSON_VALUES, c_helper_built, evidence_hash_of, pyt
 from scorekit._hashing import (
     canonical_bytes,
     evidence_digest,
+    evidence_sql,
     list_hash,
     packed_list_hash,
     results_digest,
+    results_sql,
     row_digest,
     sha256_hex,
+    sql_digest,
+    sql_int,
+    sql_string,
+    suite_sql,
     tag_numbers,
 )
 
@@ -179,3 +185,71 @@ def test_suite_hash_excludes_measured_fields_and_results_hash_excludes_answer_ke
     c = sk.evaluate([dict(row, must_include=["x", "y"])])
     assert a.hashes["suite"] == b.hashes["suite"] and a.hashes["results"] != b.hashes["results"]
     assert a.hashes["results"] == c.hashes["results"] and a.hashes["suite"] != c.hashes["suite"]
+
+
+# --------------------------------------------------------------------------- the SQL twin (DuckDB)
+# Text DuckDB can hold (valid UTF-8: no lone surrogate), weighted to what needs escaping.
+SQL_TEXT = st.text(st.characters(blacklist_categories=("Cs",)) | st.sampled_from('"\\\x00\x01\x0b\x1f\x7f\u2028é😀\''),
+                   max_size=10)
+BIGINT = st.integers(-(2**63), 2**63 - 1)
+EVIDENCE_ROW = st.fixed_dictionaries({
+    "id": st.none() | SQL_TEXT, "dimension": st.none() | SQL_TEXT, "case_id": st.none() | SQL_TEXT,
+    "trial": st.none() | BIGINT, "status": st.sampled_from(["PASS", "FAIL", "ERROR", "ABSTAIN"]),
+    "reason": st.none() | SQL_TEXT, "label": st.sampled_from(["labeled", "unlabeled", "invalid"]),
+    "control": st.none() | st.booleans(), "included": st.none() | st.booleans(),
+    "run_text": st.none() | SQL_TEXT, "run_int": st.none() | BIGINT,
+})
+
+
+def _sql_digests(rows, expression):
+    """``expression`` (SQL over the columns of ``rows``) evaluated by DuckDB for each row, in order."""
+    duckdb = pytest.importorskip("duckdb")
+    pa = pytest.importorskip("pyarrow")
+    con = duckdb.connect()
+    types = {"trial": pa.int64(), "run_int": pa.int64(), "control": pa.bool_(), "included": pa.bool_()}
+    table = pa.table({name: pa.array([row[name] for row in rows], types.get(name, pa.string()))
+                      for name in rows[0]}
+                     | {"n": pa.array(range(len(rows)), pa.int64())})
+    con.register("t", table)
+    return [d for (d,) in con.execute(f"SELECT {sql_digest(expression)} FROM t ORDER BY n").fetchall()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(EVIDENCE_ROW, min_size=1, max_size=25))
+def test_sql_twin_of_the_evidence_form_gives_the_python_digest(rows):
+    got = _sql_digests(rows, evidence_sql(row_id="id", dimension="dimension", case_id="case_id", trial="trial",
+                                          status="status", reason="reason", label="label", control="control",
+                                          included="included"))
+    for row, digest in zip(rows, got, strict=True):
+        record = {k: row[k] for k in ("case_id", "control", "dimension", "id", "included", "label", "reason",
+                                      "status", "trial")}
+        assert digest == row_digest(record), record
+        if row["control"] is not None and row["included"] is not None:
+            assert digest == evidence_digest(row["id"], row["dimension"], row["case_id"], row["trial"], row["status"],
+                                             row["reason"], row["label"], row["control"], row["included"]).hex()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(EVIDENCE_ROW, min_size=1, max_size=25))
+def test_sql_twin_of_the_results_and_suite_forms_gives_the_python_digests(rows):
+    run = f"coalesce({sql_string('run_text', absent=True)}, {sql_int('run_int', absent=True)})"
+    results = _sql_digests(rows, results_sql(row_id="id", case_id="case_id", dimension="dimension", trial="trial",
+                                             measured={"status": sql_string("status"), "run": run}))
+    suite = _sql_digests(rows, suite_sql(case_id="case_id", dimension="dimension"))
+    for row, result, case in zip(rows, results, suite, strict=True):
+        measured = {"status": row["status"]}
+        if row["run_text"] is not None or row["run_int"] is not None:
+            measured["run"] = row["run_text"] if row["run_text"] is not None else row["run_int"]
+        assert result == row_digest({"id": row["id"], "case_id": row["case_id"], "dimension": row["dimension"],
+                                     "trial": row["trial"], "measured": measured}), row
+        if None not in (row["id"], row["case_id"], row["dimension"]):
+            assert result == results_digest(row["id"], row["case_id"], row["dimension"], row["trial"],
+                                            measured).hex()
+        assert case == row_digest({"case_id": row["case_id"], "dimension": row["dimension"], "definition": {}})
+
+
+def test_sql_twin_writes_integers_beyond_64_bits_as_python_does():
+    duckdb = pytest.importorskip("duckdb")
+    for value in (2**100, -(2**126), 0, -1):
+        (text,) = duckdb.connect().execute(f"SELECT {sql_int(f'CAST({value!r} AS HUGEINT)')}").fetchall()[0]
+        assert text.encode() == canonical_bytes(value)

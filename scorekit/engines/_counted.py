@@ -14,9 +14,11 @@ screened row ever becomes a Python object:
 * the :class:`~scorekit._tally.Tally` (labels, controls, counts per
   (dimension, case), run totals, finding groups) comes from SQL aggregates,
   each sorted as the pandas code sorts, so every float is the same;
-* the row digests (SPEC §10) are SHA-256 of the canonical text written in SQL
-  for rows whose strings need no JSON escaping (the others are hashed in
-  Python), and each list hash sorts the digests as bytes, on disk past memory
+* the row digests (SPEC §10) of the screened rows are SHA-256 of the canonical
+  text written in SQL by the SQL twin of each hash form
+  (:func:`scorekit._hashing.evidence_sql` and its siblings), so no screened row is
+  hashed in Python; the results and evidence digests of a row are computed in
+  one pass, and each list hash sorts the digests as bytes, on disk past memory
   (:mod:`scorekit.engines._digests`), into one SHA-256;
 * the evidence rows are streamed in line order, a range of lines at a time,
   into the ``evidence/`` dataset with the pandas engine's Arrow schema.
@@ -33,11 +35,11 @@ from .._counts import STATUSES, CaseCounts, RunTotals, case_counts_from, run_tot
 from .._errors import Problem
 from .._evidence import EvidenceStore
 from .._findings import DETAIL_CASES, FindingGroups
-from .._hashing import evidence_digest, results_digest, row_digest
+from .._hashing import evidence_digest, evidence_sql, results_sql, sql_int, sql_string, suite_sql
 from .._partial import Partial, orphan_digests, undefined_pairs
 from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
-from ._digests import from_hex, sorted_list_hash
+from ._digests import DigestSorter, ListHash, from_hex
 
 if TYPE_CHECKING:
     from .duckdb import Files
@@ -45,14 +47,6 @@ if TYPE_CHECKING:
 __all__ = ["SCREENED_TABLE", "count_parquet", "count_screened", "scored_sql"]
 
 BATCH_ROWS = 1 << 17
-# A JSON string needs escaping (so its canonical text is not '"' + text + '"') when it holds '"', '\' or
-# a control character.
-_ESCAPE = "regexp_matches({0}, '[\\x00-\\x1f\"\\\\]')"
-
-
-def _q(column: str) -> str:
-    """SQL: the canonical JSON text of a string column that needs no escaping (NULL stays NULL)."""
-    return f"('\"' || {column} || '\"')"
 
 
 # --------------------------------------------------------------------------- the rows in SQL
@@ -75,8 +69,7 @@ class _Columns:
 
     def fast(self, source: str, line: str, where: str) -> str:
         """SQL of the rows of ``source`` (a ``read_parquet`` of the files) the screen passes, scored as
-        pre-scored rows are: the evidence columns, the measured run (``run_text`` or ``run_int``) and
-        ``plain`` (no string needs JSON escaping)."""
+        pre-scored rows are: the evidence columns and the measured run (``run_text`` or ``run_int``)."""
         selected = ", ".join(f"CAST({c} AS {t}) AS {c}" if c in self.present else f"CAST(NULL AS {t}) AS {c}"
                              for c, t in self.types.items())
         rows = f"SELECT {line} AS line, {selected} FROM {source}"
@@ -86,8 +79,8 @@ class _Columns:
 def scored_sql(rows: str, screen: str, *, run_text: str, run_int: str, where: str = "") -> str:
     """SQL: the rows of ``rows`` (a SELECT of the pre-scored columns and ``line``) that ``screen``
     passes, scored as :func:`scorekit.scorers.external.prescored` scores them: the evidence columns,
-    the measured run as text (``run_text``) or as an integer (``run_int``), ``partial_run`` (true or
-    false) and ``plain`` (no string needs JSON escaping, so SQL writes the row's canonical text)."""
+    the measured run as text (``run_text``) or as an integer (``run_int``) and ``partial_run`` (true or
+    false)."""
     scored = (
         "SELECT line, id, dimension, coalesce(case_id, id) AS case_id, trial, status, "
         "CASE WHEN status = 'PASS' THEN NULL ELSE coalesce(nullif(reason, ''), 'prescored_' || lower(status)) "
@@ -96,33 +89,25 @@ def scored_sql(rows: str, screen: str, *, run_text: str, run_int: str, where: st
         "coalesce(partial_run, false) AS partial_run "
         f"FROM ({rows}) WHERE ({screen}) IS TRUE"
     )
-    escapes = " OR ".join(_ESCAPE.format(c) for c in ("id", "dimension", "case_id", "reason", "run_text"))
-    return f"SELECT *, NOT coalesce({escapes}, false) AS plain FROM ({scored}){where}"
+    return f"SELECT * FROM ({scored}){where}"
 
 
 #: The table of screened rows (:func:`scored_sql`'s columns) a builder of :func:`count_screened` fills.
 SCREENED_TABLE = (
     "(line BIGINT, id VARCHAR, dimension VARCHAR, case_id VARCHAR, trial BIGINT, status VARCHAR, reason VARCHAR, "
-    "detail VARCHAR, evaluator VARCHAR, run_text VARCHAR, run_int BIGINT, agent VARCHAR, partial_run BOOLEAN, "
-    "plain BOOLEAN)"
+    "detail VARCHAR, evaluator VARCHAR, run_text VARCHAR, run_int BIGINT, agent VARCHAR, partial_run BOOLEAN)"
 )
 
 
-_EVIDENCE_TEXT = (
-    "'{\"case_id\":' || " + _q("case_id") + " || ',\"control\":false,\"dimension\":' || " + _q("dimension")
-    + " || ',\"id\":' || " + _q("id") + " || ',\"included\":true,\"label\":\"labeled\",\"reason\":' || "
-    "coalesce(" + _q("reason") + ", 'null') || ',\"status\":' || " + _q("status")
-    + " || ',\"trial\":' || coalesce('\"i:' || CAST(trial AS VARCHAR) || '\"', 'null') || '}'"
-)
-_RESULTS_TEXT = (
-    "'{\"case_id\":' || " + _q("case_id") + " || ',\"dimension\":' || " + _q("dimension") + " || ',\"id\":' || "
-    + _q("id") + " || ',\"measured\":{' || CASE WHEN run_text IS NOT NULL THEN '\"run\":' || " + _q("run_text")
-    + " || ',' WHEN run_int IS NOT NULL THEN '\"run\":\"i:' || CAST(run_int AS VARCHAR) || '\",' ELSE '' END || "
-    "'\"status\":' || " + _q("status") + " || '},\"trial\":' || coalesce('\"i:' || CAST(trial AS VARCHAR) || '\"', "
-    "'null') || '}'"
-)
-_SUITE_TEXT = ("'{\"case_id\":' || " + _q("case_id") + " || ',\"definition\":{},\"dimension\":' || "
-               + _q("dimension") + " || '}'")
+# The §10 row forms of a screened row, written by their SQL twins (scorekit/_hashing.py), as 32 bytes.
+_EVIDENCE_DIGEST = "unhex(sha256(" + evidence_sql(
+    row_id="id", dimension="dimension", case_id="case_id", trial="trial", status="status", reason="reason",
+    label="'labeled'", control="false", included="true") + "))"
+_RESULTS_DIGEST = "unhex(sha256(" + results_sql(
+    row_id="id", case_id="case_id", dimension="dimension", trial="trial",
+    measured={"status": sql_string("status"),
+              "run": f"coalesce({sql_string('run_text', absent=True)}, {sql_int('run_int', absent=True)})"}) + "))"
+_SUITE_DIGEST = "unhex(sha256(" + suite_sql(case_id="case_id", dimension="dimension") + "))"
 
 
 def _batches(con: Any, query: str) -> Iterator[Any]:
@@ -133,24 +118,39 @@ def _batches(con: Any, query: str) -> Iterator[Any]:
 
 
 # --------------------------------------------------------------------------- hashes
-def _sorted_hash(con: Any, query: str) -> str:
-    """The list hash of the hex digests ``d`` that ``query`` selects, sorted as bytes (on disk past
-    memory) by :class:`DigestSorter` in the connection's work directory."""
+def _digest_bytes(column: Any) -> np.ndarray:
+    """An Arrow column of 32-byte digests (BLOB; NULLs left out) as (n, 32) bytes, without a copy per row."""
+    if column.null_count:
+        column = column.drop_null()
+    _validity, offsets, data = column.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int32)[[column.offset, column.offset + len(column)]]
+    first, last = int(bounds[0]), int(bounds[1])
+    if last - first != 32 * len(column):  # pragma: no cover - SHA-256 gives 32 bytes a row
+        raise AssertionError("a row without a SHA-256 digest")
+    return np.frombuffer(data, dtype=np.uint8, count=last - first, offset=first).reshape(-1, 32)
+
+
+def _sorted_hashes(con: Any, query: str, names: list[str], extra: dict[str, list[str]]) -> dict[str, str]:
+    """The list hash of each of the digest columns ``names`` that ``query`` selects (32-byte BLOBs,
+    NULL for no digest), with the hex digests ``extra[name]``: one pass over the query's rows, each
+    column sorted as bytes (on disk past memory) by its own :class:`DigestSorter` in the connection's
+    work directory."""
     from .duckdb import work_directory
 
-    def digests() -> Iterator[np.ndarray]:
-        for batch in _batches(con, query):
-            column = batch.column(0)
-            if column.type != "string":  # pragma: no cover - duckdb gives VARCHAR as string
-                column = column.cast("string")
-            _validity, offsets, data = column.buffers()
-            bounds = np.frombuffer(offsets, dtype=np.int32)[[column.offset, column.offset + len(column)]]
-            first, last = int(bounds[0]), int(bounds[1])
-            if column.null_count or last - first != 64 * len(column):  # pragma: no cover - 64 hex digits a row
-                raise AssertionError("a row without a SHA-256 digest")
-            yield from_hex(memoryview(data)[first:last])
-
-    return sorted_list_hash(work_directory(con) / "digests", digests())
+    sorters = {name: DigestSorter(work_directory(con) / f"digests-{name}") for name in names}
+    for name in names:
+        if extra.get(name):
+            sorters[name].add(from_hex("".join(extra[name]).encode("ascii")))
+    for batch in _batches(con, query):
+        for i, name in enumerate(names):
+            sorters[name].add(np.array(_digest_bytes(batch.column(i))))
+    hashes = {}
+    for name, sorter in sorters.items():
+        digest = ListHash()
+        for chunk in sorter.sorted():
+            digest.update(chunk)
+        hashes[name] = digest.hexdigest()
+    return hashes
 
 
 # --------------------------------------------------------------------------- the slow rows
@@ -247,7 +247,7 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
         marked, problems, new_digests = _duplicates(con, source, strict)
         con.register("marked", marked)
         con.execute(f"CREATE OR REPLACE TEMP VIEW ev_in AS {_evidence_rows('base', strict)}")
-        hashes = _hashes(con, slow, new_digests, set(marked.column("line").to_pylist()))
+        hashes = _hashes(con, slow, new_digests)
         tally = _tally(con)
         rows, last, evaluators = con.execute(
             "SELECT count(*), max(line), list(DISTINCT evaluator) FILTER (evaluator IS NOT NULL) FROM ev_in"
@@ -332,48 +332,36 @@ def _candidates(con: Any) -> list[tuple[Any, ...]]:
     return rows
 
 
-def _hashes(con: Any, slow: Partial, new_digests: list[bytes], marked: set[int]) -> dict[str, str]:
-    """suite, results and evidence (SPEC §10) of every row: SQL digests of the plain fast rows, Python
-    digests of the rest, sorted together by DuckDB."""
+def _hashes(con: Any, slow: Partial, new_digests: list[bytes]) -> dict[str, str]:
+    """suite, results and evidence (SPEC §10) of every row: the screened rows' digests computed by DuckDB
+    (the SQL twins of the hash forms), the pandas-scored rows' and the marked rows' new evidence digests
+    given by Python; results and evidence in one pass over the screened rows."""
     import pyarrow as pa
 
-    extra: dict[str, list[str]] = {"s": [], "r": [], "e": [d.hex() for d in new_digests]}
-    for line, rid, case, dimension, trial, status, reason, run_text, run_int in con.execute(
-            "SELECT line, id, case_id, dimension, trial, status, reason, run_text, run_int FROM fast "
-            "WHERE NOT plain").fetchall():
-        run = run_text if run_int is None else run_int
-        measured = {"status": status} if run is None else {"status": status, "run": run}
-        extra["r"].append(results_digest(rid, case, dimension, trial, measured).hex())
-        extra["s"].append(row_digest({"case_id": case, "dimension": dimension, "definition": {}}))
-        if line not in marked:
-            digest = evidence_digest(rid, dimension, case, trial, status, reason, "labeled", False, True)
-            extra["e"].append(digest.hex())
+    marked = set(con.execute("SELECT line FROM marked").fetchall())
+    extra: dict[str, list[str]] = {"results": [], "evidence": [d.hex() for d in new_digests]}
     packed = slow.evidence_digests.hex()
     for i, line in enumerate(slow.table().column("line").to_pylist()):
-        if line not in marked:
-            extra["e"].append(packed[64 * i: 64 * i + 64])
+        if (line,) not in marked:
+            extra["evidence"].append(packed[64 * i: 64 * i + 64])
     results = slow.result_digests.hex()
-    extra["r"].extend(results[i: i + 64] for i in range(0, len(results), 64))
-    extra["s"].extend(slow.suite_digests)
+    extra["results"].extend(results[i: i + 64] for i in range(0, len(results), 64))
+    suite = list(slow.suite_digests)
     # Cases the pandas code saw only rows without a definition of (SPEC §2): the screened rows have none
     # either, so such a case's digest is the one any screened row of it gives.
     table = slow.table()
     keyed = table.column("definition").is_valid().to_numpy(zero_copy_only=False)
-    extra["s"].extend(orphan_digests(undefined_pairs(slow.orphans, table.column("case_id"),
-                                                     table.column("dimension"), keyed)))
-    kinds = [k for k, values in extra.items() for _ in values]
-    con.register("extra_digests", pa.table({"kind": pa.array(kinds, pa.string()),
-                                            "d": pa.array([d for v in extra.values() for d in v], pa.string())}))
-    not_marked = "line NOT IN (SELECT line FROM marked)"
-    return {
-        "suite": _sorted_hash(con, f"SELECT DISTINCT d FROM (SELECT sha256({_SUITE_TEXT}) AS d FROM "
-                                   "(SELECT DISTINCT case_id, dimension FROM fast WHERE plain) "
-                                   "UNION ALL SELECT d FROM extra_digests WHERE kind = 's')"),
-        "results": _sorted_hash(con, f"SELECT sha256({_RESULTS_TEXT}) AS d FROM fast WHERE plain "
-                                     "UNION ALL SELECT d FROM extra_digests WHERE kind = 'r'"),
-        "evidence": _sorted_hash(con, f"SELECT sha256({_EVIDENCE_TEXT}) AS d FROM fast WHERE plain AND "
-                                      f"{not_marked} UNION ALL SELECT d FROM extra_digests WHERE kind = 'e'"),
-    }
+    suite.extend(orphan_digests(undefined_pairs(slow.orphans, table.column("case_id"),
+                                                table.column("dimension"), keyed)))
+    con.register("suite_digests", pa.table({"d": pa.array(suite, pa.string())}))
+    evidence = (f"CASE WHEN line NOT IN (SELECT line FROM marked) THEN {_EVIDENCE_DIGEST} END" if marked
+                else _EVIDENCE_DIGEST)
+    hashes = _sorted_hashes(con, f"SELECT {_RESULTS_DIGEST} AS r, {evidence} AS e FROM fast",
+                            ["results", "evidence"], extra)
+    hashes.update(_sorted_hashes(con, f"SELECT DISTINCT d FROM (SELECT {_SUITE_DIGEST} AS d FROM "
+                                      "(SELECT DISTINCT case_id, dimension FROM fast) "
+                                      "UNION ALL SELECT unhex(d) FROM suite_digests)", ["suite"], {}))
+    return hashes
 
 
 # --------------------------------------------------------------------------- the tally

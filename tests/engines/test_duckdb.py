@@ -217,9 +217,11 @@ def test_run_to_run_variance_counted_inside_duckdb(tmp_path, layout):
 
 
 @settings(max_examples=20, deadline=None)
-@given(values=st.lists(st.text(max_size=5), max_size=30), batch=st.integers(1, 4))
-def test_a_list_hash_streamed_from_duckdb_in_batches_is_list_hash(values, batch):
-    """The sorted digests arrive batch by batch; the separators between batches are the list's own."""
+@given(values=st.lists(st.text(max_size=5), max_size=30), batch=st.integers(1, 4),
+       extra=st.lists(st.text(max_size=5), max_size=5))
+def test_list_hashes_streamed_from_duckdb_in_batches_are_list_hash(values, batch, extra):
+    """Two digest columns arrive batch by batch in one pass (NULL: no digest), with digests from Python;
+    each list is hashed as :func:`list_hash` hashes it."""
     from scorekit._hashing import list_hash, sha256_hex
     from scorekit.engines import _counted
     from scorekit.engines.duckdb import connect
@@ -230,12 +232,15 @@ def test_a_list_hash_streamed_from_duckdb_in_batches_is_list_hash(values, batch)
         original = _counted.BATCH_ROWS
         _counted.BATCH_ROWS = batch
         try:
-            got = _counted._sorted_hash(con, "SELECT sha256(t) AS d FROM v")
+            got = _counted._sorted_hashes(
+                con, "SELECT unhex(sha256(t)) AS a, CASE WHEN length(t) % 2 = 0 THEN unhex(sha256(t || 'x')) END "
+                "AS b FROM v", ["a", "b"], {"a": [sha256_hex(v.encode()) for v in extra]})
         finally:
             _counted.BATCH_ROWS = original
     finally:
         con.close()
-    assert got == list_hash([sha256_hex(v.encode()) for v in values], sort=True)
+    assert got["a"] == list_hash([sha256_hex(v.encode()) for v in values + extra], sort=True)
+    assert got["b"] == list_hash([sha256_hex((v + "x").encode()) for v in values if len(v) % 2 == 0], sort=True)
 
 
 def test_duckdb_spills_into_a_directory_of_its_own_not_the_working_directory(tmp_path, monkeypatch):
