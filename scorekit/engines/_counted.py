@@ -198,11 +198,12 @@ def _evidence_rows(base: str, strict: bool) -> str:
 
 
 def count_parquet(con: Any, files: Files, offsets: list[int], present: dict[str, str], screen: str,
-                  slow: Partial, *, source: str, agent: str | None, strict: bool, limit: int | None,
-                  threshold: int) -> Counted:
+                  slow: Callable[[int], Partial], *, source: str, agent: str | None, strict: bool,
+                  limit: int | None, threshold: int) -> Counted:
     """The :class:`Counted` of pre-scored Parquet ``files`` (``offsets``: each file's first line less one):
     ``present`` are the columns and their (union) types, ``screen`` the SQL a row passes when the pandas
-    checks certainly accept it, ``slow`` the rows that did not pass, scored by the pandas code."""
+    checks certainly accept it, ``slow(screened)`` the rows that did not pass, scored by the pandas code
+    (``screened``: how many rows passed; the screen is run once, over every row, as they are stored)."""
     from .duckdb import line_sql
 
     columns = _Columns(present, screen)
@@ -212,7 +213,7 @@ def count_parquet(con: Any, files: Files, offsets: list[int], present: dict[str,
 
     def build(table: str) -> Partial:
         con.execute(f"CREATE TABLE {table} AS {columns.fast(everything, line, where)}")
-        return slow
+        return slow(int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]))
 
     return count_screened(con, build, source=source, agent=agent, strict=strict, threshold=threshold)
 
@@ -253,10 +254,16 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
             "SELECT count(*), max(line), list(DISTINCT evaluator) FILTER (evaluator IS NOT NULL) FROM ev_in"
         ).fetchall()[0]
         schema = _evidence_schema()
-        store = EvidenceStore.written(
-            lambda writer: _write_rows(con, writer, schema, int(last or 0)), schema=schema, rows=int(rows),
-            evaluators=sorted(str(e) for e in evaluators or []), evidence_hash=hashes["evidence"],
-            threshold=threshold)
+
+        def fill(writer: Any) -> None:
+            if int(rows) > threshold:  # an evidence/ dataset that stays on disk: DuckDB writes it
+                _copy_rows(con, writer, schema, int(rows))
+            else:  # read back into memory: written in line order by pyarrow, as the pandas engine's
+                _write_rows(con, writer, schema, 0, int(last or 0))
+
+        store = EvidenceStore.written(fill, schema=schema, rows=int(rows),
+                                      evaluators=sorted(str(e) for e in evaluators or []),
+                                      evidence_hash=hashes["evidence"], threshold=threshold)
     finally:
         for view in ("ev_in", "base", "fast"):
             con.execute(f"DROP VIEW IF EXISTS {view}")
@@ -502,13 +509,66 @@ def _arrow(batch: Any, schema: Any) -> Any:
 WRITE_LINES = 4_000_000
 
 
-def _write_rows(con: Any, writer: Any, schema: Any, last: int) -> None:
-    """Stream the rows of ``ev_in`` in line order, a range of :data:`WRITE_LINES` lines at a time,
-    in the evidence ``schema``, to the dataset's ``writer``."""
-    for low in range(0, last, WRITE_LINES):
-        query = f"SELECT * FROM ev_in WHERE line > {low} AND line <= {low + WRITE_LINES} ORDER BY line"
+def _write_rows(con: Any, writer: Any, schema: Any, low: int, high: int) -> None:
+    """Stream the rows of ``ev_in`` with ``low < line <= high`` in line order, a range of
+    :data:`WRITE_LINES` lines at a time, in the evidence ``schema``, to the dataset's ``writer``."""
+    for start in range(low, high, WRITE_LINES):
+        query = f"SELECT * FROM ev_in WHERE line > {start} AND line <= {min(high, start + WRITE_LINES)} ORDER BY line"
         for batch in _batches(con, query):
             writer.write(_arrow(batch, schema))
+
+
+#: Lines per bucket of the histogram that finds the first line of each part (:func:`_part_starts`).
+_BUCKET_LINES = 1 << 16
+
+
+def _part_starts(con: Any, rows: int, part_rows: int) -> list[int]:
+    """The last line before each part of ``part_rows`` rows of ``ev_in`` (in line order), and the last line:
+    ``ends[i] < line <= ends[i + 1]`` are the rows of part ``i``. One pass counts the rows per bucket of
+    lines; each cut is then found within its bucket."""
+    buckets = con.execute(f"SELECT line // {_BUCKET_LINES} AS b, count(*) FROM ev_in GROUP BY b ORDER BY b").fetchall()
+    ends, seen = [0], 0
+    cuts = iter(range(part_rows, rows, part_rows))
+    cut = next(cuts, None)
+    for bucket, n in buckets:
+        while cut is not None and seen + n >= cut:  # the cut-th row is in this bucket
+            low = bucket * _BUCKET_LINES
+            ends.append(int(con.execute(f"SELECT line FROM ev_in WHERE line >= {low} AND line < "
+                                        f"{low + _BUCKET_LINES} ORDER BY line LIMIT 1 OFFSET {cut - seen - 1}"
+                                        ).fetchall()[0][0]))
+            cut = next(cuts, None)
+        seen += n
+    ends.append(int(buckets[-1][0] + 1) * _BUCKET_LINES if buckets else 0)
+    return ends
+
+
+def _copy_rows(con: Any, writer: Any, schema: Any, rows: int) -> None:
+    """Write the rows of ``ev_in`` as the parts of the dataset ``writer`` makes: the first part through
+    ``writer`` (so its file carries the dataset's metadata), every other one by DuckDB's own Parquet
+    writer (``COPY``), in line order, with that metadata (its ``part`` set) and the evidence ``schema``
+    stored as pyarrow stores it, so pyarrow and pandas read the parts as the first."""
+    import base64
+    import json
+
+    import pyarrow.parquet as pq
+
+    from ..reports.parquet import METADATA_KEY, PART_ROWS, part_name
+    from .duckdb import _quoted
+
+    ends = _part_starts(con, rows, PART_ROWS)
+    _write_rows(con, writer, schema, ends[0], ends[1])
+    if len(ends) <= 2:  # one part: the writer's own
+        return
+    metadata = dict(pq.read_schema(writer.directory / part_name(0)).metadata)
+    scorekit = json.loads(metadata[METADATA_KEY])
+    for part in range(1, len(ends) - 1):
+        metadata[METADATA_KEY] = json.dumps({**scorekit, "part": part}, ensure_ascii=False,
+                                            sort_keys=True).encode("utf-8")
+        stored = base64.b64encode(schema.with_metadata(metadata).serialize().to_pybytes())
+        pairs = {**metadata, b"ARROW:schema": stored}
+        kv = ", ".join(f"{_quoted(k.decode())}: {_quoted(v.decode())}" for k, v in pairs.items())
+        con.execute(f"COPY (SELECT * FROM ev_in WHERE line > {ends[part]} AND line <= {ends[part + 1]} ORDER BY line) "
+                    f"TO {_quoted(str(writer.directory / part_name(part)))} (FORMAT parquet, KV_METADATA {{{kv}}})")
 
 
 def _arrow_table(con: Any, query: str) -> Any:

@@ -188,6 +188,14 @@ def file_offsets(con: Any, files: Files) -> list[int]:
     return offsets
 
 
+def _parquet_rows(con: Any, files: Files, offsets: list[int], limit: int | None) -> int:
+    """The number of rows of the Parquet files (their footers; at most ``limit``)."""
+    last = int(con.execute("SELECT coalesce(sum(row_group_num_rows), 0) FROM (SELECT DISTINCT row_group_id, "
+                           "row_group_num_rows FROM parquet_metadata(?))", [files.read[-1]]).fetchall()[0][0])
+    total = offsets[-1] + last
+    return total if limit is None else min(total, int(limit))
+
+
 def line_sql(files: Files, offsets: list[int]) -> str:
     """SQL of a row's line number over ``read_parquet(files, filename = true, file_row_number = true)``:
     the files counted as one, in name order, with no window over the rows."""
@@ -521,9 +529,16 @@ def score(rows: Any, ctx_args: dict[str, Any], strict: bool, *, limit: int | Non
 
             return count_screened(con, build, source=name, agent=agent, strict=strict, threshold=threshold)
         present, offsets, screen = _parquet_source(con, files, name, ctx_args, limit)
-        if not con.execute("SELECT count(*) FROM (SELECT 1 FROM screened LIMIT 1)").fetchall()[0][0]:
+        total = _parquet_rows(con, files, offsets, limit)
+        if not total:
             raise InputError(f"{name}: empty file, no rows")
-        slow = score_items(_parquet_items(con), name, Context(**ctx_args), strict)
+
+        def slow(screened: int) -> Partial:
+            """The rows the screen did not pass (none when it passed every one of the ``total``),
+            scored by the pandas code."""
+            items = _parquet_items(con) if screened < total else iter(())
+            return score_items(items, name, Context(**ctx_args), strict)
+
         return count_parquet(con, files, offsets, present, screen, slow, source=name, agent=agent,
                              strict=strict, limit=limit, threshold=threshold)
     finally:
