@@ -234,25 +234,27 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
     con.execute(f"ATTACH {_quoted(str(work))} AS work")
     try:
         slow = build("work.fast_all")
-        agents = {value: int(n) for value, n in con.execute(
-            "SELECT agent, count(*) FROM work.fast_all GROUP BY agent").fetchall()}
+        # Rows per agent, and rows of a partial run (SPEC §2) per agent: the screened ones counted here in
+        # one pass, the others by the pandas code.
+        agents, partial_rows = {}, slow.partial_rows
+        for value, n, partial in con.execute("SELECT agent, count(*), count(*) FILTER (partial_run) "
+                                             "FROM work.fast_all GROUP BY agent").fetchall():
+            agents[value] = int(n)
+            if agent is None or value == agent:
+                partial_rows += int(partial)
         for value, n in slow.agents.items():
             agents[value] = agents.get(value, 0) + n
         keep = " WHERE agent = " + _quoted(agent) if agent is not None else ""
         con.execute(f"CREATE OR REPLACE TEMP VIEW fast AS SELECT * FROM work.fast_all{keep}")
-        # Rows of a partial run (SPEC §2): the screened ones counted here, the others by the pandas code.
-        partial_rows = slow.partial_rows + int(con.execute(
-            "SELECT count(*) FROM fast WHERE partial_run").fetchall()[0][0])
         con.register("slow_rows", _slow_table(slow))
         con.execute(f"CREATE OR REPLACE TEMP VIEW base AS {_base('fast')}")
         marked, problems, new_digests = _duplicates(con, source, strict)
         con.register("marked", marked)
         con.execute(f"CREATE OR REPLACE TEMP VIEW ev_in AS {_evidence_rows('base', strict)}")
         hashes = _hashes(con, slow, new_digests)
-        tally = _tally(con)
-        rows, last, evaluators = con.execute(
-            "SELECT count(*), max(line), list(DISTINCT evaluator) FILTER (evaluator IS NOT NULL) FROM ev_in"
-        ).fetchall()[0]
+        summary = _summary(con)
+        tally = _tally(con, summary)
+        rows, last, evaluators = summary["rows"], summary["last"], summary["evaluators"]
         schema = _evidence_schema()
 
         def fill(writer: Any) -> None:
@@ -315,18 +317,26 @@ def _repeated_hashes(key: str, rows: str) -> str:
 def _candidates(con: Any) -> list[tuple[Any, ...]]:
     """Every row whose id, or (case, dimension, trial) among valid rows, is claimed twice, in line order.
 
-    The claimed-twice identities are found first, each by its own streaming ``GROUP BY`` (a few rows at
-    most); only then are their rows fetched, so no pass holds the rows themselves. Each groups the
-    identities' hashes first (:func:`_repeated_hashes`: grouping 1B distinct id strings ran out of
-    DuckDB's 2 GB)."""
-    named = "base WHERE id IS NOT NULL"
-    ids = _arrow_table(con, f"SELECT id FROM {named} AND hash(id) IN ({_repeated_hashes('hash(id)', named)}) "
-                            "GROUP BY id HAVING count(*) > 1")
-    valid = "base WHERE label <> 'invalid' AND trial IS NOT NULL AND dimension IS NOT NULL"
+    One streaming pass groups the 64-bit hashes of both identities at once (``GROUPING SETS``; grouping
+    fixed-size hashes, not 1B distinct id strings, keeps DuckDB within 2 GB): in the usual case no hash
+    repeats and that pass is all. Otherwise the identities of the repeated hashes are grouped exactly
+    (:func:`_repeated_hashes`: a collision merely sends rows to that exact path), and only then are
+    their rows fetched, so no pass holds the rows themselves."""
+    valid = "label <> 'invalid' AND trial IS NOT NULL AND dimension IS NOT NULL"
     key = "hash(case_id, dimension, trial)"
-    trials = _arrow_table(con, f"SELECT case_id, dimension, trial FROM {valid} AND {key} IN "
-                               f"({_repeated_hashes(key, valid)}) GROUP BY case_id, dimension, trial "
-                               "HAVING count(*) > 1")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE repeated AS SELECT hi, ht FROM (SELECT CASE WHEN id IS NOT NULL THEN "
+        f"hash(id) END AS hi, CASE WHEN {valid} THEN {key} END AS ht FROM base) GROUP BY GROUPING SETS ((hi), (ht)) "
+        "HAVING count(*) > 1 AND ((GROUPING(ht) = 1 AND hi IS NOT NULL) OR (GROUPING(hi) = 1 AND ht IS NOT NULL))")
+    try:
+        if not con.execute("SELECT count(*) FROM repeated").fetchall()[0][0]:
+            return []
+        ids = _arrow_table(con, "SELECT id FROM base WHERE id IS NOT NULL AND hash(id) IN (SELECT hi FROM repeated) "
+                                "GROUP BY id HAVING count(*) > 1")
+        trials = _arrow_table(con, f"SELECT case_id, dimension, trial FROM base WHERE {valid} AND {key} IN "
+                                   "(SELECT ht FROM repeated) GROUP BY case_id, dimension, trial HAVING count(*) > 1")
+    finally:
+        con.execute("DROP TABLE IF EXISTS repeated")
     if not ids.num_rows and not trials.num_rows:
         return []
     con.register("twice_ids", ids)
@@ -372,24 +382,46 @@ def _hashes(con: Any, slow: Partial, new_digests: list[bytes]) -> dict[str, str]
 
 
 # --------------------------------------------------------------------------- the tally
-def _tally(con: Any) -> Tally:
-    labels = dict.fromkeys(LABELS, 0)
-    labels.update({label: int(n) for label, n in con.execute(
-        "SELECT label, count(*) FROM ev_in GROUP BY label").fetchall()})
-    unlabeled = [(int(line), rid, dim, reason, detail) for line, rid, dim, reason, detail in con.execute(
-        "SELECT line, id, dimension, reason, detail FROM ev_in WHERE label = 'unlabeled' ORDER BY line").fetchall()]
-    controls = sorted(
+_AGENT = "included AND NOT control"
+
+
+def _summary(con: Any) -> dict[str, Any]:
+    """What one pass over the evidence rows ``ev_in`` says: rows per label, the number of rows, the last
+    line, the evaluators, how many are controls, and of the agent rows whether any has a run, which
+    dimensions have a row without a trial, and whether a run or a trial is missing anywhere."""
+    labels = ", ".join(f"count(*) FILTER (label = '{label}')" for label in LABELS)
+    row = con.execute(
+        f"SELECT {labels}, count(*), max(line), list(DISTINCT evaluator) FILTER (evaluator IS NOT NULL), "
+        f"count(*) FILTER (control), coalesce(bool_or(run IS NOT NULL) FILTER ({_AGENT}), false), "
+        f"list(DISTINCT dimension) FILTER ({_AGENT} AND trial IS NULL), "
+        f"coalesce(bool_or(run IS NULL) FILTER ({_AGENT}), false), "
+        f"coalesce(bool_or(trial IS NULL) FILTER ({_AGENT}), false) FROM ev_in").fetchall()[0]
+    counts, (rows, last, evaluators, controls, use_run, untried, run_missing, trial_missing) = \
+        row[:len(LABELS)], row[len(LABELS):]
+    return {"labels": {label: int(n) for label, n in zip(LABELS, counts, strict=True)}, "rows": int(rows),
+            "last": last, "evaluators": evaluators, "controls": int(controls), "use_run": bool(use_run),
+            "untried": [d for d in untried or [] if d is not None], "run_missing": bool(run_missing),
+            "trial_missing": bool(trial_missing)}
+
+
+def _tally(con: Any, summary: dict[str, Any]) -> Tally:
+    labels = summary["labels"]
+    unlabeled = [] if not labels["unlabeled"] else [
+        (int(line), rid, dim, reason, detail) for line, rid, dim, reason, detail in con.execute(
+            "SELECT line, id, dimension, reason, detail FROM ev_in WHERE label = 'unlabeled' ORDER BY line"
+        ).fetchall()]
+    controls = [] if not summary["controls"] else sorted(
         ({"id": rid, "dimension": dim, "case_id": case, "passed": status == "FAIL", "status": str(status),
           "reason": reason}
          for rid, dim, case, status, reason in con.execute(
             "SELECT id, dimension, case_id, status, reason FROM ev_in WHERE control").fetchall()),
         key=control_order,
     )
-    con.execute("CREATE OR REPLACE TEMP VIEW agent_rows AS SELECT * FROM ev_in WHERE included AND NOT control")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW agent_rows AS SELECT * FROM ev_in WHERE {_AGENT}")
     cases = _case_counts(con)
     return Tally(labels=labels, unlabeled=unlabeled, controls=controls,
-                 dimensions=[str(d) for d in cases.groups.index], cases=cases, runs=_run_totals(con, cases),
-                 findings=_finding_groups(con))
+                 dimensions=[str(d) for d in cases.groups.index], cases=cases,
+                 runs=_run_totals(con, cases, summary), findings=_finding_groups(con))
 
 
 _STATUS_COUNTS = ", ".join(f"count(*) FILTER (status = '{s}')" for s in STATUSES)
@@ -405,18 +437,19 @@ def _case_counts(con: Any) -> CaseCounts:
     return case_counts_from(frame.column(0), frame.column(1), counts)
 
 
-def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
-    """:class:`RunTotals` of the agent rows (the rules of :func:`scorekit._counts.run_totals`), in SQL."""
+def _run_totals(con: Any, cases: CaseCounts, summary: dict[str, Any]) -> RunTotals:
+    """:class:`RunTotals` of the agent rows (the rules of :func:`scorekit._counts.run_totals`), in SQL;
+    ``summary`` (:func:`_summary`) says whether runs are counted and which dimensions lack a trial."""
     groups = cases.groups.index
     ngroups = len(groups)
     if not ngroups:
         return RunTotals.without_runs(groups)
-    use_run = con.execute("SELECT bool_or(run IS NOT NULL) FROM agent_rows").fetchall()[0][0]
+    use_run = summary["use_run"]
     column = "run" if use_run else "trial"
     code = {name: i for i, name in enumerate(groups)}
     unbalanced = np.zeros(ngroups, dtype=bool)
     if not use_run:
-        for (dim,) in con.execute("SELECT DISTINCT dimension FROM agent_rows WHERE trial IS NULL").fetchall():
+        for dim in summary["untried"]:
             unbalanced[code[dim]] = True
     # Per (dimension, run): cases present, cases measured, PASS rows, PASS + FAIL rows. A case's rows at
     # a run are one (dimension, run, case) group; grouping every row so (one group per row when each row
@@ -441,10 +474,15 @@ def _run_totals(con: Any, cases: CaseCounts) -> RunTotals:
     finally:
         con.execute("DROP TABLE IF EXISTS repeated_keys")
     # Per dimension: cases with a run at all, and cases measured in some run (a NULL case_id is one case,
-    # as it is one group above).
+    # as it is one group above). When no agent row lacks the run (or trial), these are the cases counted
+    # per (dimension, case) already: no pass over the rows.
     universe = np.zeros(ngroups, dtype=np.int64)
     n_cases = np.zeros(ngroups, dtype=np.int64)
-    if per_run:
+    if per_run and not summary["run_missing" if use_run else "trial_missing"]:
+        measured_cases = cases.counts[:, [STATUSES.index("PASS"), STATUSES.index("FAIL")]].sum(axis=1) > 0
+        n_cases = np.bincount(cases.case_group, minlength=ngroups).astype(np.int64)
+        universe = np.bincount(cases.case_group, weights=measured_cases, minlength=ngroups).astype(np.int64)
+    elif per_run:
         for dim, present, in_some_run in con.execute(
                 "SELECT dimension, count(DISTINCT case_id) + coalesce(bool_or(case_id IS NULL)::INT, 0), "
                 f"count(DISTINCT case_id) FILTER ({measured}) + coalesce(bool_or(case_id IS NULL AND {measured})"
