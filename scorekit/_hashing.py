@@ -34,6 +34,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 # The C form of canonical_bytes (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py).
@@ -57,6 +58,9 @@ __all__ = [
     "sql_int",
     "sql_object",
     "sql_string",
+    "sql_text",
+    "sql_text_or_int",
+    "SqlValue",
     "suite_sql",
     "tag_numbers",
 ]
@@ -373,62 +377,114 @@ def _sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def sql_string(expr: str, *, absent: bool = False) -> str:
-    """SQL: the canonical JSON text of the VARCHAR ``expr`` (``'null'`` for NULL; NULL, an absent
-    key of :func:`sql_object`, with ``absent``).
-
-    Text with nothing to escape is quoted as it is; other text has ``\\`` and ``"`` escaped first,
-    then each control character (``\\n``... or ``\\u00xx``, lowercase hex, as Python and RFC 8785
-    write them). DuckDB text is valid UTF-8, so every other character is written as itself."""
+def _escaped(expr: str) -> str:
+    """SQL: the VARCHAR ``expr`` escaped as a JSON string's content (``\\`` and ``"`` first, then each
+    control character as ``\\n``... or ``\\u00xx``, lowercase hex, as Python and RFC 8785 write them).
+    DuckDB text is valid UTF-8, so every other character is written as itself."""
     escaped = f"replace(replace({expr}, '\\', '\\\\'), '\"', '\\\"')"
     for code in range(0x20):
         escape = _SHORT_ESCAPES.get(code) or f"\\u{code:04x}"
         escaped = f"replace({escaped}, chr({code}), {_sql_literal(escape)})"
-    text = f"'\"' || CASE WHEN regexp_matches({expr}, {_NEEDS_ESCAPE}) THEN {escaped} ELSE {expr} END || '\"'"
-    return text if absent else f"coalesce({text}, 'null')"
+    return escaped
 
 
-def sql_int(expr: str, *, absent: bool = False) -> str:
-    """SQL: the canonical text of the integer ``expr`` in the hash input form (``"i:7"``; ``null``, or
-    NULL with ``absent``)."""
-    text = f"'\"i:' || CAST({expr} AS VARCHAR) || '\"'"
-    return text if absent else f"coalesce({text}, 'null')"
+@dataclass(frozen=True)
+class SqlValue:
+    """A JSON value of the hash input form, as SQL: the pieces DuckDB concatenates into its canonical
+    text (``pieces(escape)``; with ``escape`` False they hold the strings as they are, valid only when
+    none needs escaping), the VARCHAR expressions whose text it holds (``strings``), and ``present``:
+    SQL true where the value is there at all (None: always; an absent value leaves its key out of the
+    object that holds it)."""
+
+    pieces: Callable[[bool], list[str]]
+    strings: tuple[str, ...] = ()
+    present: str | None = None
 
 
-def sql_bool(expr: str) -> str:
-    """SQL: the canonical text of the BOOLEAN ``expr`` (``true``, ``false``, ``null``)."""
-    return f"CASE WHEN {expr} THEN 'true' WHEN NOT {expr} THEN 'false' ELSE 'null' END"
+def sql_string(expr: str) -> SqlValue:
+    """The VARCHAR ``expr`` as a JSON string (``null`` for NULL)."""
+    return SqlValue(lambda escape: [f"CASE WHEN {expr} IS NULL THEN 'null' ELSE '\"' END",
+                                    _escaped(expr) if escape else expr,
+                                    f"CASE WHEN {expr} IS NULL THEN '' ELSE '\"' END"], (expr,))
 
 
-def sql_object(fields: dict[str, str | None]) -> str:
-    """SQL: the canonical text of an object whose values are the SQL texts ``fields``. A value that
-    is NULL at a row leaves its key out there (an absent key); an object key order is RFC 8785's
-    (UTF-16 code units)."""
-    parts = [f"{_sql_literal(_encode_str(key) + ':')} || {value}" for key, value in
-             sorted(fields.items(), key=lambda pair: _utf16_order(pair[0]))]
-    return "('{' || concat_ws(','" + "".join(", " + p for p in parts) + ") || '}')"
+def sql_int(expr: str) -> SqlValue:
+    """The integer ``expr`` in the hash input form (``"i:7"``; ``null`` for NULL)."""
+    return SqlValue(lambda escape: [f"CASE WHEN {expr} IS NULL THEN 'null' ELSE '\"i:' END",
+                                    f"CAST({expr} AS VARCHAR)", f"CASE WHEN {expr} IS NULL THEN '' ELSE '\"' END"])
+
+
+def sql_bool(expr: str) -> SqlValue:
+    """The BOOLEAN ``expr`` (``true``, ``false``, ``null``)."""
+    return SqlValue(lambda escape: [f"CASE WHEN {expr} THEN 'true' WHEN NOT {expr} THEN 'false' ELSE 'null' END"])
+
+
+def sql_text_or_int(text: str, integer: str) -> SqlValue:
+    """The VARCHAR ``text`` as a JSON string where it is not NULL, else the integer ``integer`` in the hash
+    input form; absent where both are NULL (a measured field a row does not have)."""
+    return SqlValue(lambda escape: [f"CASE WHEN {text} IS NOT NULL THEN '\"' WHEN {integer} IS NOT NULL THEN '\"i:' "
+                                    "ELSE '' END",
+                                    f"coalesce({_escaped(text) if escape else text}, CAST({integer} AS VARCHAR))",
+                                    f"CASE WHEN {text} IS NOT NULL OR {integer} IS NOT NULL THEN '\"' ELSE '' END"],
+                    (text,), f"({text} IS NOT NULL OR {integer} IS NOT NULL)")
+
+
+def sql_object(fields: dict[str, SqlValue]) -> SqlValue:
+    """An object of the values ``fields``, its keys in RFC 8785 order (UTF-16 code units). A value that
+    may be absent leaves its key out where it is; such a key must be followed by one always present."""
+    items = sorted(fields.items(), key=lambda pair: _utf16_order(pair[0]))
+    if items and items[-1][1].present is not None:
+        raise ValueError("the last key of an object must always be present")
+
+    def pieces(escape: bool) -> list[str]:
+        out = ["'{'"]
+        for key, value in items:
+            name = _sql_literal(_encode_str(key) + ":")
+            if value.present is None:
+                out += [name, *value.pieces(escape), "','"]
+            else:  # the key, its value and the comma after it, or nothing
+                out += [f"CASE WHEN {value.present} THEN {name} ELSE '' END", *value.pieces(escape),
+                        f"CASE WHEN {value.present} THEN ',' ELSE '' END"]
+        if len(out) > 1:
+            out.pop()  # the comma after the last value
+        return [*out, "'}'"]
+
+    return SqlValue(pieces, tuple(s for _, value in items for s in value.strings))
+
+
+def sql_text(value: SqlValue) -> str:
+    """SQL: the canonical text of ``value``, in one ``concat``. A row none of whose strings needs JSON
+    escaping (one regular expression over them all) takes the pieces as they are; another, the escaped ones."""
+    plain = "concat(" + ", ".join(value.pieces(False)) + ")"
+    if not value.strings:
+        return plain
+    escaped = "concat(" + ", ".join(value.pieces(True)) + ")"
+    return (f"CASE WHEN regexp_matches(concat({', '.join(value.strings)}), {_NEEDS_ESCAPE}) THEN {escaped} "
+            f"ELSE {plain} END")
 
 
 def evidence_sql(*, row_id: str, dimension: str, case_id: str, trial: str, status: str, reason: str, label: str,
                  control: str, included: str) -> str:
     """SQL twin of :func:`evidence_digest`'s text: SQL expressions in, the canonical text's SQL out."""
-    return sql_object({"case_id": sql_string(case_id), "control": sql_bool(control),
-                       "dimension": sql_string(dimension), "id": sql_string(row_id), "included": sql_bool(included),
-                       "label": sql_string(label), "reason": sql_string(reason), "status": sql_string(status),
-                       "trial": sql_int(trial)})
+    return sql_text(sql_object({
+        "case_id": sql_string(case_id), "control": sql_bool(control), "dimension": sql_string(dimension),
+        "id": sql_string(row_id), "included": sql_bool(included), "label": sql_string(label),
+        "reason": sql_string(reason), "status": sql_string(status), "trial": sql_int(trial)}))
 
 
-def results_sql(*, row_id: str, case_id: str, dimension: str, trial: str, measured: dict[str, str]) -> str:
-    """SQL twin of :func:`results_digest`'s text: ``measured`` maps each measured field to the SQL of
-    its canonical text (:func:`sql_string`, :func:`sql_int`...), NULL where the row lacks it."""
-    return sql_object({"case_id": sql_string(case_id), "dimension": sql_string(dimension), "id": sql_string(row_id),
-                       "measured": sql_object(measured), "trial": sql_int(trial)})
+def results_sql(*, row_id: str, case_id: str, dimension: str, trial: str, measured: dict[str, SqlValue]) -> str:
+    """SQL twin of :func:`results_digest`'s text: ``measured`` maps each measured field to its value
+    (:func:`sql_string`, :func:`sql_text_or_int`...; absent where the row lacks it)."""
+    return sql_text(sql_object({
+        "case_id": sql_string(case_id), "dimension": sql_string(dimension), "id": sql_string(row_id),
+        "measured": sql_object(measured), "trial": sql_int(trial)}))
 
 
 def suite_sql(*, case_id: str, dimension: str) -> str:
     """SQL twin of the suite row form of a case without a definition (``{"case_id", "definition": {},
     "dimension"}``, :func:`row_digest`)."""
-    return sql_object({"case_id": sql_string(case_id), "definition": "'{}'", "dimension": sql_string(dimension)})
+    return sql_text(sql_object({"case_id": sql_string(case_id), "definition": sql_object({}),
+                                "dimension": sql_string(dimension)}))
 
 
 def sql_digest(text: str) -> str:

@@ -21,6 +21,8 @@ from scorekit._hashing import (
     sql_digest,
     sql_int,
     sql_string,
+    sql_text,
+    sql_text_or_int,
     suite_sql,
     tag_numbers,
 )
@@ -232,9 +234,9 @@ def test_sql_twin_of_the_evidence_form_gives_the_python_digest(rows):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(EVIDENCE_ROW, min_size=1, max_size=25))
 def test_sql_twin_of_the_results_and_suite_forms_gives_the_python_digests(rows):
-    run = f"coalesce({sql_string('run_text', absent=True)}, {sql_int('run_int', absent=True)})"
     results = _sql_digests(rows, results_sql(row_id="id", case_id="case_id", dimension="dimension", trial="trial",
-                                             measured={"status": sql_string("status"), "run": run}))
+                                             measured={"status": sql_string("status"),
+                                                       "run": sql_text_or_int("run_text", "run_int")}))
     suite = _sql_digests(rows, suite_sql(case_id="case_id", dimension="dimension"))
     for row, result, case in zip(rows, results, suite, strict=True):
         measured = {"status": row["status"]}
@@ -251,5 +253,5 @@ def test_sql_twin_of_the_results_and_suite_forms_gives_the_python_digests(rows):
 def test_sql_twin_writes_integers_beyond_64_bits_as_python_does():
     duckdb = pytest.importorskip("duckdb")
     for value in (2**100, -(2**126), 0, -1):
-        (text,) = duckdb.connect().execute(f"SELECT {sql_int(f'CAST({value!r} AS HUGEINT)')}").fetchall()[0]
+        (text,) = duckdb.connect().execute(f"SELECT {sql_text(sql_int(f'CAST({value!r} AS HUGEINT)'))}").fetchall()[0]
         assert text.encode() == canonical_bytes(value)

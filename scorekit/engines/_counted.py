@@ -35,7 +35,7 @@ from .._counts import STATUSES, CaseCounts, RunTotals, case_counts_from, run_tot
 from .._errors import Problem
 from .._evidence import EvidenceStore
 from .._findings import DETAIL_CASES, FindingGroups
-from .._hashing import evidence_digest, evidence_sql, results_sql, sql_int, sql_string, suite_sql
+from .._hashing import evidence_digest, evidence_sql, results_sql, sql_string, sql_text_or_int, suite_sql
 from .._partial import Partial, orphan_digests, undefined_pairs
 from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
@@ -105,8 +105,7 @@ _EVIDENCE_DIGEST = "unhex(sha256(" + evidence_sql(
     label="'labeled'", control="false", included="true") + "))"
 _RESULTS_DIGEST = "unhex(sha256(" + results_sql(
     row_id="id", case_id="case_id", dimension="dimension", trial="trial",
-    measured={"status": sql_string("status"),
-              "run": f"coalesce({sql_string('run_text', absent=True)}, {sql_int('run_int', absent=True)})"}) + "))"
+    measured={"status": sql_string("status"), "run": sql_text_or_int("run_text", "run_int")}) + "))"
 _SUITE_DIGEST = "unhex(sha256(" + suite_sql(case_id="case_id", dimension="dimension") + "))"
 
 
