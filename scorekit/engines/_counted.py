@@ -222,6 +222,7 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
     """The :class:`Counted` of pre-scored rows: ``build(table)`` creates ``table`` (a table of
     :data:`SCREENED_TABLE`'s columns, :func:`scored_sql`) of the rows the screen passed and returns
     the partial of the rows it did not pass, scored by the pandas code."""
+    from ..kernel import evidence_schema
     from .duckdb import _quoted, work_directory
 
     # Every query below that needs an order says ORDER BY; without keeping insertion order DuckDB's
@@ -254,7 +255,7 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
         summary = _summary(con)
         tally = _tally(con, summary)
         rows, last, evaluators = summary["rows"], summary["last"], summary["evaluators"]
-        schema = _evidence_schema()
+        schema = evidence_schema()
 
         def fill(writer: Any) -> None:
             if int(rows) > threshold:  # an evidence/ dataset that stays on disk: DuckDB writes it
@@ -516,13 +517,6 @@ def _finding_groups(con: Any) -> FindingGroups:
 
 
 # --------------------------------------------------------------------------- the evidence
-def _evidence_schema() -> Any:
-    """The Arrow schema of the pandas engine's evidence table (pandas metadata included)."""
-    from ..kernel import evidence_schema
-
-    return evidence_schema()
-
-
 def _arrow(batch: Any, schema: Any) -> Any:
     """A record batch of ``ev_in`` in the evidence schema (status and label as the fixed categories)."""
     import pyarrow as pa
