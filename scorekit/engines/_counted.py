@@ -54,7 +54,7 @@ class _Columns:
     """The pre-scored columns of the files and their (union) SQL types; SQL selecting the screened rows."""
 
     def __init__(self, present: dict[str, str], screen: str) -> None:
-        from .duckdb import COLUMNS
+        from .duckdb import _STRINGS, COLUMNS
 
         self.present = set(present)
         self.screen = screen
@@ -63,6 +63,10 @@ class _Columns:
         if self.types["partial_run"] != "BOOLEAN":  # the screen passes no row (the pandas code refuses them)
             self.present.discard("partial_run")
             self.types["partial_run"] = "BOOLEAN"
+        for column in _STRINGS:  # not text (an integer id...): the screen passes no row, the pandas code says why
+            if self.types[column] != "VARCHAR":
+                self.present.discard(column)
+                self.types[column] = "VARCHAR"
         text_run = present.get("run") in (None, "VARCHAR")
         self.run_text = "run" if text_run else "NULL::VARCHAR"
         self.run_int = "NULL::BIGINT" if text_run else "CAST(run AS BIGINT)"

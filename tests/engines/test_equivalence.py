@@ -5,8 +5,8 @@ they give byte-identical scorecard.json (but ``generated_at``) and identical evi
   ERROR/ABSTAIN with and without reasons, invalid statuses, missing and mock evaluators, rows
   without a trial, ``run`` on some rows, ``partial_run``, odd case ids, an ``agent`` on some rows,
   lines that are no JSON object; in Parquet and frames, a column of another type (a double trial, an
-  integer agent). Written as one JSON Lines or Parquet file (several row groups;
-  the dask engine cuts JSON Lines into line ranges anywhere) and as a directory of part files
+  integer agent, an integer id or status, a double reason). Written as one JSON Lines or Parquet file
+  (several row groups; the dask engine cuts JSON Lines into line ranges anywhere) and as a directory of part files
   (the duckdb engine; the pandas and dask engines refuse a directory: the xfail test at the end).
   pandas, dask and duckdb agree.
 * Raw rows (scored by scorekit; the duckdb engine refuses them): unlabeled rows, two definitions
@@ -63,13 +63,11 @@ EXAMPLES = settings(max_examples=15, deadline=None,
 TYPED_ODDITIES: tuple[tuple[str, tuple[Any, ...]], ...] = (
     ("trial", (0.0, 1.0, 2.5, float("nan"), None)), ("run", (0.0, 1.5, float("nan"))), ("evaluator", (1, None)),
     ("partial_run", ("true", "false", None)), ("agent", (1, None)),
-)
-# The duckdb engine stops with a DuckDB BinderException on these in Parquet (see
-# test_a_parquet_column_of_another_type_is_read_alike_on_every_engine): drawn for frames only.
-DUCKDB_BINDER_ERRORS: tuple[tuple[str, tuple[Any, ...]], ...] = (
+    # A column that must be text, of another type: its rows are invalid, the problem named.
     ("id", (1, 2, 3, 1)), ("case_id", (1, 2, None)), ("status", (1, 0)), ("dimension", (1, 2)),
     ("reason", (1.5, None)),
 )
+NOT_TEXT = ("id", "case_id", "status", "dimension", "reason")
 FRAME = "frame"  # raw rows as a pandas DataFrame (pandas) and a dask DataFrame (dask)
 # Where to cut the rows into partitions and files: per-mille positions (0 and 1000: empty parts).
 CUTS = st.lists(st.integers(0, 1000), max_size=4)
@@ -106,7 +104,7 @@ def drawn(draw: st.DrawFn, raw: bool) -> Drawn:
     else:
         rows = draw(prescored_sets(Kinds(json=suffix == ".jsonl", int_run=draw(st.booleans()))))
     if suffix != ".jsonl" and not raw and not draw(st.integers(0, 2)):  # a column of another Arrow type
-        column, values = draw(st.sampled_from(TYPED_ODDITIES + (DUCKDB_BINDER_ERRORS if suffix == FRAME else ())))
+        column, values = draw(st.sampled_from(TYPED_ODDITIES))
         rows = [{**row, column: draw(st.sampled_from(values))} if isinstance(row, dict) else row for row in rows]
     assume(suffix == ".jsonl" or parquet_table(rows) is not None)  # Parquet or a frame: a type per column
     assume(not lone_array(rows))  # the dask engine refuses it: test_a_json_array_in_a_json_lines_file_...
@@ -304,13 +302,11 @@ def test_a_directory_member_that_is_one_json_array_line_reads_as_in_the_one_file
     assert_same(_evaluate(name, tmp_path / "many", data, "duckdb", {})[0], want, "duckdb on a directory")
 
 
-@pytest.mark.parametrize("column", [
-    pytest.param(column, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-        f"issue 27: a Parquet {column} column of a non-text type: the pandas and dask engines score the rows "
-        "(invalid ones), the duckdb engine stops with a DuckDB BinderException (a traceback)")))
-    for column, _ in DUCKDB_BINDER_ERRORS])
+@pytest.mark.parametrize("column", NOT_TEXT)
 def test_a_parquet_column_of_another_type_is_read_alike_on_every_engine(cluster, tmp_path, column):
-    values = dict(DUCKDB_BINDER_ERRORS)[column]
+    """A Parquet column that must be text, of another type: its rows are invalid on every engine, each
+    problem the pandas engine's (the duckdb engine stopped with a DuckDB BinderException)."""
+    values = dict(TYPED_ODDITIES)[column]
     rows: list[Row] = [{**IRREGULAR[0], column: values[0]}]
     name = "rows.parquet"
     write_file(tmp_path / name, rows, 1)
