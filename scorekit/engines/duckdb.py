@@ -21,9 +21,11 @@ than the pre-scored ones (answer keys, outputs, judge votes, tags) are refused
 in one line naming them: such rows need a scorer (``--engine pandas`` or
 ``dask``).
 
-In a directory, a row's line is counted as if the files were one file, in
-file-name order (CSV: one header, the header lines of the later files not
-counted), as the rows of a directory of Parquet files are.
+A directory reads as each member file read alone, in file-name order, its
+lines numbered on from the previous member (CSV: one header, the header lines
+of the later files not counted), as the rows of a directory of Parquet files
+are: a member that is one JSON array line is a JSON array of rows, as that file
+alone is.
 
 The screened rows of every kind of file are then scored into one table and
 counted, hashed and written out inside DuckDB (:mod:`._counted`), so the files

@@ -407,8 +407,9 @@ def test_text_files_of_several_agents_like_the_pandas_engine(tmp_path, kind):
 
 @pytest.mark.parametrize("kind", ["csv", "jsonl"])
 def test_a_directory_of_text_files_reads_as_their_concatenation(tmp_path, kind):
-    """Files in name order, lines counted on (CSV: one header), one not plain (read by the pandas
-    reader): the same scorecard, evidence and problems as the one file they make."""
+    """A directory reads as each member file read alone, in name order, its lines numbered on from the
+    previous member (CSV: one header), one not plain (read by the pandas reader): no member here is one
+    JSON array line, so the same scorecard, evidence and problems as the one file they make."""
     rows = _irregular_rows()
     whole = _text_file(tmp_path, kind, rows)
     folder = tmp_path / "parts"

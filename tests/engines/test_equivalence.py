@@ -26,6 +26,8 @@ A row set the format cannot hold (a column of mixed types in Parquet) is not dra
 from __future__ import annotations
 
 import contextlib
+import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,7 +184,9 @@ def _check(base: Path, data: Drawn, engines: list[tuple[str, dict[str, Any]]], d
         assert got_bytes == want_bytes, engine
     parts = bounds(len(data.rows), data.cuts)
     if directory and any(lone_array(data.rows[a:b]) for a, b in parts):
-        event("no directory: a part is one JSON array line")  # test_a_directory_member_that_is_..._array
+        # A member reads as that file alone (a JSON array of rows), not as lines of the one file:
+        # test_a_directory_reads_as_its_members_read_alone_with_lines_numbered_on.
+        event("no directory: a part is one JSON array line")
     elif directory:
         many = base / "many"
         many.mkdir()
@@ -287,19 +291,49 @@ def test_a_json_array_in_a_json_lines_file_reads_alike_on_dask(cluster, tmp_path
     assert_same(_evaluate(name, tmp_path, data, "dask", {"scheduler": cluster})[0], want, "dask")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: the duckdb engine reads a directory as the concatenation of its "
-                   "files, but a member holding one JSON array line is read as a JSON array of rows (here 2 invalid "
-                   "rows), where the same line in the one file they make is one invalid JSON Lines row")
-def test_a_directory_member_that_is_one_json_array_line_reads_as_in_the_one_file(tmp_path):
+def test_a_directory_reads_as_its_members_read_alone_with_lines_numbered_on(tmp_path):
+    """A directory of results files reads as each member file read alone, in name order, its lines
+    numbered on from the previous member (the rule of issue 27): a member holding one JSON array line
+    is a JSON array of rows, as that file alone is, not the invalid JSON Lines row it would be as a
+    line of the one file the members make."""
     name = "rows.jsonl"
-    rows: list[Row] = ["[1, 2]", IRREGULAR[0]]
-    (tmp_path / "one").mkdir()
-    write_file(tmp_path / "one" / name, rows, 1)
-    write_parts(tmp_path / "many" / name, rows, [(0, 1), (1, 2)], ".jsonl")
+    members: list[list[Row]] = [["[1, 2]"], [IRREGULAR[0], IRREGULAR[4]], [IRREGULAR[5], "{not json"]]
+    rows = [row for member in members for row in member]
+    parts = _member_bounds(members)
+    write_parts(tmp_path / name, rows, parts, ".jsonl")
     data = Drawn(rows, ".jsonl", [], 1, None, None)
-    want, _ = _evaluate(name, tmp_path / "one", data, "pandas", {})
-    assert_same(_evaluate(name, tmp_path / "one", data, "duckdb", {})[0], want, "duckdb on the file")
-    assert_same(_evaluate(name, tmp_path / "many", data, "duckdb", {})[0], want, "duckdb on a directory")
+    got, _ = _evaluate(name, tmp_path, data, "duckdb", {})
+    assert got.error is None and got.evidence is not None
+    card = json.loads(got.text)
+    alone = [_evaluate(f"{name}/part-{i:03d}.jsonl", tmp_path, data, "pandas", {})[0] for i in range(len(parts))]
+    evidence, problems, counts = [], [], Counter[str]()
+    for seen, (first, _) in zip(alone, parts, strict=True):
+        assert seen.error is None and seen.evidence is not None
+        rows_alone = seen.evidence
+        no_case = rows_alone["case_id"] == "<line " + rows_alone["line"].astype(str) + ">"  # named by its line
+        line = rows_alone["line"] + first
+        evidence.append(rows_alone.assign(line=line, case_id=rows_alone["case_id"].mask(
+            no_case, "<line " + line.astype(str) + ">")))
+        for problem in json.loads(seen.text)["validation"]["problems"]:
+            problems.append({**problem, "line": problem["line"] + first})
+        counts.update({k: json.loads(seen.text)["validation"][k] for k in ("labeled", "unlabeled", "invalid")})
+    want = pd.concat(evidence, ignore_index=True)
+    pd.testing.assert_frame_equal(got.evidence, want, check_exact=True, obj="duckdb on a directory: evidence")
+    assert {k: card["validation"][k] for k in counts} == dict(counts)
+    assert [(p["line"], p["field"], p["message"], p["id"]) for p in card["validation"]["problems"]] == \
+        [(p["line"], p["field"], p["message"], p["id"]) for p in problems]
+    # The array's two rows on its line (not one invalid JSON Lines row), the status MAYBE's two problems on
+    # line 3, "{not json" on line 5.
+    assert [p["line"] for p in problems] == [1, 1, 3, 3, 5]
+    assert {p["message"] for p in problems[:2]} == {"expected a JSON object, got an integer"}
+
+
+def _member_bounds(members: list[list[Row]]) -> list[tuple[int, int]]:
+    """[start, stop) of each member's rows (one line each) in the rows of all the members."""
+    edges = [0]
+    for member in members:
+        edges.append(edges[-1] + len(member))
+    return list(zip(edges, edges[1:], strict=False))
 
 
 @pytest.mark.parametrize("column", NOT_TEXT)
