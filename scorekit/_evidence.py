@@ -48,8 +48,7 @@ def check_threshold(value: Any) -> int:
 
 def _versions() -> dict[str, Any]:
     """What the dataset's metadata says of the library that wrote it (the rest comes with the scorecard)."""
-    from ._scorecard import SCHEMA_VERSION
-    from ._version import __version__
+    from ._version import SCHEMA_VERSION, __version__
 
     return {"schema_version": SCHEMA_VERSION, "scorekit_version": __version__}
 

@@ -42,7 +42,7 @@ from .._validate import duplicate_identities
 from ._digests import DigestSorter, ListHash, from_hex
 
 if TYPE_CHECKING:
-    from .duckdb import Files
+    from ._sql import Files
 
 __all__ = ["SCREENED_TABLE", "count_parquet", "count_screened", "scored_sql"]
 
@@ -54,7 +54,7 @@ class _Columns:
     """The pre-scored columns of the files and their (union) SQL types; SQL selecting the screened rows."""
 
     def __init__(self, present: dict[str, str], screen: str) -> None:
-        from .duckdb import _STRINGS, COLUMNS
+        from ._sql import COLUMNS, STRINGS
 
         self.present = set(present)
         self.screen = screen
@@ -63,7 +63,7 @@ class _Columns:
         if self.types["partial_run"] != "BOOLEAN":  # the screen passes no row (the pandas code refuses them)
             self.present.discard("partial_run")
             self.types["partial_run"] = "BOOLEAN"
-        for column in _STRINGS:  # not text (an integer id...): the screen passes no row, the pandas code says why
+        for column in STRINGS:  # not text (an integer id...): the screen passes no row, the pandas code says why
             if self.types[column] != "VARCHAR":
                 self.present.discard(column)
                 self.types[column] = "VARCHAR"
@@ -115,7 +115,7 @@ _SUITE_DIGEST = "unhex(sha256(" + suite_sql(case_id="case_id", dimension="dimens
 
 def _batches(con: Any, query: str) -> Iterator[Any]:
     """``query``'s result as Arrow record batches of :data:`BATCH_ROWS` rows (DuckDB streams it)."""
-    from .duckdb import arrow_batches
+    from ._sql import arrow_batches
 
     return arrow_batches(con, query, BATCH_ROWS)
 
@@ -138,7 +138,7 @@ def _sorted_hashes(con: Any, query: str, names: list[str], extra: dict[str, list
     NULL for no digest), with the hex digests ``extra[name]``: one pass over the query's rows, each
     column sorted as bytes (on disk past memory) by its own :class:`DigestSorter` in the connection's
     work directory."""
-    from .duckdb import work_directory
+    from ._sql import work_directory
 
     sorters = {name: DigestSorter(work_directory(con) / f"digests-{name}") for name in names}
     for name in names:
@@ -207,7 +207,7 @@ def count_parquet(con: Any, files: Files, offsets: list[int], present: dict[str,
     ``present`` are the columns and their (union) types, ``screen`` the SQL a row passes when the pandas
     checks certainly accept it, ``slow(screened)`` the rows that did not pass, scored by the pandas code
     (``screened``: how many rows passed; the screen is run once, over every row, as they are stored)."""
-    from .duckdb import line_sql
+    from ._sql import line_sql
 
     columns = _Columns(present, screen)
     line = line_sql(files, offsets)
@@ -227,7 +227,7 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
     :data:`SCREENED_TABLE`'s columns, :func:`scored_sql`) of the rows the screen passed and returns
     the partial of the rows it did not pass, scored by the pandas code."""
     from ..kernel import evidence_schema
-    from .duckdb import _quoted, work_directory
+    from ._sql import quoted, work_directory
 
     # Every query below that needs an order says ORDER BY; without keeping insertion order DuckDB's
     # aggregates over a billion rows stay within its memory limit (spilling to disk).
@@ -235,7 +235,7 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
     # The screened rows go into a table of a database on disk (DuckDB keeps in memory only what its
     # memory limit allows); every pass below reads that table, not the files.
     work = work_directory(con) / "rows.duckdb"
-    con.execute(f"ATTACH {_quoted(str(work))} AS work")
+    con.execute(f"ATTACH {quoted(str(work))} AS work")
     try:
         slow = build("work.fast_all")
         # Rows per agent, and rows of a partial run (SPEC §2) per agent: the screened ones counted here in
@@ -248,7 +248,7 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
                 partial_rows += int(partial)
         for value, n in slow.agents.items():
             agents[value] = agents.get(value, 0) + n
-        keep = " WHERE agent = " + _quoted(agent) if agent is not None else ""
+        keep = " WHERE agent = " + quoted(agent) if agent is not None else ""
         con.execute(f"CREATE OR REPLACE TEMP VIEW fast AS SELECT * FROM work.fast_all{keep}")
         con.register("slow_rows", _slow_table(slow))
         con.execute(f"CREATE OR REPLACE TEMP VIEW base AS {_base('fast')}")
@@ -588,7 +588,7 @@ def _copy_rows(con: Any, writer: Any, schema: Any, rows: int) -> None:
     import pyarrow.parquet as pq
 
     from ..reports.parquet import METADATA_KEY, PART_ROWS, part_name
-    from .duckdb import _quoted
+    from ._sql import quoted
 
     ends = _part_starts(con, rows, PART_ROWS)
     _write_rows(con, writer, schema, ends[0], ends[1])
@@ -601,9 +601,9 @@ def _copy_rows(con: Any, writer: Any, schema: Any, rows: int) -> None:
                                             sort_keys=True).encode("utf-8")
         stored = base64.b64encode(schema.with_metadata(metadata).serialize().to_pybytes())
         pairs = {**metadata, b"ARROW:schema": stored}
-        kv = ", ".join(f"{_quoted(k.decode())}: {_quoted(v.decode())}" for k, v in pairs.items())
+        kv = ", ".join(f"{quoted(k.decode())}: {quoted(v.decode())}" for k, v in pairs.items())
         con.execute(f"COPY (SELECT * FROM ev_in WHERE line > {ends[part]} AND line <= {ends[part + 1]} ORDER BY line) "
-                    f"TO {_quoted(str(writer.directory / part_name(part)))} (FORMAT parquet, KV_METADATA {{{kv}}})")
+                    f"TO {quoted(str(writer.directory / part_name(part)))} (FORMAT parquet, KV_METADATA {{{kv}}})")
 
 
 def _arrow_table(con: Any, query: str) -> Any:

@@ -40,7 +40,6 @@ import glob
 import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,20 +51,16 @@ from .._rows._formats import csv_records, jsonl_records
 from .._tally import Counted
 from ..scorers import Context
 from ..scorers.pii import prefilter
+from ._sql import COLUMNS, STRINGS, Files, arrow_batches, line_sql, quoted
 
 __all__ = ["COLUMNS", "KINDS", "Files", "arrow_batches", "file_offsets", "line_sql", "literal_files", "score"]
 
-# The columns of a pre-scored row this engine reads (SPEC §2); partial_run (true or false) is counted,
-# any true one making the evaluation TRIAGE.
-COLUMNS = ("id", "dimension", "case_id", "trial", "status", "evaluator", "reason", "run", "agent", "partial_run")
-_STRINGS = ("id", "dimension", "case_id", "status", "evaluator", "reason", "agent")
 _MAX_SAFE = 2**53 - 1
 # A value with a visible ASCII character is certainly not empty or white space.
 _VISIBLE = "regexp_matches({0}, '[!-~]')"
 # An evaluator is certainly no mock when it is ASCII without "mock" in any case
 # (non-ASCII text could lower-case to "mock": the pandas code decides).
 _NO_MOCK = "(NOT contains(lower({0}), 'mock') AND regexp_full_match({0}, '[\\x01-\\x7f]*'))"
-BATCH_ROWS = 1 << 17
 # File kinds by suffix: the pandas reader's suffixes (scorekit/_rows/_formats.py).
 KINDS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl",
          ".ndjson": "jsonl", ".json": "jsonl"}
@@ -95,24 +90,6 @@ def _files(rows: Any) -> tuple[str, list[str]]:
         raise InputError(f"{rows}: the duckdb engine reads Parquet, CSV or JSON Lines files "
                          f"({', '.join(KINDS)}); use --engine pandas for this file")
     return kind, [os.fspath(rows)]  # as given: messages name the file as the pandas engine does
-
-
-@dataclass(frozen=True)
-class Files:
-    """The files of one evaluation, each named three ways (SPEC §20: a results path is a literal path).
-
-    ``given``: as the user named them (messages, and Python's own reads); ``read``: the text DuckDB's
-    readers are given, which they read as exactly that file (:func:`literal_files`); ``named``: what
-    DuckDB's ``filename`` column reports for it.
-    """
-
-    given: list[str]
-    read: list[str]
-    named: list[str]
-
-    def listed(self) -> str:
-        """SQL: the list of the files as DuckDB's readers must be given them."""
-        return "[" + ", ".join(_quoted(f) for f in self.read) + "]"
 
 
 def literal_files(con: Any, given: list[str]) -> Files:
@@ -157,20 +134,11 @@ def connect(memory_limit: str = "2GB") -> Any:
 
     con = duckdb.connect()
     work, _ = owned_temporary_directory(con, "scorekit-duckdb-")
-    con.execute(f"SET temp_directory = {_quoted(str(work / 'spill'))}")
+    con.execute(f"SET temp_directory = {quoted(str(work / 'spill'))}")
     con.execute(f"SET memory_limit = '{memory_limit}'")
     con.execute("SET enable_progress_bar = false")  # scorekit's own progress rules apply (SPEC §17)
     con.execute("SET preserve_insertion_order = true")
     return con
-
-
-def work_directory(con: Any) -> Path:
-    """The temporary directory a connection of :func:`connect` owns: a home for its work files."""
-    return Path(con.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]).parent
-
-
-def _quoted(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"  # a view takes no parameters
 
 
 def _other_columns(name: str, other: Iterable[str]) -> InputError:
@@ -196,15 +164,6 @@ def _parquet_rows(con: Any, files: Files, offsets: list[int], limit: int | None)
                            "row_group_num_rows FROM parquet_metadata(?))", [files.read[-1]]).fetchall()[0][0])
     total = offsets[-1] + last
     return total if limit is None else min(total, int(limit))
-
-
-def line_sql(files: Files, offsets: list[int]) -> str:
-    """SQL of a row's line number over ``read_parquet(files, filename = true, file_row_number = true)``:
-    the files counted as one, in name order, with no window over the rows."""
-    if len(files.named) == 1:
-        return "file_row_number + 1"
-    cases = " ".join(f"WHEN {_quoted(f)} THEN {o}" for f, o in zip(files.named, offsets, strict=True))
-    return f"CASE filename {cases} END + file_row_number + 1"
 
 
 def _parquet_source(con: Any, files: Files, name: str, ctx_args: dict[str, Any],
@@ -260,7 +219,7 @@ def _sql_text(text: str) -> str:
 def _parquet_screen(types: dict[str, str], ctx_args: dict[str, Any]) -> str:
     """SQL true for a row the pandas engine's checks certainly accept as a valid pre-scored row."""
     clauses = _common_screen(ctx_args)
-    for column in _STRINGS:
+    for column in STRINGS:
         if column in types and types[column] != "VARCHAR":
             return "false"  # not text: every row takes the full check
     if "trial" in types:
@@ -338,7 +297,7 @@ def _read_lines(con: Any, path: str, read: str, kind: str) -> int | None:
         return None
     con.execute(
         "CREATE OR REPLACE TEMP VIEW lines AS SELECT row_number() OVER () AS n, text FROM read_csv("
-        f"[{_quoted(read)}], columns = {{'text': 'VARCHAR'}}, header = false, auto_detect = false, "
+        f"[{quoted(read)}], columns = {{'text': 'VARCHAR'}}, header = false, auto_detect = false, "
         "delim = '\x01', quote = '', escape = '', new_line = '\\n', max_line_size = 1073741824, strict_mode = true)"
     )
     try:
@@ -406,7 +365,7 @@ def _jsonl_fields() -> str:
     form = " AND ".join([
         "plain", "len(keys) = len(list_distinct(keys))",
         # A field is absent, null or of its type: a value of another type leaves the row to the pandas code.
-        *(f"coalesce(types[{at[c]}], 'NULL') IN ('NULL', 'VARCHAR')" for c in _STRINGS),
+        *(f"coalesce(types[{at[c]}], 'NULL') IN ('NULL', 'VARCHAR')" for c in STRINGS),
         f"coalesce(types[{at['trial']}], 'NULL') IN ('NULL', 'UBIGINT')",
         f"(coalesce(types[{at['run']}], 'NULL') IN ('NULL', 'UBIGINT') OR {_VISIBLE.format(string['run'])})",
         f"coalesce(types[{at['partial_run']}], 'NULL') IN ('NULL', 'BOOLEAN')",
@@ -496,16 +455,6 @@ def _pre_scored_only(items: Iterable[tuple[int, Any, Any, bool, Any]], name: str
 
 
 # --------------------------------------------------------------------------- scoring
-def arrow_batches(con: Any, query: str, rows: int = BATCH_ROWS) -> Iterator[Any]:
-    """``query``'s result streamed as Arrow record batches of up to ``rows`` rows."""
-    relation = con.sql(query)
-    # duckdb 2 streams a relation with to_arrow_reader; 1.x with fetch_record_batch (record_batch before).
-    for name in ("to_arrow_reader", "fetch_record_batch", "record_batch"):
-        if hasattr(relation, name):
-            yield from getattr(relation, name)(rows)
-            return
-
-
 def _batches(con: Any, query: str) -> Iterator[dict[str, list[Any]]]:
     for batch in arrow_batches(con, query):
         yield batch.to_pydict()

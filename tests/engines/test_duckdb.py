@@ -248,7 +248,8 @@ def test_duckdb_spills_into_a_directory_of_its_own_not_the_working_directory(tmp
     spills into a temporary directory it owns, removed with the connection."""
     import gc
 
-    from scorekit.engines.duckdb import arrow_batches, connect, work_directory
+    from scorekit.engines._sql import arrow_batches, work_directory
+    from scorekit.engines.duckdb import connect
 
     monkeypatch.chdir(tmp_path)
     con = connect(memory_limit="30MB")
