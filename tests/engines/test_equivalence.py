@@ -258,15 +258,8 @@ def test_irregular_raw_rows_give_one_scorecard_on_pandas_and_dask(cluster, tmp_p
         _check(tmp_path_factory.mktemp("equiv"), data, [("dask", {"scheduler": cluster})], directory=False)
 
 
-DIRECTORY_REFUSED = "issue 27: the {} engine refuses a directory of pre-scored files that the duckdb engine reads " \
-                    "(InputError '<dir>: is a directory, not a results file')"
-
-
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
-@pytest.mark.parametrize("engine", [
-    pytest.param("pandas", marks=pytest.mark.xfail(strict=True, reason=DIRECTORY_REFUSED.format("pandas"))),
-    pytest.param("dask", marks=pytest.mark.xfail(strict=True, reason=DIRECTORY_REFUSED.format("dask"))),
-])
+@pytest.mark.parametrize("engine", ["pandas", "dask"])
 def test_every_engine_reads_a_directory_of_pre_scored_files_as_duckdb_does(cluster, tmp_path, engine, suffix):
     name = f"rows{suffix}"
     write_parts(tmp_path / name, IRREGULAR, [(0, 4), (4, 4), (4, 9)], suffix)
@@ -277,9 +270,6 @@ def test_every_engine_reads_a_directory_of_pre_scored_files_as_duckdb_does(clust
     assert_same(got, want, engine)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: a JSON Lines file holding one JSON array line is read as a JSON "
-                   "array of rows by the pandas and duckdb engines; the dask engine refuses it (InputError "
-                   "'rows.jsonl: the dask engine reads JSON Lines or Parquet files or a dask DataFrame')")
 def test_a_json_array_in_a_json_lines_file_reads_alike_on_dask(cluster, tmp_path):
     name = "rows.jsonl"
     (tmp_path / name).write_text('[{"id": "a", "dimension": "d", "status": "PASS", "evaluator": "h"}, 2]\n',
