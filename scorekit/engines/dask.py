@@ -3,8 +3,8 @@
 A JSON Lines file is cut into byte ranges of whole lines, as for the local
 workers; each task reads its own range from the file (the workers must see the
 same path) and scores it into a shard that stays on the worker. A Parquet file is read by
-row group, a dask DataFrame by partition, each on the workers; a directory of
-files of one kind file by file, in name order, its rows numbered as one file's.
+row group, a dask DataFrame by partition, each on the workers; a directory
+member by member (:mod:`scorekit._rows._members`), its lines numbered on.
 No row reaches the client, nor a hash per row: it receives what each shard
 reduces to (the hashes seen twice, counts per (dimension, case), digests a
 partition at a time: :mod:`scorekit.kernel`) and puts the scorecard's counts
@@ -14,18 +14,17 @@ processes runs here.
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .._errors import InputError, one_line
 from .._partial import Partial, score_items
 from .._rows import open_source
 from .._rows._formats import Source
+from .._rows._members import is_blank, line_count, members, numbered_on, parquet_rows
 from .._tally import Counted
 from ..kernel import Shard, count, open_shard
 from ..scorers import Context
@@ -223,45 +222,46 @@ def open_rows(rows: Any) -> Source | None:
     return open_source(rows)
 
 
-_KINDS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
-
-
 @dataclass
 class Directory(Source):
-    """A directory of JSON Lines or Parquet files of one kind, read in file-name order, a row's line
-    counted as if the files were one file (as the duckdb engine counts them). Its items (a partial
-    scan, scored in process) are every file's, numbered on."""
+    """A directory of results files (:mod:`scorekit._rows._members`): each member read alone, in
+    name order, its lines numbered on from the members before it; a blank member adds its lines and
+    no row, a Parquet member of no rows adds nothing. Its items (a partial scan, scored in process)
+    are every member's, numbered on."""
 
     files: tuple[Source, ...] = ()
-    offsets: tuple[int, ...] = ()  # the lines (rows of a Parquet file) of the files before each
+    offsets: tuple[int, ...] = ()  # the lines (rows of Parquet members) of the members before each
 
     @classmethod
     def open(cls, rows: str | os.PathLike[str]) -> Directory:
-        """The directory ``rows`` opened: each file with the pandas engine's file-level checks."""
+        """The directory ``rows`` opened: each member with the pandas engine's file-level checks."""
         name = os.fspath(rows)
-        found = sorted(p for p in Path(rows).rglob("*") if p.suffix.lower() in _KINDS and p.is_file())
-        if not found:
-            raise InputError(f"{name}: no JSON Lines or Parquet files in the directory")
-        if len({_KINDS[p.suffix.lower()] for p in found}) > 1:
-            raise InputError(f"{name}: the directory holds JSON Lines and Parquet files; the dask engine reads "
-                             "a directory of one kind")
-        files = tuple(open_source(str(p)) for p in found)
-        offsets = tuple(itertools.accumulate((_size(f) for f in files[:-1]), initial=0))
+        kind, paths = members(rows)
+        if kind == "parquet":  # a member of no rows adds none
+            paths = [path for path in paths if parquet_rows(path) != 0]
+            if not paths:
+                raise InputError(f"{name}: empty file, no rows")
+        elif all(is_blank(path) for path in paths):
+            raise InputError(f"{name}: empty files, no rows")
+        files: list[Source] = []
+        offsets: list[int] = []
+        offset = 0
+        for path in paths:
+            if kind == "parquet" or not is_blank(path):
+                files.append(open_source(path))
+                offsets.append(offset)
+            offset += _size(path, kind)
 
         def items() -> Iterator[tuple[Any, ...]]:
-            for file, offset in zip(files, offsets, strict=True):
-                for line, *rest in file.items():
-                    yield (line + offset, *rest)
+            for file, first in zip(files, offsets, strict=True):
+                yield from numbered_on(file.items(), first)
 
-        return cls(name, "directory", items, files=files, offsets=offsets)
+        return cls(name, "directory", items, files=tuple(files), offsets=tuple(offsets))
 
 
-def _size(src: Source) -> int:
-    """How many lines (rows of a Parquet file) ``src`` numbers."""
-    if src.lines is not None:  # the empty "line" after a last newline is no line of the one file
-        return len(src.lines) - (1 if len(src.lines) and not src.lines[-1] else 0)
-    if src.kind == "parquet":
-        import pyarrow.parquet as pq
-
-        return int(pq.ParquetFile(src.name).metadata.num_rows)
-    raise InputError(f"{src.name}: the dask engine reads a directory of JSON Lines or Parquet files")
+def _size(path: str, kind: str) -> int:
+    """How many lines (rows of a Parquet file) the member ``path`` numbers on: the members make one
+    file of one CSV header (each member's rows are numbered past its own)."""
+    if kind == "parquet":
+        return parquet_rows(path) or 0  # an unreadable one was refused when opened
+    return line_count(path) - (1 if kind == "csv" else 0)
