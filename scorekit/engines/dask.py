@@ -4,7 +4,9 @@ A JSON Lines file is cut into byte ranges of whole lines, as for the local
 workers; each task reads its own range from the file (the workers must see the
 same path) and scores it into a shard that stays on the worker. A Parquet file is read by
 row group, a dask DataFrame by partition, each on the workers; a directory
-member by member (:mod:`scorekit._rows._members`), its lines numbered on.
+member by member (:mod:`scorekit._rows._members`), its lines numbered on. A source
+held as one document (a JSON array, CSV) is scored here, as by the pandas engine,
+and its shard handed to a worker to be counted with the rest.
 No row reaches the client, nor a hash per row: it receives what each shard
 reduces to (the hashes seen twice, counts per (dimension, case), digests a
 partition at a time: :mod:`scorekit.kernel`) and puts the scorecard's counts
@@ -133,9 +135,15 @@ def _file_tasks(src: Source, name: str, offset: int, ctx_args: dict[str, Any], s
         for group in range(metadata.num_row_groups):
             yield (_parquet_part, path, group, first, name, ctx_args, strict)
             first += metadata.row_group(group).num_rows
-    else:
-        raise InputError(f"{src.name}: the dask engine reads JSON Lines or Parquet files (or a directory of them) "
-                         "or a dask DataFrame")
+    else:  # a JSON array, CSV, JSON Lines not held: one document, scored here (as the pandas engine does)
+        yield (_client_part, src, name, offset, ctx_args, strict)
+
+
+def _client_part(src: Source, name: str, offset: int, ctx_args: dict[str, Any], strict: bool) -> Partial:
+    """Score every row of ``src`` in this process, named ``name`` and numbered on by ``offset``
+    (a directory's member, :func:`~scorekit._rows._members.numbered_on`; a file alone keeps its rows' text)."""
+    items = src.items() if name == src.name and offset == 0 else numbered_on(src.items(), offset)
+    return score_items(items, name, Context(**ctx_args), strict)
 
 
 class _Futures:
@@ -190,7 +198,9 @@ def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
         n_parts = max(1, sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values()))
         shards = []
         for function, *args in _tasks(rows, src, ctx_args, strict, n_parts):
-            if function is _frame_part:  # a partition of a dask DataFrame: computed on the workers
+            if function is _client_part:  # scored here: its shard handed to a worker, counted with the rest
+                shards.append(client.scatter([scored_shard(function, *args)], hash=False)[0])
+            elif function is _frame_part:  # a partition of a dask DataFrame: computed on the workers
                 from dask.delayed import delayed
 
                 shards.append(client.compute(delayed(scored_shard)(function, *args)))

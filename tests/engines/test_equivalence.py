@@ -109,7 +109,6 @@ def drawn(draw: st.DrawFn, raw: bool) -> Drawn:
         column, values = draw(st.sampled_from(TYPED_ODDITIES))
         rows = [{**row, column: draw(st.sampled_from(values))} if isinstance(row, dict) else row for row in rows]
     assume(suffix == ".jsonl" or parquet_table(rows) is not None)  # Parquet or a frame: a type per column
-    assume(not lone_array(rows))  # the dask engine refuses it: test_a_json_array_in_a_json_lines_file_...
     policies = RAW_POLICIES if raw else PRESCORED_POLICIES
     agents = {row.get("agent") for row in rows if isinstance(row, dict)}
     agent = "agent-a" if len(agents) > 1 and draw(st.integers(0, 3)) else None  # else refused: two agents
