@@ -14,10 +14,9 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._errors import InputError
 from ._partial import COLUMNS, Partial, combine, score_items, score_lines
 from ._rows._formats import FileLines, Source, open_source
-from ._rows._members import is_blank, line_count, members, numbered_on, parquet_rows
+from ._rows._members import numbered_on, row_members
 from .scorers import Context
 
 __all__ = ["COLUMNS", "Ingested", "ingest", "ingest_directory", "jsonl_lines"]
@@ -53,24 +52,13 @@ def ingest_directory(directory: str | os.PathLike[str], ctx_args: dict[str, Any]
     read alone, in name order, its lines numbered on from the members before it
     (:mod:`scorekit._rows._members`); problems name the directory and those line numbers."""
     name = os.fspath(directory)
-    kind, files = members(directory)
-    if kind == "parquet":  # a member of no rows adds none
-        files = [path for path in files if parquet_rows(path) != 0]
-        if not files:
-            raise InputError(f"{name}: empty file, no rows")
-    elif all(is_blank(path) for path in files):
-        raise InputError(f"{name}: empty files, no rows")
+    _kind, found = row_members(directory)
     parts: list[Partial] = []
-    offset, left = 0, limit
-    for path in files:
-        if kind != "parquet" and is_blank(path):
-            offset += line_count(path)
-            continue
+    left = limit
+    for path, offset in found:
         seen = [0]
         items = _counted(numbered_on(open_source(path).items(), offset), left, seen)
         parts.append(score_items(items, name, Context(**ctx_args), strict))
-        # Parquet: row positions; CSV: the header of each later member is not counted.
-        offset += seen[0] if kind == "parquet" else line_count(path) - (1 if kind == "csv" else 0)
         if left is not None:
             left -= seen[0]
             if left <= 0:

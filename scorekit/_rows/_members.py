@@ -17,7 +17,7 @@ from typing import Any
 
 from .._errors import InputError
 
-__all__ = ["KINDS", "is_blank", "line_count", "members", "numbered_on", "parquet_rows"]
+__all__ = ["KINDS", "is_blank", "line_count", "member_lines", "members", "numbered_on", "parquet_rows", "row_members"]
 
 # File kinds by suffix: the suffixes open_source reads by (_formats._format_from_suffix).
 KINDS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl",
@@ -80,3 +80,39 @@ def numbered_on(items: Any, offset: int) -> Any:
     definition is read from its value, and its text is kept to be read again)."""
     for line, value, error, deep, _raw in items:
         yield line + offset, value, error, deep, None
+
+
+def member_lines(path: str, kind: str) -> int:
+    """How many lines (rows of a Parquet file) the member ``path`` numbers on: the members make one
+    file of one CSV header (each member's rows are numbered past its own)."""
+    if kind == "parquet":
+        return parquet_rows(path) or 0  # an unreadable one is refused when it is opened
+    return line_count(path) - (1 if kind == "csv" else 0)
+
+
+def row_members(directory: str | os.PathLike[str]) -> tuple[str, list[tuple[str, int]]]:
+    """(kind, [(member, lines numbered before it)]) of the members of ``directory`` that can hold
+    rows, in name order: a blank member adds its lines and no row, a Parquet member of no rows
+    adds nothing.
+
+    Raises
+    ------
+    InputError
+        As :func:`members`, or when no member holds a row ("empty files, no rows"; a directory of
+        Parquet files: "empty file, no rows").
+    """
+    name = os.fspath(directory)
+    kind, paths = members(directory)
+    if kind == "parquet":
+        paths = [path for path in paths if parquet_rows(path) != 0]
+        if not paths:
+            raise InputError(f"{name}: empty file, no rows")
+    elif all(is_blank(path) for path in paths):
+        raise InputError(f"{name}: empty files, no rows")
+    found: list[tuple[str, int]] = []
+    offset = 0
+    for path in paths:
+        if kind == "parquet" or not is_blank(path):
+            found.append((path, offset))
+        offset += member_lines(path, kind)
+    return kind, found

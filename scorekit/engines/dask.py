@@ -26,7 +26,7 @@ from .._errors import InputError, one_line
 from .._partial import Partial, score_items
 from .._rows import open_source
 from .._rows._formats import Source
-from .._rows._members import is_blank, line_count, members, numbered_on, parquet_rows
+from .._rows._members import numbered_on, row_members
 from .._tally import Counted
 from ..kernel import Shard, count, open_shard
 from ..scorers import Context
@@ -246,21 +246,9 @@ class Directory(Source):
     def open(cls, rows: str | os.PathLike[str]) -> Directory:
         """The directory ``rows`` opened: each member with the pandas engine's file-level checks."""
         name = os.fspath(rows)
-        kind, paths = members(rows)
-        if kind == "parquet":  # a member of no rows adds none
-            paths = [path for path in paths if parquet_rows(path) != 0]
-            if not paths:
-                raise InputError(f"{name}: empty file, no rows")
-        elif all(is_blank(path) for path in paths):
-            raise InputError(f"{name}: empty files, no rows")
-        files: list[Source] = []
-        offsets: list[int] = []
-        offset = 0
-        for path in paths:
-            if kind == "parquet" or not is_blank(path):
-                files.append(open_source(path))
-                offsets.append(offset)
-            offset += _size(path, kind)
+        _kind, found = row_members(rows)
+        files = [open_source(path) for path, _ in found]
+        offsets = [offset for _, offset in found]
 
         def items() -> Iterator[tuple[Any, ...]]:
             for file, first in zip(files, offsets, strict=True):
@@ -269,9 +257,3 @@ class Directory(Source):
         return cls(name, "directory", items, files=tuple(files), offsets=tuple(offsets))
 
 
-def _size(path: str, kind: str) -> int:
-    """How many lines (rows of a Parquet file) the member ``path`` numbers on: the members make one
-    file of one CSV header (each member's rows are numbered past its own)."""
-    if kind == "parquet":
-        return parquet_rows(path) or 0  # an unreadable one was refused when opened
-    return line_count(path) - (1 if kind == "csv" else 0)

@@ -48,6 +48,7 @@ from .._io import ROW_NESTING, nesting_exceeds
 from .._partial import Partial, combine, score_items
 from .._rows import open_source
 from .._rows._formats import csv_records, jsonl_records
+from .._rows._members import KINDS, members  # file kinds by suffix: the pandas reader's
 from .._tally import Counted
 from ..scorers import Context
 from ..scorers.pii import prefilter
@@ -61,10 +62,6 @@ _VISIBLE = "regexp_matches({0}, '[!-~]')"
 # An evaluator is certainly no mock when it is ASCII without "mock" in any case
 # (non-ASCII text could lower-case to "mock": the pandas code decides).
 _NO_MOCK = "(NOT contains(lower({0}), 'mock') AND regexp_full_match({0}, '[\\x01-\\x7f]*'))"
-# File kinds by suffix: the pandas reader's suffixes (scorekit/_rows/_formats.py).
-KINDS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl",
-         ".ndjson": "jsonl", ".json": "jsonl"}
-_NAMES = {"parquet": "Parquet", "csv": "CSV", "jsonl": "JSON Lines"}
 
 
 def _files(rows: Any) -> tuple[str, list[str]]:
@@ -74,15 +71,7 @@ def _files(rows: Any) -> tuple[str, list[str]]:
                          "(a file or a directory)")
     path = Path(rows)
     if path.is_dir():
-        found = sorted((str(p), KINDS[p.suffix.lower()]) for p in path.rglob("*")
-                       if p.suffix.lower() in KINDS and p.is_file())
-        if not found:
-            raise InputError(f"{rows}: no Parquet, CSV or JSON Lines files in the directory")
-        kinds = sorted({kind for _, kind in found})
-        if len(kinds) > 1:
-            raise InputError(f"{rows}: the directory holds {' and '.join(_NAMES[k] for k in kinds)} files; the "
-                             "duckdb engine reads a directory of one kind")
-        return kinds[0], [f for f, _ in found]
+        return members(path)  # the one walk every engine reads a directory by
     if not path.is_file():
         raise InputError(f"{rows}: no such file")
     kind = KINDS.get(path.suffix.lower())

@@ -501,9 +501,10 @@ def test_odd_files_stop_in_one_line_naming_the_file(tmp_path, capsys, name, cont
 
 
 def test_a_directory_of_two_kinds_is_refused_in_one_line(tmp_path):
+    """Every engine reads a directory through the one walk (``_rows._members.members``): one message."""
     _write_csv(_irregular_rows()[:3], tmp_path / "a.csv")
     _write_jsonl(_irregular_rows()[:3], tmp_path / "b.jsonl")
-    with pytest.raises(sk.InputError, match="CSV and JSON Lines files; the duckdb engine reads a directory of one"):
+    with pytest.raises(sk.InputError, match="CSV and JSON Lines files; a directory is read as one file of one kind"):
         sk.evaluate(tmp_path, engine="duckdb")
 
 
