@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -43,35 +42,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_evaluate import _parse_time, make_rows  # noqa: E402
+from bench_evaluate import _parse_time, _tree_sample, make_rows  # noqa: E402
 
 DIMENSIONS = 10
 TRIALS = 10
-
-
-def _tree_rss(root: int) -> int:
-    """Summed RSS (KiB) of ``root`` and every process below it (Linux /proc)."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/statm") as fh:
-                pages = int(fh.read().split()[1])
-        except OSError:
-            continue
-        pid = int(entry)
-        children.setdefault(int(fields[1]), []).append(pid)
-        rss[pid] = pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
-    total, todo = 0, [root]
-    while todo:
-        pid = todo.pop()
-        total += rss.get(pid, 0)
-        todo.extend(children.get(pid, []))
-    return total
 
 
 def _timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, int, str, int]:
@@ -87,7 +61,7 @@ def _timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, int, st
 
     def sample() -> None:
         while not done.wait(0.5):
-            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            peak[0] = max(peak[0], _tree_sample(proc.pid)[0])
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
