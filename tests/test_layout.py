@@ -17,6 +17,17 @@ NOT_TESTED_ALONE = {"__init__.py", "__main__.py", "_version.py"}
 
 #: module (path under scorekit/) → the test module that tests it, where the names differ.
 ALIASES = {
+    "_agents.py": "tests/test_cli_import.py",              # one evaluation, one agent (SPEC §2): several agents, exit 2
+    "_assemble.py": "tests/test_evaluate.py",               # Counted -> Scorecard, through evaluate
+    "_run_source.py": "tests/importers/test_partial_run.py",  # a run's source and why it is partial
+    "_rows/_members.py": "tests/test_ingest.py",            # a directory read member by member
+    "engines/_sql.py": "tests/engines/test_duckdb.py",      # what the duckdb reader and counter share
+    "kernel/_counting.py": "tests/kernel/test_count.py",    # counts, merge and run totals, any partitioning
+    "kernel/_judge.py": "tests/test_evaluate.py",           # the duplicate check against the row walk
+    "kernel/_repeated.py": "tests/kernel/test_count.py",    # repeated hashes found without gathering them
+    "kernel/_runner.py": "tests/kernel/test_count.py",      # the steps run through InProcess and dask
+    "kernel/_shard.py": "tests/kernel/test_count.py",       # a partition's steps where it is
+    "kernel/_table.py": "tests/engines/test_equivalence.py",  # one evidence table from every engine
     "_accel.py": "tests/test_speedups.py",                 # the C switch: C-versus-Python tests
     "_cli_release.py": "tests/release/test_gate_cli.py",
     "engines/_counted.py": "tests/engines/test_duckdb.py",     # the duckdb engine counted against pandas
