@@ -17,7 +17,8 @@ from typing import Any
 
 from .._errors import InputError
 
-__all__ = ["KINDS", "is_blank", "line_count", "member_lines", "members", "numbered_on", "parquet_rows", "row_members"]
+__all__ = ["KINDS", "is_blank", "line_count", "lines_and_end", "member_lines", "members", "numbered_on", "parquet_rows",
+           "row_members"]
 
 # File kinds by suffix: the suffixes open_source reads by (_formats._format_from_suffix).
 KINDS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl",
@@ -44,14 +45,20 @@ def members(directory: str | os.PathLike[str]) -> tuple[str, list[str]]:
     return kinds[0], [name for name, _ in found]
 
 
-def line_count(path: str) -> int:
-    """The lines of a file: each ends at b"\\n", and a last one without it counts too."""
+def lines_and_end(path: str) -> tuple[int, bool]:
+    """(lines, ends with a line break) of a file: each line ends at b"\\n", and a last one
+    without it counts too."""
     count, last = 0, b""
     with open(path, "rb") as fh:
         while chunk := fh.read(1 << 24):
             count += chunk.count(b"\n")
             last = chunk[-1:]
-    return count + (1 if last not in (b"", b"\n") else 0)
+    return count + (1 if last not in (b"", b"\n") else 0), last == b"\n"
+
+
+def line_count(path: str) -> int:
+    """The lines of a file (:func:`lines_and_end`)."""
+    return lines_and_end(path)[0]
 
 
 def is_blank(path: str) -> bool:

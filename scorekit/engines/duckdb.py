@@ -48,7 +48,7 @@ from .._io import ROW_NESTING, nesting_exceeds
 from .._partial import Partial, combine, score_items
 from .._rows import open_source
 from .._rows._formats import csv_records, jsonl_records
-from .._rows._members import KINDS, members  # file kinds by suffix: the pandas reader's
+from .._rows._members import KINDS, is_blank, line_count, lines_and_end, members
 from .._tally import Counted
 from ..scorers import Context
 from ..scorers.pii import prefilter
@@ -239,25 +239,6 @@ def _parquet_items(con: Any) -> Iterator[tuple[int, Any, Any, bool, None]]:
 
 
 # --------------------------------------------------------------------------- CSV and JSON Lines
-def _line_count(path: str) -> tuple[int, bool]:
-    """(lines, ends with a line break) of a file: a line ends at b"\\n"."""
-    count, last = 0, b""
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 24):
-            count += chunk.count(b"\n")
-            last = chunk[-1:]
-    return count + (1 if last not in (b"", b"\n") else 0), last == b"\n"
-
-
-def _blank(path: str) -> bool:
-    """True when ``path`` holds nothing but white space (read a block at a time)."""
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            if not block.isspace():
-                return False
-    return True
-
-
 def _first_line(path: str) -> bytes:
     """The first line of ``path``."""
     with open(path, "rb") as fh:
@@ -296,7 +277,7 @@ def _read_lines(con: Any, path: str, read: str, kind: str) -> int | None:
         ).fetchall()[0]
     except Exception:  # noqa: BLE001 - not UTF-8, a "\r", a "\x01", an overlong line: the pandas reader says
         return None
-    lines, ends = _line_count(path)
+    lines, ends = lines_and_end(path)
     # Every byte given back: the lines and their breaks are the file (nothing skipped, trimmed or split).
     if count != lines or size + count - (0 if ends else 1) != os.path.getsize(path):
         return None
@@ -499,11 +480,11 @@ def _count_text_files(con: Any, table: str, files: Files, kind: str, name: str, 
     parts: list[Partial] = []
     offset, left = 0, limit
     in_directory = os.path.isdir(name)
-    if in_directory and all(_blank(path) for path in files.given):
+    if in_directory and all(is_blank(path) for path in files.given):
         raise InputError(f"{name}: empty files, no rows")
     for path, read in zip(files.given, files.read, strict=True):
-        if in_directory and _blank(path):
-            offset += _line_count(path)[0]
+        if in_directory and is_blank(path):
+            offset += line_count(path)
             continue
         file_name = path if len(files.given) > 1 else name  # a file-level message names the file
         count = _text_source(con, path, read, kind, file_name, ctx_args, offset, left)
@@ -516,7 +497,7 @@ def _count_text_files(con: Any, table: str, files: Files, kind: str, name: str, 
                 seen[0] = con.execute("SELECT count(*) FROM fields").fetchall()[0][0]
         else:
             items = _whole_file_items(path, offset, left, seen)
-            count = _line_count(path)[0]
+            count = line_count(path)
         parts.append(score_items(_pre_scored_only(items, file_name), name, Context(**ctx_args), strict))
         offset += count - (1 if kind == "csv" else 0)
         if left is not None:
