@@ -32,7 +32,6 @@ __all__ = [
     "case_counts_from",
     "RunVariance",
     "count_cases",
-    "count_groups",
     "flat_case_counts",
     "run_totals",
     "run_totals_from",
@@ -295,12 +294,10 @@ def _by_list(by: str | Sequence[str]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- tables
-@dataclass(frozen=True)
-class GroupCounts:
-    """Status counts per group (e.g. per dimension)."""
+class _Statuses:
+    """Rows of status counts (PASS, FAIL, ERROR, ABSTAIN) and what they measure."""
 
-    index: pd.Index
-    counts: npt.NDArray[np.int64]  # (G, 4): PASS, FAIL, ERROR, ABSTAIN
+    counts: npt.NDArray[np.int64]
 
     @property
     def passes(self) -> np.ndarray:
@@ -310,6 +307,14 @@ class GroupCounts:
     def n(self) -> np.ndarray:
         """Measured rows: PASS + FAIL (the pass-rate denominator)."""
         return self.counts[:, PASS] + self.counts[:, FAIL]
+
+
+@dataclass(frozen=True)
+class GroupCounts(_Statuses):
+    """Status counts per group (e.g. per dimension)."""
+
+    index: pd.Index
+    counts: npt.NDArray[np.int64]  # (G, 4): PASS, FAIL, ERROR, ABSTAIN
 
     def summary(self, confidence: float = 0.95) -> pd.DataFrame:
         """``n, passes, fails, errors, abstains, rate, ci_low, ci_high, coverage`` per group."""
@@ -336,21 +341,13 @@ class GroupCounts:
 
 
 @dataclass(frozen=True)
-class CaseCounts:
+class CaseCounts(_Statuses):
     """Status counts per (group, case): the sufficient statistics of an evaluation."""
 
     groups: GroupCounts
     case_group: np.ndarray  # (K,) index into groups.index, non-decreasing
     case_ids: np.ndarray | pd.api.extensions.ExtensionArray  # (K,) case id per case, sorted within each group
     counts: npt.NDArray[np.int64]  # (K, 4)
-
-    @property
-    def passes(self) -> np.ndarray:
-        return self.counts[:, PASS]
-
-    @property
-    def n(self) -> np.ndarray:
-        return self.counts[:, PASS] + self.counts[:, FAIL]
 
     def summary(self, confidence: float = 0.95) -> pd.DataFrame:
         """:meth:`GroupCounts.summary` plus the case-clustered interval (SPEC §6, §18).
@@ -459,14 +456,6 @@ class CaseCounts:
             },
             index=self.groups.index,
         )
-
-
-def count_groups(frame: pd.DataFrame, by: str | Sequence[str] = "dimension") -> GroupCounts:
-    """Status counts per group of the agent rows of ``frame`` (controls excluded)."""
-    by = _by_list(by)
-    rows = agent_rows(frame)
-    index, counts = grouped_status_counts(rows, by, status_codes(rows))
-    return GroupCounts(index=index, counts=counts)
 
 
 def count_cases(
@@ -672,12 +661,10 @@ def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str]
     statuses = status_codes(rows)
     groups, _ = grouped_status_counts(rows, by, statuses) if len(rows) else (pd.Index([], name=by[0]), None)
     ngroups = len(groups)
-    if not ngroups:
-        return RunTotals.without_runs(groups)
     case = "case_id" if "case_id" in rows.columns else "id"
     use_run = run in rows.columns and bool(rows[run].notna().any())
     column = run if use_run else "trial"
-    if column not in rows.columns:
+    if not ngroups or column not in rows.columns:
         return RunTotals.without_runs(groups)
     has_value = rows[column].notna().to_numpy()
     every = bool(has_value.all())
@@ -703,23 +690,16 @@ def run_totals(frame: pd.DataFrame, *, run: str = "run", by: str | Sequence[str]
     ccode = codes[levels + 1].astype(np.int64, copy=False)
     del codes
     nruns, ncases = len(labels[levels]), len(labels[levels + 1])
-    if not use_run:
-        # Every case of the group has the same set of trial indices: the (trial,
-        # case) pairs present are all combinations of the group's trials and cases.
-        pairs = np.bincount(gcode, minlength=ngroups)
-        trials = np.bincount(np.unique(gcode * nruns + rcode) // nruns, minlength=ngroups)
-        cases = np.bincount(np.unique(gcode * ncases + ccode) // ncases, minlength=ngroups)
-        unbalanced |= pairs != trials * cases
+
+    def per_group(pairs: np.ndarray) -> np.ndarray:  # distinct cases per group of (group, case) keys
+        return np.bincount(np.unique(pairs) // ncases, minlength=ngroups)
+
     measured = (counts[:, PASS] + counts[:, FAIL]) > 0
-    universe = np.bincount(np.unique(gcode[measured] * ncases + ccode[measured]) // ncases, minlength=ngroups)
     keys, at = np.unique(gcode * nruns + rcode, return_inverse=True)
-    return RunTotals(
-        groups=groups, column=column, note=None, unbalanced=unbalanced, universe=universe.astype(np.int64),
-        run_labels=labels[levels], run_group=keys // nruns, run_code=keys % nruns,
-        run_cases=np.bincount(at, weights=measured, minlength=len(keys)).astype(np.int64),
-        run_pass=np.bincount(at, weights=counts[:, PASS], minlength=len(keys)).astype(np.int64),
-        run_n=np.bincount(at, weights=counts[:, PASS] + counts[:, FAIL], minlength=len(keys)).astype(np.int64),
-    )
+    return _run_totals(groups, column, use_run, unbalanced, per_group(gcode[measured] * ncases + ccode[measured]),
+                       per_group(gcode * ncases + ccode), labels[levels], keys // nruns, keys % nruns,
+                       *(np.bincount(at, weights=w, minlength=len(keys))
+                         for w in (measured, counts[:, PASS], counts[:, PASS] + counts[:, FAIL], None)))
 
 
 def run_totals_from(groups: pd.Index, per_run: Sequence[tuple[Any, Any, int, int, int, int]], *, column: str,
@@ -733,33 +713,33 @@ def run_totals_from(groups: pd.Index, per_run: Sequence[tuple[Any, Any, int, int
     agent row without a trial number (trials as runs); ``universe`` and ``n_cases`` are, per
     group, the cases measured in some run and the cases present at some run.
     """
-    if not per_run:
+    code = {name: i for i, name in enumerate(groups)}
+    labels = sorted({r for _, r, *_ in per_run})
+    at = {label: i for i, label in enumerate(labels)}
+    numbers = np.array([row[2:] for row in per_run], dtype=np.int64).reshape(-1, 4)
+    return _run_totals(groups, column, use_run, unbalanced, universe, n_cases,
+                       pd.Index(pd.array(labels, dtype="str" if use_run else "Int64"), name=column),
+                       np.array([code[g] for g, *_ in per_run], dtype=np.int64),
+                       np.array([at[r] for _, r, *_ in per_run], dtype=np.int64), *numbers.T)
+
+
+def _run_totals(groups: pd.Index, column: str, use_run: bool, unbalanced: np.ndarray, universe: np.ndarray,
+                n_cases: np.ndarray, run_labels: pd.Index, run_group: np.ndarray, run_code: np.ndarray,
+                *sums: np.ndarray) -> RunTotals:
+    """What :func:`run_totals` and :func:`run_totals_from` share: per (group, run), ``sums`` are the
+    cases measured, PASS rows, PASS + FAIL rows and cases present; trials stand in for runs only
+    where every case of the group has the same set of trial numbers."""
+    if not len(run_group):
         return RunTotals.without_runs(groups, column=column, note=f"no row has a {column} value",
                                       unbalanced=unbalanced)
-    ngroups = len(groups)
-    code = {name: i for i, name in enumerate(groups)}
-    unbalanced = unbalanced.copy()
-    if not use_run:
-        # Every case of the group has the same set of trial numbers: the (trial, case) pairs
-        # present are all combinations of the group's trials and cases.
-        pairs = np.zeros(ngroups, dtype=np.int64)
-        trials = np.zeros(ngroups, dtype=np.int64)
-        for dim, _r, *_, present in per_run:
-            pairs[code[dim]] += present
-            trials[code[dim]] += 1
-        unbalanced |= (trials > 0) & (pairs != trials * n_cases)
-    labels = sorted({r for _, r, *_ in per_run})
-    run_labels = pd.Index(pd.array(labels, dtype="str" if use_run else "Int64"), name=column)
-    at = {label: i for i, label in enumerate(labels)}
-    return RunTotals(
-        groups=groups, column=column, note=None, unbalanced=unbalanced, universe=np.asarray(universe, np.int64),
-        run_labels=run_labels,
-        run_group=np.array([code[g] for g, *_ in per_run], dtype=np.int64),
-        run_code=np.array([at[r] for _, r, *_ in per_run], dtype=np.int64),
-        run_cases=np.array([row[2] for row in per_run], dtype=np.int64),
-        run_pass=np.array([row[3] for row in per_run], dtype=np.int64),
-        run_n=np.array([row[4] for row in per_run], dtype=np.int64),
-    )
+    cases, passes, n, present = (np.asarray(s).astype(np.int64) for s in sums)
+    if not use_run:  # the (trial, case) pairs present are all combinations of the group's trials and cases
+        trials = np.bincount(run_group, minlength=len(groups))
+        pairs = np.bincount(run_group, weights=present, minlength=len(groups))
+        unbalanced = unbalanced | ((trials > 0) & (pairs != trials * n_cases))
+    return RunTotals(groups=groups, column=column, note=None, unbalanced=unbalanced,
+                     universe=np.asarray(universe, np.int64), run_labels=run_labels, run_group=run_group,
+                     run_code=run_code, run_cases=cases, run_pass=passes, run_n=n)
 
 
 def variance_table(totals: RunTotals, *, confidence: float = 0.95) -> RunVariance:
