@@ -28,6 +28,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
+from .._errors import InputError
 from .._partial import Partial, combine, score_lines, score_range, shrink
 from .._spool import Spool
 
@@ -49,31 +50,31 @@ MIN_ROWS = 150_000
 GRACE_SECONDS = 30.0
 
 
+def _setting(name: str, default: int, least: int) -> int:
+    """The whole number in environment variable ``name`` (at least ``least``), else ``default``;
+    any other text is an :class:`~scorekit.InputError` naming the variable."""
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        return max(least, int(text))
+    except ValueError:
+        raise InputError(f"{name} must be a whole number; got {text!r}") from None
+
+
 def workers() -> int:
     """Processes to score with (this one included): ``SCOREKIT_WORKERS``, else
     the cores this process may use (at most 8)."""
-    override = os.environ.get("SCOREKIT_WORKERS")
-    if override:
-        try:
-            return max(1, int(override))
-        except ValueError:
-            return 1
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         cores = os.cpu_count() or 1
-    return max(1, min(8, cores))
+    return _setting("SCOREKIT_WORKERS", max(1, min(8, cores)), 1)
 
 
 def min_rows() -> int:
     """Rows from which worker processes score too: ``SCOREKIT_MIN_WORKER_ROWS``, else :data:`MIN_ROWS`."""
-    override = os.environ.get("SCOREKIT_MIN_WORKER_ROWS")
-    if override:
-        try:
-            return max(0, int(override))
-        except ValueError:
-            return MIN_ROWS
-    return MIN_ROWS
+    return _setting("SCOREKIT_MIN_WORKER_ROWS", MIN_ROWS, 0)
 
 
 def wants_workers(n_lines: int) -> bool:

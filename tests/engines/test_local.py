@@ -205,10 +205,25 @@ def test_the_threshold_is_read_from_the_environment(monkeypatch):
     monkeypatch.setenv("SCOREKIT_MIN_WORKER_ROWS", "1234")
     assert local.min_rows() == 1234
     monkeypatch.setenv("SCOREKIT_MIN_WORKER_ROWS", "many")
-    assert local.min_rows() == local.MIN_ROWS
+    with pytest.raises(sk.InputError, match="SCOREKIT_MIN_WORKER_ROWS must be a whole number; got 'many'"):
+        local.min_rows()
+    monkeypatch.setenv("SCOREKIT_WORKERS", "two")
+    with pytest.raises(sk.InputError, match="SCOREKIT_WORKERS must be a whole number; got 'two'"):
+        local.workers()
     monkeypatch.setenv("SCOREKIT_WORKERS", "1")
     monkeypatch.setenv("SCOREKIT_MIN_WORKER_ROWS", "0")
     assert not local.wants_workers(10**9)  # one core: never
+
+
+def test_a_threshold_that_is_no_number_stops_the_run_in_one_line(monkeypatch, capsys, tmp_path):
+    """SCOREKIT_MIN_WORKER_ROWS=many is refused, never read as the default: exit 2, one line naming it."""
+    from scorekit import cli
+
+    path = write(tmp_path / "rows.jsonl", raw_rows(20))
+    monkeypatch.setenv("SCOREKIT_MIN_WORKER_ROWS", "many")
+    assert cli.main(["run", "--results", str(path), "--out-dir", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err == "scorekit run: SCOREKIT_MIN_WORKER_ROWS must be a whole number; got 'many'\n"
 
 
 def test_scoring_in_process_does_not_reach_up_to_the_engines():
