@@ -1,20 +1,10 @@
-"""The engine as map and combine (SPEC §16): score a partition, combine partials.
+"""Score a partition of rows into a :class:`Partial`; combine partials (SPEC §16).
 
-:func:`score_items` checks (SPEC §5) and scores (SPEC §3–§4) one partition of
-rows and reduces each row to the few values the evidence table keeps; the parsed
-dict is dropped straight away, so memory stays near the size of the partition.
-:func:`score_range` scores the rows of a byte range of a JSON Lines file (what a
-worker process or a cluster task runs). :func:`combine` merges partials in any
-order and grouping into the same result: columns are put back in source order
-by each partial's key, and every hash input is a set or a multiset of row
-digests (SPEC §10: the sorted list is taken once, over the combined digests), so
-the hashes do not depend on how the rows were partitioned.
-
-A partial's rows are built as plain lists (one Python object per cell) and
-compacted every :data:`BATCH_ROWS` rows, and when the partial is finished, into
-an Arrow record batch (:data:`SCHEMA`: status and label as int8 codes, text as
-``large_string``, which pandas' ``str`` dtype takes without a copy): a few
-dozen bytes a row instead of a Python object per cell.
+:func:`score_items` checks (SPEC §5) and scores (SPEC §3–§4) rows, keeping per row only
+what the evidence table needs, compacted every :data:`BATCH_ROWS` rows into an Arrow batch
+(:func:`schema`). :func:`combine` merges partials in any order and grouping into the same
+result: rows go back in source order by each partial's key, and every hash input is a set or
+multiset of row digests (SPEC §10), so no hash depends on the partitioning.
 """
 
 from __future__ import annotations
@@ -39,8 +29,8 @@ from .scorers.judges import cast_votes, is_mock, with_mock
 from .scorers.pii import scrub
 
 __all__ = ["BATCH_ROWS", "COLUMNS", "COMPACT", "ENCODED", "LABELS", "SPOOLED", "Partial", "combine",
-           "merge_agreement", "orphan_digests", "release_memory", "schema", "score_items", "score_lines",
-           "score_range", "shrink", "undefined_pairs"]
+           "merge_agreement", "orphan_digests", "read_range", "release_memory", "schema", "score_items",
+           "score_lines", "shrink", "undefined_pairs"]
 
 COLUMNS = (
     "line", "id", "dimension", "case_id", "trial", "status", "reason", "detail", "label", "control", "evaluator",
@@ -123,26 +113,16 @@ def _malloc_trim() -> Any:
         return None
 
 
-def _codes(values: list[str], codes: dict[str, int]) -> Any:
-    import numpy as np
-
-    return np.fromiter(map(codes.__getitem__, values), dtype=np.int8, count=len(values))
-
-
 def _batch(columns: dict[str, list[Any]]) -> Any:
     """One record batch of ``columns`` (lists of one length, in :data:`COLUMNS`)."""
+    import numpy as np
     import pyarrow as pa
 
     fields = schema()
-    arrays = []
-    for name in COLUMNS:
-        values = columns[name]
-        if name == "status":
-            arrays.append(pa.array(_codes(values, _STATUS_CODES), type=pa.int8()))
-        elif name == "label":
-            arrays.append(pa.array(_codes(values, _LABEL_CODES), type=pa.int8()))
-        else:
-            arrays.append(pa.array(values, type=fields.field(name).type))
+    coded = {"status": _STATUS_CODES, "label": _LABEL_CODES}
+    arrays = [pa.array(np.fromiter(map(coded[name].__getitem__, values), dtype=np.int8, count=len(values)))
+              if name in coded else pa.array(values, type=fields.field(name).type)
+              for name, values in ((name, columns[name]) for name in COLUMNS)]
     return pa.RecordBatch.from_arrays(arrays, schema=fields)
 
 
@@ -200,10 +180,11 @@ class Partial:
         return (self.source, lines[0] if lines else 0)
 
     def compact(self) -> None:
-        """Move the rows held as lists into a record batch (after the batches)."""
+        """Move the rows held as lists into a record batch (after the batches), emptying the lists."""
         if self.columns["line"]:
             self.batches.append(_batch(self.columns))
-            self.columns = {c: [] for c in COLUMNS}
+            for values in self.columns.values():
+                values.clear()
 
     def table(self) -> Any:
         """Every row, compacted, as one ``pyarrow.Table`` of :func:`schema` (no copy of the batches)."""
@@ -350,8 +331,6 @@ def score_items(
     for line, value, error, deep, raw in items:
         if len(c_line) >= BATCH_ROWS:
             out.compact()
-            (c_line, c_id, c_dim, c_case, c_trial, c_status, c_reason, c_detail, c_label, c_control, c_eval, c_output,
-             c_cost, c_latency, c_run, c_def, c_json) = out.columns.values()
         row = None
         if error is None:
             row, row_problems = check_row(value, deep)
@@ -381,23 +360,11 @@ def score_items(
             case = _printable(ident["case_id"]) if isinstance(ident.get("case_id"), str) else row_id
             if case is None:
                 case = f"<line {line}>"  # an unreadable row is still its own case in the evidence
-            c_line.append(line)
-            c_id.append(row_id)
-            c_dim.append(dimension)
-            c_case.append(case)
-            c_trial.append(None)
-            c_status.append("ERROR")
-            c_reason.append("invalid_row")
-            c_label.append("invalid")
-            c_detail.append(redact("; ".join(f"{name}: {message}" for name, message in row_problems[:3])))
-            c_control.append(False)
-            c_eval.append(None)
-            c_output.append(None)
-            c_cost.append(None)
-            c_latency.append(None)
-            c_def.append(None)
-            c_run.append(None)
-            c_json.append(None if raw is not None or value is None else _dumps(value))
+            detail = redact("; ".join(f"{name}: {message}" for name, message in row_problems[:3]))
+            for values, cell in zip(out.columns.values(), (  # in COLUMNS order
+                    line, row_id, dimension, case, None, "ERROR", "invalid_row", detail, "invalid", False, None, None,
+                    None, None, None, None, None if raw is not None or value is None else _dumps(value)), strict=True):
+                values.append(cell)
             evidence_digests += evidence_digest(row_id, dimension, case, None, "ERROR", "invalid_row", "invalid", False,
                                                 strict and dimension is not None)
             continue
@@ -485,18 +452,14 @@ def score_lines(lines: FileLines, first: int, source: str, ctx_args: dict[str, A
     return score_items(jsonl_records(lines.load(), first), source, Context(**ctx_args), strict)
 
 
-def score_range(
-    path: str, start: int, stop: int, first: int, source: str, ctx_args: dict[str, Any], strict: bool
-) -> Partial:
-    """Score the JSON Lines rows in bytes [start, stop) of ``path`` (``start`` at
-    the beginning of line number ``first``): what a worker runs, reading its own
-    byte range, so no row is sent to it."""
+def read_range(path: str, start: int, stop: int, source: str) -> bytes:
+    """Bytes [start, stop) of ``path``; fewer (the file shrank) is an ``OSError`` naming ``source``."""
     with open(path, "rb") as fh:
         fh.seek(start)
         data = fh.read(stop - start)
     if len(data) != stop - start:
         raise OSError(f"{source}: the file changed while it was being scored")
-    return score_lines(FileLines(data), first, source, ctx_args, strict)
+    return data
 
 
 def combine(parts: Iterable[Partial]) -> Partial:

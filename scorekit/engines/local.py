@@ -29,7 +29,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 from .._errors import InputError
-from .._partial import Partial, combine, score_lines, score_range, shrink
+from .._partial import Partial, combine, read_range, score_lines, shrink
+from .._rows._formats import FileLines
 from .._spool import Spool
 
 __all__ = ["MIN_ROWS", "checked_range", "line_ranges", "min_rows", "range_task", "score_file", "wants_workers",
@@ -104,13 +105,14 @@ def line_ranges(n_rows: int, n_workers: int) -> list[tuple[int, int]]:
 
 
 def checked_range(path: str, start: int, stop: int, crc: int, first: int, source: str, ctx_args: dict[str, Any],
-                   strict: bool) -> Partial:
-    """:func:`score_range`, refusing bytes other than those this process read."""
-    with open(path, "rb") as fh:
-        fh.seek(start)
-        if zlib.crc32(fh.read(stop - start)) != crc:
-            raise OSError(f"{source}: the file changed while it was being scored")
-    return score_range(path, start, stop, first, source, ctx_args, strict)
+                  strict: bool) -> Partial:
+    """Score the JSON Lines rows in bytes [start, stop) of ``path`` (``start`` at the beginning of line
+    number ``first``), refusing bytes other than those this process read: what a worker runs, reading
+    its own range, so no row is sent to it."""
+    data = read_range(path, start, stop, source)
+    if zlib.crc32(data) != crc:
+        raise OSError(f"{source}: the file changed while it was being scored")
+    return score_lines(FileLines(data), first, source, ctx_args, strict)
 
 
 def range_task(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool) -> Callable[[int, int], tuple[Any, ...]]:

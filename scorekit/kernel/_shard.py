@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import Problem
-from .._partial import Partial, shrink, undefined_pairs
+from .._partial import Partial, read_range, shrink, undefined_pairs
 from .._spool import Spool
 from ._table import codes, counting_frame, segments
 
@@ -169,9 +169,7 @@ def row_texts(shard: Shard, positions: Sequence[int]) -> list[bytes | str]:
         from .._rows._formats import FileLines
 
         path, start, stop, first = lines
-        with open(path, "rb") as fh:
-            fh.seek(start)
-            lines = FileLines(fh.read(stop - start))
+        lines = FileLines(read_range(path, start, stop, shard.source))
     assert lines is not None
     return [str(text) if text is not None else lines[int(numbers[p]) - first]
             for text, p in zip(kept, positions, strict=True)]

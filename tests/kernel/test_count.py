@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from scorekit import kernel
 from scorekit._counts import flat_case_counts
-from scorekit._partial import Partial, combine, score_range
+from scorekit._partial import Partial, combine, read_range, score_lines
 from scorekit._rows._formats import FileLines
 from scorekit.kernel import _shard, tally_frame
 
@@ -70,8 +70,8 @@ def _ranges(offsets: np.ndarray, cuts: list[float]) -> list[tuple[int, int]]:
 
 
 def _partials(path: Path, offsets: np.ndarray, ranges: list[tuple[int, int]], strict: bool) -> list:
-    return [score_range(str(path), int(offsets[a]), int(offsets[b]), a + 1, path.name, CTX, strict)
-            for a, b in ranges]
+    return [score_lines(FileLines(read_range(str(path), int(offsets[a]), int(offsets[b]), path.name)), a + 1,
+                        path.name, CTX, strict) for a, b in ranges]
 
 
 def _reference(path: Path, offsets: np.ndarray, strict: bool):
