@@ -473,27 +473,12 @@ def count_cases(
         raise KeyError(f"column {case!r} not found; needed to group repeated trials into cases")
     rows = agent_rows(frame)
     index, counts = grouped_status_counts(rows, [*by, case], status_codes(rows))
-    # Cases are sorted by group first, so each group is one contiguous run.
-    group_codes = [index.codes[i] for i in range(len(by))]
-    if len(group_codes) == 1:
-        changes = np.flatnonzero(np.diff(group_codes[0])) + 1
-    else:
-        stacked = np.stack(group_codes, axis=1)
-        changes = np.flatnonzero((np.diff(stacked, axis=0) != 0).any(axis=1)) + 1
-    starts = np.concatenate([[0], changes]) if len(index) else np.array([], dtype=np.int64)
-    case_group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(index))))
-    group_index = index.droplevel(-1)[starts]
+    first = np.ones(len(index), dtype=bool)  # each group's first case (cases are sorted by group)
+    first[1:] = np.any([codes[1:] != codes[:-1] for codes in index.codes[:-1]], axis=0)
+    group_index = index.droplevel(-1)[first]
     if isinstance(group_index, pd.MultiIndex):
         group_index = group_index.remove_unused_levels()
-    # Aggregate the K cases (not the input rows) up to their groups.
-    group_counts = np.add.reduceat(counts, starts, axis=0) if len(starts) else counts[:0]
-    case_levels = index.levels[-1].to_numpy(dtype=object)
-    return CaseCounts(
-        groups=GroupCounts(index=group_index, counts=group_counts),
-        case_group=case_group,
-        case_ids=case_levels[index.codes[-1]],
-        counts=counts,
-    )
+    return _case_counts(first, group_index, index.levels[-1].to_numpy(dtype=object)[index.codes[-1]], counts)
 
 
 def case_counts_from(dimensions: Any, case_ids: Any, counts: np.ndarray) -> CaseCounts:
@@ -505,13 +490,18 @@ def case_counts_from(dimensions: Any, case_ids: Any, counts: np.ndarray) -> Case
     cases as Python strings take about 560 MB).
     """
     dims = pd.Series(pd.array(dimensions, dtype="str"))
-    counts = np.asarray(counts, dtype=np.int64).reshape(len(dims), 4)
     codes, groups = pd.factorize(dims, sort=False)  # already sorted: codes are non-decreasing
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, dtype=np.int64)
+    return _case_counts(np.r_[True, codes[1:] != codes[:-1]][: len(codes)],
+                        pd.Index(pd.array(groups, dtype="str"), name="dimension"), pd.array(case_ids, dtype="str"),
+                        np.asarray(counts, dtype=np.int64).reshape(len(dims), 4))
+
+
+def _case_counts(first: np.ndarray, groups: pd.Index, case_ids: Any, counts: np.ndarray) -> CaseCounts:
+    """:class:`CaseCounts` of per-case ``counts`` sorted by group, ``first`` marking each group's first case."""
+    starts = np.flatnonzero(first)
     group_counts = np.add.reduceat(counts, starts, axis=0) if len(starts) else counts[:0]
-    index = pd.Index(pd.array(groups, dtype="str"), name="dimension")
-    return CaseCounts(groups=GroupCounts(index=index, counts=group_counts), case_group=codes.astype(np.int64),
-                      case_ids=pd.array(case_ids, dtype="str"), counts=counts)
+    return CaseCounts(groups=GroupCounts(index=groups, counts=group_counts),
+                      case_group=(np.cumsum(first) - 1).astype(np.int64), case_ids=case_ids, counts=counts)
 
 
 def case_table(
