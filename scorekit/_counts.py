@@ -1,11 +1,7 @@
-"""Reduce scored rows to counts per (group, case) — the sufficient statistics.
+"""Scored rows → status counts per (group, case), the sufficient statistics, and run totals.
 
-Every statistic scorekit reports is a function of four counts (PASS, FAIL,
-ERROR, ABSTAIN) per (dimension, case). This module computes them once, with
-integer codes and ``np.bincount``; no Python loop ever runs per row.
-
-The tables built here are what ``summary``, ``pass_k``, ``consistency`` and the
-Scorecard read, so each number has exactly one code path.
+Every statistic is a function of the PASS, FAIL, ERROR, ABSTAIN counts per (dimension, case),
+computed here once, with integer codes and ``np.bincount`` (no Python loop per row).
 """
 
 from __future__ import annotations
@@ -24,29 +20,14 @@ from . import _stats
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = [
-    "STATUSES",
-    "STATUS_DTYPE",
-    "CaseCounts",
-    "RunTotals",
-    "case_counts_from",
-    "RunVariance",
-    "count_cases",
-    "flat_case_counts",
-    "run_totals",
-    "run_totals_from",
-    "run_variance",
-    "status_codes",
-    "variance_table",
-]
+__all__ = ["STATUSES", "STATUS_DTYPE", "CaseCounts", "RunTotals", "RunVariance", "case_counts_from", "count_cases",
+           "flat_case_counts", "run_totals", "run_totals_from", "run_variance", "status_codes", "variance_table"]
 
 STATUSES: tuple[str, ...] = ("PASS", "FAIL", "ERROR", "ABSTAIN")
 STATUS_DTYPE = pd.CategoricalDtype(list(STATUSES))
 PASS, FAIL, ERROR, ABSTAIN = range(4)
 
-# Above this many possible combined keys per row the dense bincount is wasteful;
-# hash the combined keys instead.
-_DENSE_FACTOR = 4
+_DENSE_FACTOR = 4  # above this many possible combined keys per row, hash the keys instead of a dense bincount
 
 
 # --------------------------------------------------------------------------- codes
@@ -176,19 +157,9 @@ def _decompose(keys: np.ndarray, prefix: list[np.ndarray], radix: list[int]) -> 
 def grouped_status_counts(
     frame: pd.DataFrame, columns: Sequence[str], statuses: np.ndarray
 ) -> tuple[pd.Index, np.ndarray]:
-    """Status counts per observed combination of ``columns``, sorted by label.
-
-    One hash pass per column gives integer codes; the codes combine into one key
-    per row and a single ``np.bincount`` counts (key, status). Only the observed
-    groups (far fewer than rows) are then sorted and labelled.
-
-    Returns
-    -------
-    index : Index or MultiIndex
-        The group labels (a MultiIndex for several columns).
-    counts : ndarray of shape (groups, 4)
-        PASS, FAIL, ERROR, ABSTAIN rows per group.
-    """
+    """Status counts per observed combination of ``columns`` (an (groups, 4) array), sorted by label,
+    and the labels (a MultiIndex for several columns): a hash pass per column gives codes, combined
+    into one key per row that one ``np.bincount`` counts; only the observed groups are sorted."""
     levels, codes, counts = grouped_codes(frame, columns, statuses)
     if len(levels) == 1:
         index = levels[0][codes[0]]

@@ -1,27 +1,22 @@
-"""Validate and score rows in this process: the ``pandas`` engine's scoring (SPEC §16).
+"""Validate and score rows in this process (SPEC §16): a source, or a directory member by member.
 
-Rows are scored partition by partition into partials (:mod:`scorekit._partial`)
-and combined. Whether a large JSON Lines file is scored here or also by local
-worker processes is the engines layer's choice (:func:`scorekit.engines.ingest`,
-:mod:`scorekit.engines.local`); this module only scores here, and names the
-lines of a JSON Lines source (:func:`jsonl_lines`) that choice is made on. A
-directory of results files is scored member by member (:func:`ingest_directory`).
+Whether worker processes score a large JSON Lines file too is the engines layer's choice
+(:mod:`scorekit.engines.local`), made on the lines :func:`jsonl_lines` names.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._partial import COLUMNS, Partial, combine, score_items, score_lines
+from ._partial import Partial, combine, score_items, score_lines
 from ._rows._formats import FileLines, Source, open_source
 from ._rows._members import numbered_on, row_members
 from .scorers import Context
 
-__all__ = ["COLUMNS", "Ingested", "ingest", "ingest_directory", "jsonl_lines"]
-
-Ingested = Partial  # the name _evaluate knows the combined result by
+__all__ = ["ingest", "ingest_directory", "jsonl_lines"]
 
 
 def jsonl_lines(src: Source, limit: int | None = None) -> FileLines | None:
@@ -40,10 +35,7 @@ def ingest(src: Source, ctx_args: dict[str, Any], *, limit: int | None = None, s
     lines = jsonl_lines(src, limit)
     if lines is not None:
         return score_lines(lines, 1, src.name, ctx_args, strict)
-    items: Iterable[Any] = src.items()
-    if limit is not None:
-        items = _take(items, limit)
-    return score_items(items, src.name, Context(**ctx_args), strict)
+    return score_items(itertools.islice(src.items(), limit), src.name, Context(**ctx_args), strict)
 
 
 def ingest_directory(directory: str | os.PathLike[str], ctx_args: dict[str, Any], *, limit: int | None = None,
@@ -68,9 +60,7 @@ def ingest_directory(directory: str | os.PathLike[str], ctx_args: dict[str, Any]
 
 def _counted(items: Iterable[Any], limit: int | None, seen: list[int]) -> Iterable[Any]:
     """``items`` (the first ``limit`` when given), counted in ``seen[0]``."""
-    for item in items:
-        if limit is not None and seen[0] >= limit:
-            return
+    for item in itertools.islice(items, limit):
         seen[0] += 1
         yield item
 
@@ -84,10 +74,3 @@ def _first_rows(lines: Sequence[bytes], limit: int) -> Sequence[bytes]:
             if seen == limit:
                 return lines[: i + 1]
     return lines
-
-
-def _take(items: Iterable[Any], limit: int) -> Iterable[Any]:
-    for i, item in enumerate(items):
-        if i >= limit:
-            return
-        yield item

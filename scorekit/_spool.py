@@ -1,18 +1,9 @@
-"""The columns of scored rows that counting never reads, held aside (SPEC §16).
+"""The columns of scored rows that only the evidence reads, held aside (SPEC §16).
 
-Counting, the cross-row checks and the hashes read a few compact columns of
-every scored row; the evidence table also holds columns nothing upstream of it
-reads (the agent's output, the evaluator, cost and latency, a row's JSON text).
-As each partial arrives (:func:`scorekit._partial.shrink`), those columns move
-into a :class:`Spool`: kept in memory up to :data:`SPOOL_BYTES`, then written
-to Arrow IPC files in a temporary directory the spool owns and read back
-memory-mapped. The evidence is put together from the compact columns and the
-spool only when it is written or asked for, segment by segment, so memory
-holds the compact columns, not the rows.
-
-A segment is the spooled rows of one partial, under the partial's key (source,
-first line). Every producer scores a contiguous range of rows into a partial,
-so the segments in key order are the rows in source order.
+As each partial arrives (:func:`scorekit._partial.shrink`), its output, evaluator, cost, latency
+and JSON text move into a :class:`Spool`: in memory up to :data:`SPOOL_BYTES`, then Arrow IPC
+files read back memory-mapped. A segment is one partial's rows under its key (source, first
+line); every partial is a contiguous range, so segments in key order are the rows in order.
 """
 
 from __future__ import annotations
@@ -53,15 +44,14 @@ class Spool:
         self._last: tuple[tuple[str, int], Any] | None = None  # the segment value() read last
 
     def add(self, key: tuple[str, int], batch: Any) -> None:
-        """Hold ``batch`` (a record batch, the spooled columns of the partial ``key``); a second
-        batch of one key (a range scored again after its worker was given up) is the same rows
-        and is dropped. A segment is listed only once it is held or its file is written whole:
-        a write that fails raises and leaves no trace, so the range can be scored again."""
+        """Hold ``batch`` (the spooled columns of the partial ``key``); a second batch of one key (a
+        range scored again after its worker was given up) is dropped. A segment is listed once held
+        or written whole: a failed write leaves no trace, so the range can be scored again."""
         import pyarrow as pa
 
         size = int(batch.nbytes)
         with self._lock:  # one add at a time: a key is never seen before its segment exists
-            if key in self._rows:  # the same range scored twice (a worker thought lost): the rows are the same
+            if key in self._rows:
                 return
             if self._bytes + size <= self.budget:
                 self._held[key] = batch

@@ -1,14 +1,6 @@
-"""What the decision reads from the scored rows, reduced (SPEC §5–§9, §16).
-
-After the rows are scored and checked, every number of the scorecard comes
-from a few reductions of them: the label counts, the unlabeled rows' problems,
-the controls, the dimensions measured, the counts per (dimension, case), the
-run totals and the finding groups. A :class:`Tally` holds exactly these.
-The counting kernel (:mod:`scorekit.kernel`) builds it for the pandas and dask
-engines (:func:`scorekit.kernel.tally_frame` for an evidence frame); an engine
-that holds its rows elsewhere can build the same Tally where they are (SQL), and
-:func:`scorekit.evaluate` decides from the Tally alone, so the decision never
-depends on where the rows were counted.
+"""What the decision reads from the scored rows, reduced (SPEC §5–§9, §16): a :class:`Tally`,
+built by the kernel (:mod:`scorekit.kernel`) or by an engine where its rows are (SQL), so the
+decision never depends on where the rows were counted.
 """
 
 from __future__ import annotations
@@ -25,7 +17,6 @@ from ._findings import FindingGroups
 from ._partial import LABELS
 
 __all__ = ["LABELS", "Counted", "Tally", "control_order", "row_lists"]
-
 
 
 @dataclass(frozen=True)
@@ -69,17 +60,11 @@ def row_lists(evidence: pd.DataFrame) -> tuple[dict[str, int], list[tuple[int, A
     label_counts = evidence["label"].value_counts()
     unlabeled = evidence.loc[evidence["label"] == "unlabeled", ["line", "id", "dimension", "reason", "detail"]]
     control_rows = evidence[evidence["control"]]
-    controls = sorted(
-        (
-            {"id": rid, "dimension": dim, "case_id": case, "passed": bool(status == "FAIL"), "status": str(status),
-             "reason": None if reason != reason else reason}
-            for rid, dim, case, status, reason in zip(
-                control_rows["id"], control_rows["dimension"], control_rows["case_id"], control_rows["status"],
-                control_rows["reason"], strict=True
-            )
-        ),
-        key=control_order,
-    )
+    controls = sorted(({"id": rid, "dimension": dim, "case_id": case, "passed": bool(status == "FAIL"),
+                        "status": str(status), "reason": None if reason != reason else reason}
+                       for rid, dim, case, status, reason in control_rows[
+                           ["id", "dimension", "case_id", "status", "reason"]].itertuples(index=False, name=None)),
+                      key=control_order)
     return ({label: int(label_counts.get(label, 0)) for label in LABELS},
             [(int(line), rid, dim, reason, detail)
              for line, rid, dim, reason, detail in unlabeled.itertuples(index=False, name=None)],

@@ -1,19 +1,9 @@
-"""Local worker processes for the ``pandas`` engine (SPEC §16).
+"""Local worker processes for the ``pandas`` engine (SPEC §16; docs/engines.md).
 
-A large JSON Lines file is cut into byte ranges of whole lines. This process
-scores ranges from the front while worker processes of a
-:class:`concurrent.futures.ProcessPoolExecutor` score ranges from the back; each
-worker reads its own range from the file (no row is sent to it) and returns a
-partial. Workers start from a forkserver (Linux) or by spawn: never a fork of
-this possibly threaded process (a notebook kernel), so it works on Linux,
-macOS, Windows and inside a notebook.
-
-A worker that fails, is killed or does not answer in time costs time, never
-rows: whatever it did not deliver is scored here, and the result is the same
-(partials combine in any order, :func:`scorekit._partial.combine`). As with any
-spawn or forkserver pool, a script that calls ``evaluate`` at top level needs
-the ``if __name__ == "__main__":`` guard (a worker imports the main script);
-without it the workers fail and their ranges are scored here.
+A large JSON Lines file is cut into ranges of whole lines: this process scores from the front,
+the workers of a ``ProcessPoolExecutor`` (forkserver or spawn, never a fork) from the back, each
+reading its own range from the file. A worker that fails, is killed or does not answer costs
+time, never rows: what it did not deliver is scored here (partials combine in any order).
 """
 
 from __future__ import annotations
@@ -153,15 +143,11 @@ def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *,
     n_workers = n_workers or workers()
     chunks = line_ranges(len(lines), n_workers)
     task = range_task(path, lines, ctx_args, strict)
-
     spool = Spool()  # each partial is reduced as it arrives (shrink): only compact columns are held
 
     def here(n: int) -> Partial:
         a, b = chunks[n]
         return shrink(score_lines(lines[a:b], a + 1, path, ctx_args, strict), spool)
-
-    def there(n: int) -> tuple[Any, ...]:
-        return task(*chunks[n])
 
     todo = deque(range(len(chunks)))
     done: dict[int, Partial] = {}
@@ -181,7 +167,7 @@ def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *,
                     return
                 n = todo.pop()
             try:
-                part = shrink(pool.submit(checked_range, *there(n)).result(), spool)  # type: ignore[union-attr]
+                part = shrink(pool.submit(checked_range, *task(*chunks[n])).result(), spool)  # type: ignore[union-attr]
             except BaseException:  # noqa: BLE001 - a broken or killed worker: its range is scored here
                 with lock:
                     if n not in done:

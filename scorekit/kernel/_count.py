@@ -36,7 +36,7 @@ from ._counting import counts, merge_cases, run_totals
 from ._judge import judge, mark
 from ._repeated import find_repeated
 from ._runner import InProcess, Runner, run_all
-from ._shard import Keys, defined_pairs, digests, identities, keys, segment
+from ._shard import Keys, Shard, defined_pairs, digests, identities, keys, segment
 from ._table import evidence_schema, segments
 
 __all__ = ["count", "in_memory_hash", "tally_frame"]
@@ -99,9 +99,6 @@ def _tally(runner: Runner, marked: list[Any], parts: list[Any], rows: int) -> Ta
 def tally_frame(evidence: pd.DataFrame) -> Tally:
     """The :class:`~scorekit._tally.Tally` of an evidence frame with an ``included`` column: the frame
     counted as one partition by the kernel's rules (what the engines count is counted here)."""
-    from .._spool import Spool
-    from ._shard import Shard
-
     shard = Shard(source="", strict=True, counting=evidence, definitions=None, spool=Spool(), evidence_digests=b"")
     return _tally(InProcess(), [shard], [counts(shard)], len(evidence))
 

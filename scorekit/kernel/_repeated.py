@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._partial import release_memory
 from ._runner import Runner
 
 __all__ = ["bucket", "bucket_count", "find_repeated", "repeated"]
@@ -52,8 +53,6 @@ def repeated(*parts: Hashes) -> Hashes:
             values = np.unique(values, axis=0)[:, 0]
         unique, number = np.unique(values, return_counts=True)
         out.append(unique[number > 1])
-    from .._partial import release_memory
-
     release_memory()  # the sorts' copies go back before the next step's peak
     return tuple(out)
 

@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 
 from .._errors import Problem
-from .._partial import Partial, read_range, shrink, undefined_pairs
+from .._partial import Partial, read_range, release_memory, shrink, undefined_pairs
+from .._rows._formats import FileLines
 from .._spool import Spool
-from ._table import codes, counting_frame, segments
+from ._table import codes, counting_frame, evidence_schema, segments
 
 __all__ = ["Keys", "Shard", "defined_pairs", "digests", "identities", "keys", "open_shard", "row_texts", "segment"]
 
@@ -147,8 +148,6 @@ def identities(shard: Shard) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Step 1, kept where the shard is: 64-bit hashes of the row ids, of the (case, dimension,
     trial) of the valid rows, and the distinct (case-dimension hash, definition hash in two
     words) of the rows with a definition key."""
-    from .._partial import release_memory
-
     frame = shard.counting
     found = (id_hashes(frame["id"], np.flatnonzero(frame["id"].notna().to_numpy())),
              hash_rows(frame.loc[valid_trials(frame), ["case_id", "dimension", "trial"]]),
@@ -166,8 +165,6 @@ def row_texts(shard: Shard, positions: Sequence[int]) -> list[bytes | str]:
     numbers = shard.counting["line"].to_numpy()
     lines, first = shard.lines, 1
     if isinstance(lines, tuple):
-        from .._rows._formats import FileLines
-
         path, start, stop, first = lines
         lines = FileLines(read_range(path, start, stop, shard.source))
     assert lines is not None
@@ -184,8 +181,6 @@ def defined_pairs(shard: Shard, pairs: set[tuple[str, str]]) -> set[tuple[str, s
 def segment(shard: Shard) -> Any:
     """Step 5: the partition's evidence rows as an Arrow table of the evidence schema."""
     import pyarrow as pa
-
-    from ._table import evidence_schema
 
     schema = evidence_schema()
     # A table per frame: a partition's columns come in chunks of BATCH_ROWS rows, which a record batch cannot hold.

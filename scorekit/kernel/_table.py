@@ -1,10 +1,6 @@
-"""The evidence table (SPEC §4, §16), defined once: its columns, their pandas types, its
-Arrow schema, and how it is put together from the compact columns and the spool.
-
-Every engine writes these columns in this order; the pandas and dask engines build
-them here from the compact columns (:func:`counting_frame`) and the
-:class:`~scorekit._spool.Spool` (:func:`segments`), the duckdb engine casts its
-SQL rows into :func:`evidence_schema`.
+"""The evidence table (SPEC §4, §16), defined once: its columns, their pandas types, its Arrow
+schema, and how it is put together from the compact columns (:func:`counting_frame`) and the
+spool (:func:`segments`); the duckdb engine casts its SQL rows into :func:`evidence_schema`.
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._counts import STATUS_DTYPE
-from .._partial import ENCODED, LABELS, SPOOLED
+from .._partial import ENCODED, LABELS, SPOOLED, schema
 from .._spool import Spool
 
 __all__ = ["EVIDENCE_COLUMNS", "LABEL_DTYPE", "codes", "column", "counting_frame", "evidence_frame",
@@ -53,6 +49,13 @@ def evidence_frame(table: Any) -> pd.DataFrame:
     return pd.DataFrame({name: column(name, table.column(name)) for name in EVIDENCE_COLUMNS})
 
 
+def _empty(strict: bool) -> pd.DataFrame:
+    """The evidence table of no row, typed."""
+    frame = evidence_frame(schema().empty_table())
+    insert_included(frame, strict)
+    return frame
+
+
 def included(evidence: pd.DataFrame, strict: bool) -> np.ndarray:
     """Which rows are counted in the statistics. Under release every agent row counts:
     invalid/unlabeled ones as ERROR (they lower coverage and can never pass). An
@@ -74,11 +77,7 @@ def evidence_schema() -> Any:
     """The Arrow schema of the evidence table (pandas metadata included)."""
     import pyarrow as pa
 
-    from .._partial import schema
-
-    frame = evidence_frame(schema().empty_table())
-    insert_included(frame, True)
-    return pa.Schema.from_pandas(frame, preserve_index=False)
+    return pa.Schema.from_pandas(_empty(True), preserve_index=False)
 
 
 def codes(values: Any) -> tuple[np.ndarray, Any]:
@@ -114,12 +113,8 @@ def segments(counting: pd.DataFrame, spool: Spool, strict: bool) -> Iterator[pd.
     segment's rows with its spooled columns, in the evidence columns' order."""
     import pyarrow as pa
 
-    from .._partial import schema
-
-    if not spool.segments():  # no row: the empty table, typed
-        evidence = evidence_frame(schema().empty_table())
-        insert_included(evidence, strict)
-        yield evidence
+    if not spool.segments():
+        yield _empty(strict)
     start = 0
     for key, rows in spool.segments():
         batch = spool.batch(key)
