@@ -571,34 +571,17 @@ def run_variance(
 
 @dataclass(frozen=True)
 class RunTotals:
-    """What run-to-run variance reads from the rows (SPEC §6), reduced: per group and per
-    (group, run). Computed from a frame by :func:`run_totals`, or by an engine from
-    its own counts (the duckdb engine, in SQL); :func:`variance_table` does the rest.
+    """What run-to-run variance reads from the rows (SPEC §6), reduced per group and per (group, run)
+    (:func:`run_totals`, :func:`run_totals_from`); :func:`variance_table` does the rest."""
 
-    groups : Index
-        Every group of the agent rows, sorted.
-    column : str or None
-        The run basis (``run`` or ``trial``); None when the rows have no such column.
-    note : str or None
-        Why no run has a value (``"no row has a trial value"``), else None.
-    unbalanced : ndarray of bool, per group
-        Trials stand in for runs, and the group's cases do not share one set of trial numbers.
-    universe : ndarray of int, per group
-        Cases measured (PASS or FAIL) in any run of the group.
-    run_labels : Index
-        The run (or trial) values, sorted.
-    run_group, run_code : ndarray of int, per (group, run) present, sorted by (group, run)
-        The group and the run label of each entry.
-    run_cases, run_pass, run_n : ndarray of int, per (group, run)
-        Cases measured in the run, its PASS rows and its PASS + FAIL rows.
-    """
-
-    groups: pd.Index
-    column: str | None
-    note: str | None
-    unbalanced: np.ndarray
-    universe: np.ndarray
-    run_labels: pd.Index
+    groups: pd.Index  # every group of the agent rows, sorted
+    column: str | None  # the run basis (run or trial); None: the rows have no such column
+    note: str | None  # why no run has a value ("no row has a trial value"), else None
+    unbalanced: np.ndarray  # per group: trials stand in for runs and the cases have unequal trial sets
+    universe: np.ndarray  # per group: cases measured (PASS or FAIL) in any run
+    run_labels: pd.Index  # the run (or trial) values, sorted
+    # Per (group, run) present, sorted by (group, run): the group, the run label, the cases measured in
+    # the run, its PASS rows and its PASS + FAIL rows.
     run_group: np.ndarray
     run_code: np.ndarray
     run_cases: np.ndarray

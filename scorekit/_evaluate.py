@@ -48,10 +48,10 @@ def evaluate(
     Parameters
     ----------
     rows : str, os.PathLike, DataFrame, list of dict or ImportedRun
-        A results file (JSON Lines, CSV, Parquet), rows in memory, or a run imported from
-        another tool (:func:`scorekit.import_results`, SPEC §15): its rows are evaluated,
-        ``agent_name`` defaults to its agent, its ``source`` is written into the scorecard,
-        and a partial run decides TRIAGE.
+        A results file (JSON Lines, CSV, Parquet), rows in memory, or a run imported from another
+        tool (:func:`scorekit.import_results`, SPEC §15: ``agent_name`` defaults to its agent, its
+        ``source`` goes into the scorecard, a partial run decides TRIAGE). In every engine a row
+        with ``partial_run: true`` (SPEC §2) decides TRIAGE.
     policy : str, os.PathLike, dict, Policy or None
         Policy file (YAML/JSON), mapping, or None for the defaults (SPEC §7).
     agent_name, agent_version : str, optional
@@ -64,36 +64,27 @@ def evaluate(
     limit : int, optional
         Score only the first ``limit`` rows: a partial scan, decided TRIAGE.
     history : str or os.PathLike, optional
-        SQLite history database (SPEC §10). When given, the evaluation is
-        compared with its baseline there and then recorded; without it a
-        required comparison is ``missing`` (INCOMPLETE).
+        SQLite history database (SPEC §10): the evaluation is compared with its baseline there,
+        then recorded; without it a required comparison is ``missing`` (INCOMPLETE).
     label : str, optional
         Label of this evaluation's history record.
     baseline : str, optional
         Compare with the latest record with this label (default: the policy's
         ``regression.baseline``, else the latest comparable eligible record).
     engine : {"pandas", "dask", "duckdb"}
-        Where rows are scored (SPEC §16): in process and local worker
-        processes; on a dask.distributed cluster (``scorekit[dask]``; JSON
-        Lines or Parquet files or a dask DataFrame); or pre-scored rows in
-        Parquet, CSV or JSON Lines files read and screened by DuckDB
-        (``scorekit[duckdb]``; their rows are also counted there, so the
-        files may be larger than memory). The Scorecard is the same. In
-        every engine, a row with ``partial_run: true`` (SPEC §2: it comes from
-        a run its source marks partial) decides TRIAGE.
+        Where rows are scored (SPEC §16), the Scorecard being the same: in process and local
+        worker processes; on a dask.distributed cluster (``scorekit[dask]``; JSON Lines or
+        Parquet files or a dask DataFrame); or pre-scored rows in Parquet, CSV or JSON Lines
+        files read, screened and counted by DuckDB (``scorekit[duckdb]``; larger than memory).
     scheduler : str, optional
         Address of a dask scheduler (engine ``dask``); default: a LocalCluster.
     evidence_rows_in_memory : int, default 10,000,000
-        Above this many scored rows the evidence is written as an ``evidence/``
-        Parquet dataset and not kept in memory (SPEC §16): ``card.evidence``
-        then raises :class:`~scorekit.EvidenceNotInMemoryError` and
-        ``card.evidence_dataset()`` reads the rows. The scorecard's numbers
-        are the same either way.
+        Above this many scored rows the evidence is an ``evidence/`` Parquet dataset, not held
+        in memory (SPEC §16): ``card.evidence`` raises :class:`~scorekit.EvidenceNotInMemoryError`,
+        ``card.evidence_dataset()`` reads the rows; the numbers are the same.
     source : dict, optional
-        For rows read from a file that ``scorekit import`` wrote: the ``source.json``
-        beside it (``agent``, ``task``, ``partial`` and the run's source, SPEC §15). It is
-        written into the scorecard, and a partial source decides TRIAGE. Not with an
-        ImportedRun, which carries its own.
+        For rows of a file ``scorekit import`` wrote: the ``source.json`` beside it (SPEC §15),
+        written into the scorecard (a partial source decides TRIAGE). Not with an ImportedRun.
 
     Returns
     -------

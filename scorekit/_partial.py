@@ -28,7 +28,7 @@ from .scorers.external import from_score, prescored, prescored_by
 from .scorers.judges import cast_votes, is_mock, with_mock
 from .scorers.pii import scrub
 
-__all__ = ["BATCH_ROWS", "COLUMNS", "COMPACT", "ENCODED", "LABELS", "SPOOLED", "Partial", "combine",
+__all__ = ["BATCH_ROWS", "COLUMNS", "COMPACT", "ENCODED", "LABELS", "SPOOLED", "Partial", "add_counts", "combine",
            "merge_agreement", "orphan_digests", "read_range", "release_memory", "schema", "score_items",
            "score_lines", "shrink", "undefined_pairs"]
 
@@ -128,13 +128,10 @@ def _batch(columns: dict[str, list[Any]]) -> Any:
 
 @dataclass
 class Partial:
-    """What scoring one partition of rows yields: compact per-row columns (Arrow
-    record batches in source order, then rows still being added as plain lists
-    in ``columns``), the digests the hashes need, problems, judges seen and
-    agents. Partials combine (:func:`combine`) associatively and in any order;
-    ``key`` (source name, first line) puts the combined rows back in source
-    order. A producer appends rows to the lists of ``columns``; they are
-    compacted into a batch (:meth:`compact`) when the partial is combined."""
+    """What scoring one partition of rows yields: per-row columns (Arrow batches in source order,
+    then rows still being added as lists in ``columns``), the digests the hashes need, problems,
+    judges and agents. Partials combine (:func:`combine`) in any order; ``key`` (source name,
+    first line) puts the rows back in source order."""
 
     source: str = "<rows>"
     columns: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
@@ -142,24 +139,19 @@ class Partial:
     problems: list[Problem] = field(default_factory=list)
     mock_judges: set[str] = field(default_factory=set)
     judges_seen: set[str] = field(default_factory=set)
-    # Judge agreement (SPEC §18), per dimension: how many units (valid, labeled agent rows that are not
-    # controls, with two or more valid votes) have m valid votes of which p PASS, keyed (m, p). Counts add
-    # up exactly in any order (merge_agreement); scorekit._agreement computes alpha from them. Counted as
-    # rows are scored: a row the cross-row checks later mark invalid (an identity claimed twice, a second
-    # case definition) still counts here; such rows make a release evaluation INCOMPLETE anyway.
+    # Judge agreement (SPEC §18), per dimension: units (labeled agent rows, not controls, with two or more
+    # valid votes) counted by (m valid votes, p PASS). Counted as rows are scored: a row the cross-row
+    # checks mark invalid later still counts (it makes a release evaluation INCOMPLETE anyway).
     agreement: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
     suite_digests: set[str] = field(default_factory=set)  # one per distinct case definition
     # (case_id, dimension) of rows that take their case's definition (_validate.takes_case_definition):
     # they add to the suite hash only a case no other row defines (orphan_digests).
     orphans: set[tuple[str, str]] = field(default_factory=set)
-    # Every agent the valid rows name (None: a row naming none), with its row
-    # count, including rows left out because another agent was selected.
+    # Every agent the valid rows name (None: none) with its rows, those of an agent not selected too.
     agents: dict[str | None, int] = field(default_factory=dict)
-    # Valid rows of the evaluated agent that carry ``partial_run: true`` (SPEC §2: a partial run's rows,
-    # which make the evaluation TRIAGE).
+    # Valid rows of the evaluated agent with ``partial_run: true`` (SPEC §2: they make it TRIAGE).
     partial_rows: int = 0
-    # Row digests packed as 32 raw bytes each (no string per row; one buffer to
-    # send between processes): one per valid row; one per row, in row order.
+    # Row digests as 32 raw bytes each (one buffer, no string per row): one per valid row; one per row.
     result_digests: bytearray = field(default_factory=bytearray)
     evidence_digests: bytearray = field(default_factory=bytearray)
     # Set by shrink(): the Spool holding this partial's SPOOLED columns (its batches then hold
@@ -210,8 +202,7 @@ class Partial:
         self.suite_digests |= other.suite_digests
         self.suite_packed += other.suite_packed
         self.orphans |= other.orphans
-        for agent, count in other.agents.items():
-            self.agents[agent] = self.agents.get(agent, 0) + count
+        add_counts(self.agents, other.agents)
         self.partial_rows += other.partial_rows
         self.result_digests += other.result_digests
         self.evidence_digests += other.evidence_digests
@@ -225,10 +216,14 @@ def merge_agreement(into: dict[str, dict[tuple[int, int], int]],
     """Add the per-dimension unit counts ``other`` (:attr:`Partial.agreement`) to ``into``, in place
     (returned): integer sums, so partitions merge exactly in any order and grouping."""
     for dimension, units in other.items():
-        counts = into.setdefault(dimension, {})
-        for key, number in units.items():
-            counts[key] = counts.get(key, 0) + number
+        add_counts(into.setdefault(dimension, {}), units)
     return into
+
+
+def add_counts(into: dict[Any, int], other: dict[Any, int]) -> None:
+    """Add the counts ``other`` to ``into``, key by key, in place."""
+    for key, number in other.items():
+        into[key] = into.get(key, 0) + number
 
 
 def _printable(text: str) -> str:

@@ -21,35 +21,17 @@ __all__ = ["LABELS", "Counted", "Tally", "control_order", "row_lists"]
 
 @dataclass(frozen=True)
 class Tally:
-    """The reductions of one evaluation's scored rows.
+    """The reductions of one evaluation's scored rows."""
 
-    Attributes
-    ----------
-    labels : dict
-        Rows per label: ``labeled``, ``unlabeled``, ``invalid`` (SPEC §5).
-    unlabeled : list of tuple
-        ``(line, id, dimension, reason, detail)`` of each unlabeled row, in row order.
-    controls : list of dict
-        Each control row (SPEC §2 tags ``known-bad``): ``id``, ``dimension``,
-        ``case_id``, ``passed`` (scored FAIL: the evaluator caught it),
-        ``status``, ``reason``; sorted by (id, dimension).
-    dimensions : list of str
-        The dimensions of the agent rows (counted, not controls), sorted.
-    cases : CaseCounts
-        Status counts per (dimension, case) of the agent rows.
-    runs : RunTotals
-        What run-to-run variance reads, per dimension and (dimension, run).
-    findings : dict
-        The non-PASS, non-control rows grouped by (dimension, reason).
-    """
-
-    labels: dict[str, int]
-    unlabeled: list[tuple[int, Any, Any, Any, Any]]
+    labels: dict[str, int]  # rows per label: labeled, unlabeled, invalid (SPEC §5)
+    unlabeled: list[tuple[int, Any, Any, Any, Any]]  # (line, id, dimension, reason, detail), in row order
+    # Each control row (SPEC §2 tags known-bad): id, dimension, case_id, passed (scored FAIL: the evaluator
+    # caught it), status, reason; sorted by (id, dimension).
     controls: list[dict[str, Any]]
-    dimensions: list[str]
-    cases: CaseCounts
-    runs: RunTotals
-    findings: FindingGroups
+    dimensions: list[str]  # the dimensions of the agent rows (counted, not controls), sorted
+    cases: CaseCounts  # status counts per (dimension, case) of the agent rows
+    runs: RunTotals  # what run-to-run variance reads
+    findings: FindingGroups  # the non-PASS, non-control rows grouped by (dimension, reason)
 
 
 def row_lists(evidence: pd.DataFrame) -> tuple[dict[str, int], list[tuple[int, Any, Any, Any, Any]],
@@ -78,36 +60,16 @@ def control_order(control: dict[str, Any]) -> tuple[str, str]:
 
 @dataclass
 class Counted:
-    """One evaluation's rows scored, checked and reduced: all :func:`scorekit.evaluate` decides from.
+    """One evaluation's rows scored, checked and reduced: all :func:`scorekit.evaluate` decides from."""
 
-    Attributes
-    ----------
-    source : str
-        The rows' name in problems (a file name, ``<rows>``).
-    tally : Tally
-    hashes : dict
-        ``suite``, ``results`` and ``evidence`` (SPEC §10).
-    store : EvidenceStore
-        The scored rows, in memory or as an ``evidence/`` dataset.
-    problems : list of Problem
-        Every problem of the rows but the unlabeled rows' (those come from ``tally``).
-    agents : dict
-        Every agent the valid rows name (None: no agent) with its row count.
-    judges_seen, mock_judges : set of str
-    agreement : dict
-        Per dimension, the units of judge agreement counted by (valid votes, PASS votes)
-        (:attr:`scorekit._partial.Partial.agreement`; ``scorekit._agreement`` reads it).
-    partial_rows : int
-        Valid rows carrying ``partial_run: true`` (SPEC §2): any makes the evaluation TRIAGE.
-    """
-
-    source: str
+    source: str  # the rows' name in problems (a file name, ``<rows>``)
     tally: Tally
-    hashes: dict[str, str]
-    store: EvidenceStore
-    problems: list[Problem] = field(default_factory=list)
-    agents: dict[str | None, int] = field(default_factory=dict)
+    hashes: dict[str, str]  # suite, results and evidence (SPEC §10)
+    store: EvidenceStore  # the scored rows, in memory or as an evidence/ dataset
+    problems: list[Problem] = field(default_factory=list)  # all but the unlabeled rows' (in ``tally``)
+    agents: dict[str | None, int] = field(default_factory=dict)  # agents the valid rows name, with their rows
     judges_seen: set[str] = field(default_factory=set)
     mock_judges: set[str] = field(default_factory=set)
-    partial_rows: int = 0
+    partial_rows: int = 0  # valid rows with partial_run: true (SPEC §2): any makes the evaluation TRIAGE
+    # Units of judge agreement per dimension by (valid votes, PASS votes) (Partial.agreement).
     agreement: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)

@@ -29,7 +29,7 @@ from .._counts import STATUSES, case_counts_from
 from .._evidence import EvidenceStore
 from .._findings import merge_finding_groups
 from .._hashing import packed_list_hash
-from .._partial import merge_agreement, orphan_digests
+from .._partial import add_counts, merge_agreement, orphan_digests
 from .._spool import Spool
 from .._tally import LABELS, Counted, Tally, control_order
 from ._counting import counts, merge_cases, run_totals
@@ -160,8 +160,7 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int,
     agents: dict[str | None, int] = {}
     agreement: dict[str, dict[tuple[int, int], int]] = {}
     for k in found:
-        for agent, n in k.agents.items():
-            agents[agent] = agents.get(agent, 0) + n
+        add_counts(agents, k.agents)
         merge_agreement(agreement, k.agreement)
     store = _store(runner, marked, found, hashes["evidence"], threshold)
     return Counted(source=source, tally=tally, hashes=hashes, store=store, problems=problems, agents=agents,
