@@ -1,11 +1,8 @@
-"""Engines (SPEC §16): where partitions of rows are scored and combined.
+"""Engines (SPEC §16): where partitions of rows are scored, by the same code (:mod:`scorekit._partial`).
 
-``pandas`` (the default) scores in this process and, for a large JSON Lines
-file, in local worker processes (:mod:`.local`); ``dask`` scores partitions on a
-dask.distributed cluster (:mod:`.dask`); ``duckdb`` reads and screens
-pre-scored rows inside DuckDB (:mod:`.duckdb`). The scoring code is the same in
-all of them (:mod:`scorekit._partial`). Progress bars live below the engines, in
-:mod:`scorekit._progress`.
+``pandas`` (the default) scores in this process and, for a large JSON Lines file, in local worker
+processes (:mod:`.local`); ``dask`` on a dask.distributed cluster (:mod:`.dask`); ``duckdb`` reads,
+screens and counts pre-scored rows inside DuckDB (:mod:`.duckdb`).
 """
 
 from __future__ import annotations
@@ -14,6 +11,8 @@ import os
 from typing import Any
 
 from .._errors import InputError
+from .._ingest import ingest as score_here
+from .._ingest import ingest_directory, jsonl_lines
 from .._rows import open_source
 
 __all__ = ["ENGINES", "ingest", "require"]
@@ -37,9 +36,8 @@ def require(engine: str) -> None:
             raise InputError(f"the {engine} engine needs the optional dependencies: pip install scorekit[{extra}]")
 
 
-def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", scheduler: str | None = None,
-           limit: int | None = None, strict: bool = True,
-           evidence_rows_in_memory: int | None = None) -> Any:
+def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str, scheduler: str | None, limit: int | None,
+           strict: bool, evidence_rows_in_memory: int) -> Any:
     """``rows`` scored by ``engine``: (source or None, combined partial), or a
     :class:`scorekit._tally.Counted` from an engine that counts where its rows are
     (its evidence kept in memory up to ``evidence_rows_in_memory`` rows)."""
@@ -53,21 +51,13 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str = "pandas", sched
             dask.scheduler_address(scheduler)  # a malformed address: one line, before the rows are read
         src = dask.open_rows(rows)
         if limit is not None:  # a partial scan: the first rows, scored here
-            from .._ingest import ingest as score_here
-
             src = src if src is not None else open_source(rows.head(limit, npartitions=-1))
             return src, score_here(src, ctx_args, limit=limit, strict=strict)
-        from .._evidence import EVIDENCE_ROWS_IN_MEMORY
-
-        threshold = EVIDENCE_ROWS_IN_MEMORY if evidence_rows_in_memory is None else evidence_rows_in_memory
-        return dask.score(rows, src, ctx_args, strict, scheduler=scheduler, threshold=threshold)
+        return dask.score(rows, src, ctx_args, strict, scheduler=scheduler, threshold=evidence_rows_in_memory)
     if engine == "duckdb":
         from . import duckdb
 
         return duckdb.score(rows, ctx_args, strict, limit=limit, evidence_rows_in_memory=evidence_rows_in_memory)
-    from .._ingest import ingest as score_here
-    from .._ingest import ingest_directory, jsonl_lines
-
     if isinstance(rows, (str, os.PathLike)) and os.path.isdir(rows):  # its members, in this process
         return None, ingest_directory(rows, ctx_args, limit=limit, strict=strict)
     src = open_source(rows)

@@ -1,7 +1,6 @@
-"""Step 3 and 4: each partition's rows counted where they are, and the counts merged
-exactly (SPEC §5–§9, §16): sums add, sets unite, and what a partition cut would count twice
-(a (dimension, run, case) group split across partitions) is corrected from its exact groups.
-This is where the run totals of the pandas and dask engines are computed."""
+"""Steps 3 and 4: each partition's rows counted where they are, and the counts merged exactly
+(SPEC §5–§9, §16): sums add, sets unite, and a (dimension, run, case) group split across
+partitions (counted twice) is corrected from its exact groups."""
 
 from __future__ import annotations
 
@@ -184,11 +183,10 @@ def run_totals(runner: Runner, marked: list[Any], parts: list[ShardCounts], case
     fix = _split_groups(runner, marked, basis, rows)
     if fix is not None:
         frames.append(fix)
-    per_run = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["dimension", basis, "m", "p", "n", "c"])
     summed_rows: list[tuple[Any, Any, int, int, int, int]] = []
-    if len(per_run):
-        summed = per_run.groupby(["dimension", basis], sort=True)[["m", "p", "n", "c"]].sum()
+    if frames:
+        summed = pd.concat(frames, ignore_index=True).groupby(["dimension", basis], sort=True)[
+            ["m", "p", "n", "c"]].sum()
         summed_rows = [(str(d), str(r) if use_run else int(r), int(m), int(p), int(n), int(c))
                        for (d, r), (m, p, n, c) in zip(summed.index, summed.to_numpy().tolist(), strict=True)]
     dims = cases["dimension"].map(code).to_numpy()
