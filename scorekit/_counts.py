@@ -279,6 +279,10 @@ class _Statuses:
         """Measured rows: PASS + FAIL (the pass-rate denominator)."""
         return self.counts[:, PASS] + self.counts[:, FAIL]
 
+    def columns(self) -> dict[str, np.ndarray]:
+        """The counts as columns ``passes``, ``fails``, ``errors``, ``abstains``."""
+        return {name: self.counts[:, k] for k, name in enumerate(("passes", "fails", "errors", "abstains"))}
+
 
 @dataclass(frozen=True)
 class GroupCounts(_Statuses):
@@ -295,20 +299,8 @@ class GroupCounts(_Statuses):
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = np.where(n > 0, self.passes / n, np.nan)
             coverage = np.where(total > 0, n / total, np.nan)
-        return pd.DataFrame(
-            {
-                "n": n,
-                "passes": self.counts[:, PASS],
-                "fails": self.counts[:, FAIL],
-                "errors": self.counts[:, ERROR],
-                "abstains": self.counts[:, ABSTAIN],
-                "rate": rate,
-                "ci_low": low,
-                "ci_high": high,
-                "coverage": coverage,
-            },
-            index=self.index,
-        )
+        return pd.DataFrame({"n": n, **self.columns(), "rate": rate, "ci_low": low, "ci_high": high,
+                             "coverage": coverage}, index=self.index)
 
 
 @dataclass(frozen=True)
@@ -491,16 +483,7 @@ def case_table(
     else:
         arrays = [group_part]
     index = pd.MultiIndex.from_arrays([*arrays, cc.case_ids], names=[*_by_list(by), case_name])
-    return pd.DataFrame(
-        {
-            "passes": cc.counts[:, PASS],
-            "fails": cc.counts[:, FAIL],
-            "errors": cc.counts[:, ERROR],
-            "abstains": cc.counts[:, ABSTAIN],
-            "n": cc.n,
-        },
-        index=index,
-    )
+    return pd.DataFrame({**cc.columns(), "n": cc.n}, index=index)
 
 
 def flat_case_counts(cases: CaseCounts) -> pd.DataFrame:
@@ -733,17 +716,10 @@ def variance_table(totals: RunTotals, *, confidence: float = 0.95) -> RunVarianc
     low, high = table["ci_low"].to_numpy(), table["ci_high"].to_numpy()
     table["clipped"] = (low < 0) | (high > 1)
     table["ci_low"], table["ci_high"] = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
-    notes: list[str | None] = []
-    for g in range(ngroups):
-        if unbalanced[g]:
-            notes.append("no run column, and the cases do not share one set of trial numbers")
-        elif not enough[g]:
-            notes.append(
-                f"fewer than 2 complete runs ({int(n_complete[g])} complete, {int(n_incomplete[g])} incomplete)"
-            )
-        else:
-            notes.append(None)
-    table["note"] = pd.Series(notes, index=groups, dtype=object)
+    table["note"] = pd.Series([
+        "no run column, and the cases do not share one set of trial numbers" if unbalanced[g]
+        else f"fewer than 2 complete runs ({int(n_complete[g])} complete, {int(n_incomplete[g])} incomplete)"
+        if not enough[g] else None for g in range(ngroups)], index=groups, dtype=object)
     nruns = len(totals.run_labels)
     rates = np.full((ngroups, nruns), np.nan)
     rates[run_group[complete], totals.run_code[complete]] = rate[complete]

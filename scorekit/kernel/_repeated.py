@@ -1,11 +1,9 @@
 """Hashes repeated across partitions, found without gathering them (SPEC §16).
 
-A duplicate id, a (case, dimension, trial) claimed twice, a case defined twice, a
-(dimension, run, case) group counted in two partitions: each shows first as a 64-bit hash
-seen twice. Each partition's hashes stay where they are; each is cut into ``n`` buckets by
-value (:func:`bucket`), bucket ``b`` of every partition is reduced in one task
-(:func:`repeated`), and only the hashes seen twice come back. The client holds a handle
-per (partition, bucket) and the repeated hashes, never a hash per row.
+A duplicate id, a (case, dimension, trial) claimed twice, a case defined twice, a (dimension,
+run, case) group split across partitions: each shows first as a 64-bit hash seen twice. Each
+partition's hashes are cut into buckets by value (:func:`bucket`) where they are, bucket ``b`` of
+every partition is reduced in one task (:func:`repeated`); only the repeated hashes come back.
 """
 
 from __future__ import annotations

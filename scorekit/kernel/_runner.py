@@ -1,9 +1,5 @@
-"""Where the kernel's steps run: a :class:`Runner` (SPEC §16).
-
-An engine supplies partitions and a runner; the kernel's steps are plain functions of a
-shard, submitted through it: dask futures for the dask engine (each step where its
-shard is), plain calls in this process (:class:`InProcess`) for the pandas engine and
-the tests.
+"""Where the kernel's steps run (SPEC §16): a :class:`Runner` submits each step, a plain function
+of a shard: dask futures (where the shard is), or calls in this process (:class:`InProcess`).
 """
 
 from __future__ import annotations

@@ -72,9 +72,8 @@ def hash_rows(values: pd.Series | pd.DataFrame) -> np.ndarray:
 
 
 def id_hashes(ids: pd.Series, rows: np.ndarray | None = None) -> np.ndarray:
-    """64-bit hashes of the ids (of the ``rows`` given as positions; every row when None, a missing
-    id hashing as None would), a chunk of Arrow strings at a time: never a Python string per row
-    of the whole column at once."""
+    """64-bit hashes of the ids (of the ``rows`` given as positions, else all; a missing id hashes as
+    None), a chunk of Arrow strings at a time: never a Python string per row of the whole column."""
     arrow = ids.array.__arrow_array__()  # the Arrow strings, no copy
     chunks = arrow.chunks if hasattr(arrow, "chunks") else [arrow]
     hashed = np.concatenate([np.zeros(0, dtype=np.uint64),
@@ -100,8 +99,7 @@ def definition_pairs(frame: pd.DataFrame, definitions: Any, keyed: np.ndarray) -
 
 @dataclass
 class Keys:
-    """What step 1 sends the client of one partition: a few numbers and sets, its suite digests
-    (one per case definition), its problems; never a hash or digest per row (those stay:
+    """What step 1 sends the client of one partition; never a hash or digest per row (those stay:
     :func:`identities`, :func:`digests`)."""
 
     first: int
