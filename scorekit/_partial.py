@@ -17,6 +17,11 @@ from dataclasses import dataclass, field
 from sys import intern
 from typing import Any
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ._counts import STATUSES
 from ._errors import Problem
 from ._hashing import MEASURED_FIELDS, evidence_digest, results_digest, row_digest
@@ -71,8 +76,6 @@ def _layout(row: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def schema(*, shrunk: bool = False) -> Any:
     """The Arrow schema of a partial's compacted rows (:data:`COLUMNS`, in order), or
     of a shrunk partial's (:data:`COMPACT`, the few-valued ones dictionary-encoded)."""
-    import pyarrow as pa  # lazy: `import scorekit` stays light
-
     text = pa.large_string()
     types: dict[str, Any] = {
         "line": pa.int64(), "trial": pa.int64(), "status": pa.int8(), "label": pa.int8(), "control": pa.bool_(),
@@ -91,8 +94,6 @@ def release_memory() -> None:
     step's peak does not stack on it: what Arrow's allocator keeps (builders, hash
     tables), and, with glibc, the free pages of the C heap that a partition's
     Python objects leave behind (``malloc_trim``; ~200 MB at 2M raw rows)."""
-    import pyarrow as pa
-
     pa.default_memory_pool().release_unused()
     trim = _malloc_trim()
     if trim is not None:
@@ -115,9 +116,6 @@ def _malloc_trim() -> Any:
 
 def _batch(columns: dict[str, list[Any]]) -> Any:
     """One record batch of ``columns`` (lists of one length, in :data:`COLUMNS`)."""
-    import numpy as np
-    import pyarrow as pa
-
     fields = schema()
     coded = {"status": _STATUS_CODES, "label": _LABEL_CODES}
     arrays = [pa.array(np.fromiter(map(coded[name].__getitem__, values), dtype=np.int8, count=len(values)))
@@ -180,8 +178,6 @@ class Partial:
 
     def table(self) -> Any:
         """Every row, compacted, as one ``pyarrow.Table`` of :func:`schema` (no copy of the batches)."""
-        import pyarrow as pa
-
         self.compact()
         return pa.Table.from_batches(self.batches, schema=schema(shrunk=self.spool is not None))
 
@@ -489,9 +485,6 @@ def undefined_pairs(orphans: set[tuple[str, str]], cases: Any, dimensions: Any, 
     rows with a definition key (valid rows that do not take their case's definition)."""
     if not orphans:
         return set()
-    import numpy as np
-    import pandas as pd
-
     frame = pd.DataFrame({"case_id": pd.Series(cases, dtype="str"), "dimension": pd.Series(dimensions, dtype="str")})
     near = frame[np.asarray(keyed, dtype=bool) & frame["case_id"].isin({c for c, _ in orphans}).to_numpy()]
     return orphans - set(zip(near["case_id"].tolist(), near["dimension"].tolist(), strict=True))
@@ -513,9 +506,6 @@ def shrink(part: Partial, spool: Any) -> Partial:
         return part
     if part.spool is not None:  # pragma: no cover - a bug, never the user's data
         raise AssertionError("a partial shrunk into another spool")
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     key, table = part.key, part.table()
     part.batches = []
     if table.num_rows:
@@ -537,8 +527,6 @@ def _in_line_order(part: Partial) -> None:
     partial need not hold one contiguous range). Result digests are a multiset
     (their order never matters); evidence digests follow their rows; problems
     are put in line order too (stably: a row's own problems keep their order)."""
-    import numpy as np  # lazy, though pandas has loaded it already
-
     part.problems.sort(key=lambda problem: problem.line)
 
     table = part.table()

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 __all__ = ["SPOOL_BYTES", "Spool"]
 
 #: Spooled bytes kept in memory before segments go to disk.
@@ -47,8 +49,6 @@ class Spool:
         """Hold ``batch`` (the spooled columns of the partial ``key``); a second batch of one key (a
         range scored again after its worker was given up) is dropped. A segment is listed once held
         or written whole: a failed write leaves no trace, so the range can be scored again."""
-        import pyarrow as pa
-
         size = int(batch.nbytes)
         with self._lock:  # one add at a time: a key is never seen before its segment exists
             if key in self._rows:
@@ -111,8 +111,6 @@ class Spool:
         held = self._held.get(key)
         if held is not None:
             return held
-        import pyarrow as pa
-
         # No context manager: the batch's buffers keep the mapping alive as long as they are used.
         return pa.ipc.open_file(pa.memory_map(str(self._files[key]))).get_batch(0)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .._errors import Problem
 from .._hashing import evidence_digest
@@ -29,8 +30,6 @@ Marks = dict[int, tuple[list[int], list[int], set[int]]]  # per shard: duplicate
 
 def python_values(column: pd.Series) -> list[Any]:
     """``column``'s values as Python objects, None where missing."""
-    import pyarrow as pa
-
     if isinstance(column.dtype, pd.CategoricalDtype) or column.dtype == bool:
         plain: list[Any] = column.tolist()
         if column.hasnans:  # a missing category reads NaN: None, as for the other columns

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .._errors import Problem
 from .._partial import Partial, read_range, release_memory, shrink, undefined_pairs
@@ -178,8 +179,6 @@ def defined_pairs(shard: Shard, pairs: set[tuple[str, str]]) -> set[tuple[str, s
 
 def segment(shard: Shard) -> Any:
     """Step 5: the partition's evidence rows as an Arrow table of the evidence schema."""
-    import pyarrow as pa
-
     schema = evidence_schema()
     # A table per frame: a partition's columns come in chunks of BATCH_ROWS rows, which a record batch cannot hold.
     return pa.concat_tables([pa.Table.from_pandas(frame, schema=schema, preserve_index=False)

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._counts import STATUS_DTYPE
 from .._partial import ENCODED, LABELS, SPOOLED, schema
@@ -28,8 +30,6 @@ EVIDENCE_COLUMNS = ("id", "dimension", "case_id", "trial", "status", "reason", "
 def column(name: str, values: Any) -> Any:
     """Evidence column ``name`` from its Arrow ``values`` (of :func:`scorekit._partial.schema`),
     typed like ``read_rows``: text columns take the Arrow buffers as they are."""
-    import pyarrow.compute as pc
-
     if name == "status":
         return pd.Categorical.from_codes(values.to_numpy(), dtype=STATUS_DTYPE)
     if name == "label":
@@ -75,15 +75,11 @@ def insert_included(evidence: pd.DataFrame, strict: bool) -> None:
 
 def evidence_schema() -> Any:
     """The Arrow schema of the evidence table (pandas metadata included)."""
-    import pyarrow as pa
-
     return pa.Schema.from_pandas(_empty(True), preserve_index=False)
 
 
 def codes(values: Any) -> tuple[np.ndarray, Any]:
     """Integer codes (-1 where missing) and the dictionary of a dictionary-encoded Arrow column."""
-    import pyarrow as pa
-
     unified: Any = pa.table({"v": values}).unify_dictionaries().column("v")
     if not unified.num_chunks:
         return np.zeros(0, dtype=np.int32), pa.array([], unified.type.value_type)
@@ -111,8 +107,6 @@ def counting_frame(table: Any) -> pd.DataFrame:
 def segments(counting: pd.DataFrame, spool: Spool, strict: bool) -> Iterator[pd.DataFrame]:
     """The evidence table, segment by segment: the (checked) counting columns of each spool
     segment's rows with its spooled columns, in the evidence columns' order."""
-    import pyarrow as pa
-
     if not spool.segments():
         yield _empty(strict)
     start = 0
