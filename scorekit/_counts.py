@@ -315,15 +315,12 @@ class CaseCounts(_Statuses):
     def summary(self, confidence: float = 0.95) -> pd.DataFrame:
         """:meth:`GroupCounts.summary` plus the case-clustered interval (SPEC §6, §18).
 
-        Adds ``cases`` (cases with at least one measured trial), ``deff`` (the
-        design effect) and ``ci_cluster_low`` / ``ci_cluster_high`` (the Wilson
-        interval at the effective size N/deff). ``ci_low`` / ``ci_high`` are the
-        headline interval: the case-clustered one when some case of the group has
-        more than one measured trial (``interval_method`` ``"wilson_clustered"``),
-        else Wilson (``"wilson"``); ``wilson_low`` / ``wilson_high`` are always
-        the pooled Wilson interval. Cases are taken in the order
-        they are stored here, sorted by (group, case id), so the floats do not
-        depend on the order of the input rows.
+        Adds ``cases`` (with a measured trial), ``deff`` (the design effect), ``ci_cluster_low`` /
+        ``ci_cluster_high`` (Wilson at the effective size N/deff) and ``wilson_low`` /
+        ``wilson_high`` (pooled Wilson). ``ci_low`` / ``ci_high`` are the headline interval: the
+        clustered one when some case has more than one measured trial (``interval_method``
+        ``"wilson_clustered"``), else Wilson (``"wilson"``). Cases are summed sorted by (group,
+        case id), so the floats do not depend on the row order.
         """
         table = self.groups.summary(confidence=confidence)
         ngroups = len(self.groups.index)

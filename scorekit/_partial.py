@@ -233,14 +233,10 @@ def _printable(text: str) -> str:
 
 
 def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
-    """A mock judge or evaluator anywhere (any dimension, pre-scored or not) makes a
-    SELF_TEST; a row it touched keeps its status as cast, with reason ``mock_judge``
-    (:func:`~scorekit.scorers.judges.with_mock`, SPEC §18). Judges of any row are recorded.
-
-    A pre-scored ERROR is no vote the mock cast: the harness says nothing was measured
-    (a crashed sample, an unscored grade), so the row keeps the harness's reason and
-    detail (SPEC §15: the crash is shown, not a scorer blamed); the evaluation is a
-    SELF_TEST all the same."""
+    """A mock judge or evaluator anywhere makes a SELF_TEST; a row it touched keeps its status as
+    cast, with reason ``mock_judge`` (:func:`~scorekit.scorers.judges.with_mock`, SPEC §18), but a
+    pre-scored ERROR (nothing was measured) keeps the harness's reason and detail (SPEC §15).
+    Judges of any row are recorded."""
     mocks = set()
     votes = row.get("judge_votes")
     if isinstance(votes, list):
@@ -261,10 +257,8 @@ def _mock_check(row: dict[str, Any], outcome: Outcome, ctx: Context) -> Outcome:
 
 
 class _Scrub:
-    """:func:`~scorekit.scorers.pii.scrub` remembering the texts it was given: a dimension's
-    reasons and details repeat, and so, often, do the outputs of a case's trials. Texts of
-    more than :attr:`LONGEST` characters are not remembered, and the memory is emptied at
-    :attr:`ENTRIES` texts, so it holds a few megabytes at most."""
+    """:func:`~scorekit.scorers.pii.scrub` remembering the texts (reasons, details and outputs
+    repeat) up to :attr:`LONGEST` characters, emptied at :attr:`ENTRIES` texts: a few MB at most."""
 
     __slots__ = ("memo",)
     LONGEST = 4096
@@ -454,10 +448,8 @@ def read_range(path: str, start: int, stop: int, source: str) -> bytes:
 
 
 def combine(parts: Iterable[Partial]) -> Partial:
-    """One partial from ``parts`` in any order and grouping (associative and
-    commutative): rows in source (line) order, compacted into batches, the sets
-    united, agent counts and digests added up. Each part is emptied as it is
-    merged, so the peak holds one copy of the rows."""
+    """One partial from ``parts`` in any order and grouping: rows in line order, sets united, counts
+    and digests added up. Each part is emptied as it is merged: the peak holds one copy of the rows."""
     ordered = sorted((p for p in parts if len(p) or p.problems or p.agents or p.judges_seen or p.mock_judges),
                      key=lambda p: p.key)
     if not ordered:
@@ -497,11 +489,10 @@ def orphan_digests(pairs: Iterable[tuple[str, str]]) -> list[str]:
 
 
 def shrink(part: Partial, spool: Any) -> Partial:
-    """Reduce ``part`` as it arrives (SPEC §16): its :data:`SPOOLED` columns (and each
-    row's line) go into ``spool`` as one segment under the partial's key, the
-    evaluators they name are kept as a set, the suite digests are packed, and the rows
-    keep :data:`COMPACT` columns, the few-valued ones dictionary-encoded. Shrinking a partial twice
-    does nothing; a partial of another spool is an error."""
+    """Reduce ``part`` as it arrives (SPEC §16): its :data:`SPOOLED` columns (and lines) go into
+    ``spool`` as one segment under its key, the evaluators they name kept as a set; the suite
+    digests are packed; the rows keep :data:`COMPACT` columns (the :data:`ENCODED` ones encoded).
+    Shrinking twice does nothing; a partial of another spool is an error."""
     if part.spool is spool:
         return part
     if part.spool is not None:  # pragma: no cover - a bug, never the user's data
@@ -523,10 +514,8 @@ def shrink(part: Partial, spool: Any) -> Partial:
 
 
 def _in_line_order(part: Partial) -> None:
-    """Put rows back in line order where merged partials interleave (a combined
-    partial need not hold one contiguous range). Result digests are a multiset
-    (their order never matters); evidence digests follow their rows; problems
-    are put in line order too (stably: a row's own problems keep their order)."""
+    """Put rows back in line order where merged partials interleave; evidence digests follow their
+    rows (result digests are a multiset), problems are sorted by line (stably)."""
     part.problems.sort(key=lambda problem: problem.line)
 
     table = part.table()

@@ -8,6 +8,7 @@ time, never rows: what it did not deliver is scored here (partials combine in an
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import threading
@@ -73,18 +74,15 @@ def wants_workers(n_lines: int) -> bool:
     return n_lines >= min_rows() and workers() > 1
 
 
-def _context() -> Any:
-    """A forkserver context where the platform has one, else spawn; the
-    forkserver preloads the scoring modules once (never the caller's ``__main__``)."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["scorekit._partial"])
-        return ctx
-    return multiprocessing.get_context("spawn")  # pragma: no cover - Windows
-
-
 def _pool(n: int) -> Executor:
-    return ProcessPoolExecutor(max_workers=n, mp_context=_context())
+    """``n`` workers started from a forkserver where the platform has one (it preloads the scoring
+    modules once, never the caller's ``__main__``), else by spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx: Any = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["scorekit._partial"])
+    else:  # pragma: no cover - Windows
+        ctx = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=n, mp_context=ctx)
 
 
 def line_ranges(n_rows: int, n_workers: int) -> list[tuple[int, int]]:
@@ -124,22 +122,16 @@ def range_task(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool) ->
 
 def _stop(pool: Executor) -> None:
     """Stop ``pool`` without waiting for a worker that does not answer."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        try:
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, AttributeError):  # already gone
             process.kill()
-        except (OSError, AttributeError):  # pragma: no cover - already gone
-            pass
     pool.shutdown(wait=True, cancel_futures=True)
 
 
 def score_file(path: str, lines: Any, ctx_args: dict[str, Any], strict: bool, *, n_workers: int | None = None,
                executor: Callable[[int], Executor] = _pool) -> Partial:
-    """Score the JSON Lines ``lines`` read from ``path`` here and in worker processes.
-
-    ``executor(n)`` makes the pool of ``n`` workers (a parameter so tests can
-    hand over a pool whose workers are killed).
-    """
+    """Score the JSON Lines ``lines`` read from ``path`` here and in worker processes; ``executor(n)``
+    makes the pool of ``n`` workers (tests hand over one whose workers are killed)."""
     n_workers = n_workers or workers()
     chunks = line_ranges(len(lines), n_workers)
     task = range_task(path, lines, ctx_args, strict)

@@ -1,9 +1,7 @@
 """The cross-row checks (SPEC §2, §5), once for every engine: hashes first, then exactly.
 
-A repeated hash (:mod:`._repeated`) only sends its rows to the client, which judges them
-with the row rules (:func:`~scorekit._validate.duplicate_identities`,
-:func:`~scorekit._validate.case_definition_conflicts`); the rows found are marked invalid
-where they are (:func:`mark`), their evidence digests computed again.
+Only the rows of a repeated hash (:mod:`._repeated`) go to the client, which judges them by the
+row rules (:mod:`scorekit._validate`); those found are marked invalid where they are (:func:`mark`).
 """
 
 from __future__ import annotations
