@@ -448,7 +448,7 @@ def test_the_kernel_s_duplicate_check_matches_the_row_walk() -> None:
         want = duplicate_identities(ids, cases, dims, trials, [label != "invalid" for label in labels], lines, "s")
         shards = [shard(frame.iloc[:cut]), shard(frame.iloc[cut:])]
         runner = InProcess()
-        repeated = find_repeated(runner, [identities(s) for s in shards], 3, len(rows))
+        repeated = find_repeated(runner, identities, shards, 3, len(rows))
         marks, problems, _ = judge(runner, shards, repeated, "s")
         found = sorted(p + (min(cut, len(rows)) if i else 0) for i, m in marks.items() for p in m[0])
         assert (found, problems) == want

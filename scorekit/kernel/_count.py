@@ -141,11 +141,7 @@ def count(runner: Runner, shards: list[Any], *, source: str, threshold: int,
     if undefined:
         undefined -= set().union(*run_all(runner, defined_pairs, scored, undefined))
     results_hash = _hashed(runner, scored, "result_digests", list_hash)
-    hashed = [runner.submit(identities, shard) for shard in scored]
-    repeated = find_repeated(runner, hashed, 3, rows)
-    for handle in hashed:
-        runner.release(handle)
-    del hashed
+    repeated = find_repeated(runner, identities, scored, 3, rows)
     marks, duplicate_problems, conflict_problems = judge(runner, scored, repeated, source)
     problems = [p for k in found for p in k.problems] + duplicate_problems + conflict_problems
     marked = [runner.submit(mark, shard, *marks[i][:2], *_on_lines(marks[i][2], duplicate_problems,

@@ -149,10 +149,7 @@ def _split_groups(runner: Runner, marked: list[Any], basis: str, rows: int) -> p
     back exactly (a hash collision only brings back more), are taken out and put in once."""
     if len(marked) < 2:
         return None
-    handles = [runner.submit(group_hashes, shard, basis) for shard in marked]
-    (repeated,) = find_repeated(runner, handles, 1, rows)
-    for handle in handles:
-        runner.release(handle)
+    (repeated,) = find_repeated(runner, group_hashes, marked, 1, rows, basis)
     if not len(repeated):
         return None
     exact = pd.concat(run_all(runner, run_groups, marked, basis, repeated), ignore_index=True)

@@ -8,6 +8,7 @@ every partition is reduced in one task (:func:`repeated`); only the repeated has
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -55,15 +56,17 @@ def repeated(*parts: Hashes) -> Hashes:
     return tuple(out)
 
 
-def find_repeated(runner: Runner, handles: list[Any], kinds: int, rows: int) -> Hashes:
-    """The repeated hashes (:func:`repeated`) of every partition's ``kinds`` kinds of hashes (``handles``:
-    a handle per partition whose value is a tuple of arrays; ``rows``: about how many hashes in all)."""
-    if not handles:
+def find_repeated(runner: Runner, step: Callable[..., Hashes], shards: list[Any], kinds: int, rows: int,
+                  *args: Any) -> Hashes:
+    """The repeated hashes (:func:`repeated`) of ``step(shard, *args)`` (``kinds`` kinds of hashes, kept
+    where each shard is) over ``shards``; ``rows``: about how many hashes in all."""
+    if not shards:
         return tuple(np.zeros(0, dtype=np.uint64) for _ in range(kinds))
+    handles = [runner.submit(step, shard, *args) for shard in shards]
     n = bucket_count(rows, len(handles))
     split = [[runner.submit(bucket, handle, b, n) for b in range(n)] for handle in handles]
     reduced = [runner.submit(repeated, *(parts[b] for parts in split)) for b in range(n)]
     found = [runner.result(handle) for handle in reduced]
-    for handle in [*reduced, *(h for parts in split for h in parts)]:
+    for handle in [*reduced, *(h for parts in split for h in parts), *handles]:
         runner.release(handle)
     return tuple(np.concatenate([f[k] for f in found]) for k in range(kinds))
