@@ -12,7 +12,10 @@
     ``GROUP BY`` in one process (the older figure).
 (b) ``dask``: N raw rows (bench_evaluate's six deterministic dimensions) with
     the dask engine on a 2-worker LocalCluster vs the pandas engine: identical
-    scorecard.json (but generated_at), time and peak RSS of both.
+    scorecard.json (but generated_at), time, rows/s and peak RSS of both, the
+    largest single process's and each process's (client with the scheduler, each
+    worker; issue 27: under 2 GB per process at 10M rows, where ``--engines dask``
+    leaves the pandas engine out).
 (c) ``local``: see ``bench_evaluate.py --compare-with`` (local workers vs the
     old fork queue).
 (d) ``memory``: peak RSS of ``scorekit run`` (pandas engine) against the number
@@ -25,7 +28,8 @@ Usage::
 
     python benchmarks/bench_scale.py prescored --rows 10000000 --dir /tmp/sk-scale-10m --repeat 3
     python benchmarks/bench_scale.py prescored --rows 1000000000 --dir /tmp/sk-scale
-    python benchmarks/bench_scale.py dask --rows 10000000
+    python benchmarks/bench_scale.py dask --rows 1000000
+    python benchmarks/bench_scale.py dask --rows 10000000 --engines dask --dir /tmp/sk-dask-10m
     python benchmarks/bench_scale.py memory --rows 100000 200000 400000
 """
 
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -48,11 +53,14 @@ DIMENSIONS = 10
 TRIALS = 10
 
 
-def _timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, int, str, int]:
+def _timed(cmd: list[str], ok: tuple[int, ...] = (0, 1),
+           each: dict[int, tuple[int, str]] | None = None) -> tuple[float, int, str, int]:
     """Wall time, peak RSS (KiB) of the largest single process (/usr/bin/time -v: the command or
     one of its children, e.g. a dask worker), stdout, and the peak of the whole process tree's
     summed RSS (KiB, sampled every 0.5 s) of ``cmd``; its stderr (without progress bars) when its
-    exit status is not one of ``ok`` (``scorekit run`` exits 1 on a FAIL; a Python script, on an error)."""
+    exit status is not one of ``ok`` (``scorekit run`` exits 1 on a FAIL; a Python script, on an error).
+    ``each``, when given, is filled with every process's sampled peak RSS (KiB) and role
+    (:func:`_processes`), by process id."""
     import threading
 
     proc = subprocess.Popen(["/usr/bin/time", "-v", *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -62,6 +70,9 @@ def _timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, int, st
     def sample() -> None:
         while not done.wait(0.5):
             peak[0] = max(peak[0], _tree_sample(proc.pid)[0])
+            if each is not None:
+                for pid, (rss, role) in _processes(proc.pid).items():
+                    each[pid] = (max(rss, each.get(pid, (0, ""))[0]), role)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -189,6 +200,38 @@ def bench_prescored(args: argparse.Namespace) -> None:
           f"{max(r for _, r in floors) / 2**20:.2f} GiB, scorekit {max(r for _, r in runs) / 2**20:.2f} GiB")
 
 
+def _processes(root: int) -> dict[int, tuple[int, str]]:
+    """The RSS (KiB) and role of every process below ``root`` (``/usr/bin/time``), from /proc:
+    ``client`` (the command itself: with a LocalCluster, the client and the scheduler), ``worker``
+    (a process it spawned: a dask worker, a local worker), or what else it is (``resource tracker``,
+    ``forkserver``)."""
+    page_kib = os.sysconf("SC_PAGE_SIZE") // 1024
+    parent: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    parent[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):  # a process that ended meanwhile
+                continue
+    out: dict[int, tuple[int, str]] = {}
+    todo = [(pid, 0) for pid, up in parent.items() if up == root]
+    while todo:
+        pid, depth = todo.pop()
+        try:
+            with open(f"/proc/{pid}/statm") as fh:
+                rss = int(fh.read().split()[1]) * page_kib
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                command = fh.read().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, IndexError, ValueError):
+            continue
+        role = ("client" if depth == 0 else "resource tracker" if "resource_tracker" in command
+                else "forkserver" if "forkserver" in command else "worker")
+        out[pid] = (rss, role)
+        todo.extend((child, depth + 1) for child, up in parent.items() if up == pid)
+    return out
+
+
 def _raw(rows: int, work: Path) -> Path:
     path = work / f"raw-{rows}.jsonl"
     if not path.exists():
@@ -210,19 +253,31 @@ def _scorecard(folder: Path) -> str:
 
 
 def bench_dask(args: argparse.Namespace) -> None:
+    """(b): the dask engine (a LocalCluster of two worker processes) and, unless left out with
+    ``--engines``, the pandas engine on the same raw rows; per process its sampled peak RSS."""
     work = args.dir or Path(tempfile.mkdtemp(prefix="sk-scale-"))
     work.mkdir(parents=True, exist_ok=True)
+    t = time.perf_counter()
     path = _raw(args.rows, work)
-    print(f"{args.rows:,} raw rows: {path.stat().st_size / 2**30:.2f} GiB")
+    print(f"{args.rows:,} raw rows: {path.stat().st_size / 2**30:.2f} GiB (ready in {time.perf_counter() - t:.0f} s)",
+          flush=True)
     results = {}
-    for engine in ("pandas", "dask"):
+    for engine in args.engines:
         out = work / f"out-{engine}"
+        each: dict[int, tuple[int, str]] = {}
+        load = os.getloadavg()[0]
         wall, rss, _, tree = _timed([sys.executable, "-m", "scorekit", "run", "--results", str(path), "--engine",
-                                     engine, "--out-dir", str(out)])
+                                     engine, "--out-dir", str(out)], each=each)
         results[engine] = _scorecard(out)
-        print(f"(b) {engine} engine: {wall:.1f} s wall, peak RSS {rss / 2**20:.2f} GiB (largest process), "
-              f"{tree / 2**20:.2f} GiB (all its processes together, sampled)")
-    print("(b) scorecard.json identical (but generated_at):", results["pandas"] == results["dask"])
+        peaks = ", ".join(f"{role} {kib / 2**20:.2f}" for kib, role in sorted(each.values(), key=lambda e: e[1]))
+        print(f"(b) {engine} engine, {args.rows:,} raw rows: {wall:.1f} s wall ({args.rows / wall:,.0f} rows/s; load "
+              f"{load:.2f} before, {os.getloadavg()[0]:.2f} after), peak RSS {rss / 2**20:.2f} GiB (largest single "
+              f"process, time -v), {tree / 2**20:.2f} GiB (all its processes together, sampled); per process "
+              f"(sampled, GiB): {peaks}", flush=True)
+        if not args.keep:
+            shutil.rmtree(out, ignore_errors=True)
+    if len(results) == 2:
+        print("(b) scorecard.json identical (but generated_at):", results["pandas"] == results["dask"])
 
 
 def bench_memory(args: argparse.Namespace) -> None:
@@ -253,6 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("dask")
     b.add_argument("--rows", type=int, default=10_000_000)
     b.add_argument("--dir", type=Path)
+    b.add_argument("--engines", nargs="+", choices=("pandas", "dask"), default=["pandas", "dask"],
+                   help="engines to run (default both, compared); at 10M rows `--engines dask` alone")
+    b.add_argument("--keep", action="store_true", help="keep each engine's --out-dir")
     d = sub.add_parser("memory")
     d.add_argument("--rows", dest="rows_list", type=int, nargs="+", default=[100_000, 200_000, 400_000])
     d.add_argument("--dir", type=Path)
