@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import InputError, one_line
-from .._partial import Partial, score_items
+from .._partial import BATCH_ROWS, Partial, score_items
 from .._rows import open_source
 from .._rows._formats import Source
 from .._rows._members import numbered_on, row_members
@@ -31,10 +31,15 @@ from .._tally import Counted
 from ..kernel import Shard, count, open_shard
 from ..scorers import Context
 
-__all__ = ["CONNECT_TIMEOUT", "is_dask_frame", "scheduler_address", "score"]
+__all__ = ["CONNECT_TIMEOUT", "PARTITION_ROWS", "is_dask_frame", "line_ranges", "scheduler_address",
+           "score"]
 
 # Worker processes of the LocalCluster started when no scheduler is given.
 LOCAL_WORKERS = 2
+#: Rows of a JSON Lines file one task scores at most: a task's transient peak grows with its rows
+#: (about 1 KB a raw row while it is scored), and a large file on a few workers would otherwise be
+#: cut into partitions of millions of rows.
+PARTITION_ROWS = 250_000
 #: Seconds to reach a scheduler before giving up (dask's own default waits 30 s, retrying).
 CONNECT_TIMEOUT = 5
 # A scheduler address as dask.distributed writes one: [scheme://]host:port (IPv6 in brackets), or an
@@ -95,8 +100,11 @@ def _parquet_part(path: str, group: int, first: int, source: str, ctx_args: dict
 
     from .._rows._formats import parquet_item
 
-    rows = pq.ParquetFile(path).read_row_group(group).to_pylist()
-    return score_items((parquet_item(first + i, row) for i, row in enumerate(rows)), source, Context(**ctx_args),
+    def rows() -> Iterator[dict[str, Any]]:  # a batch of dicts at a time, not the row group's
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS, row_groups=[group]):
+            yield from batch.to_pylist()
+
+    return score_items((parquet_item(first + i, row) for i, row in enumerate(rows())), source, Context(**ctx_args),
                        strict)
 
 
@@ -116,6 +124,15 @@ def _tasks(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool
         yield from _file_tasks(src, src.name, 0, ctx_args, strict, n_parts)
 
 
+def line_ranges(n_rows: int, n_workers: int) -> list[tuple[int, int]]:
+    """[start, stop) line ranges of a JSON Lines file as the local workers cut it
+    (:func:`~.local.line_ranges`), each cut again to at most :data:`PARTITION_ROWS` lines."""
+    from .local import line_ranges as cut
+
+    return [(start, min(start + PARTITION_ROWS, b)) for a, b in cut(n_rows, n_workers)
+            for start in range(a, b, PARTITION_ROWS)]
+
+
 def _file_tasks(src: Source, name: str, offset: int, ctx_args: dict[str, Any], strict: bool,
                 n_parts: int) -> Iterator[tuple[Any, ...]]:
     """The tasks of one file's partitions, its rows named ``name`` and numbered from ``offset + 1``."""
@@ -123,7 +140,7 @@ def _file_tasks(src: Source, name: str, offset: int, ctx_args: dict[str, Any], s
 
     if src.kind == "jsonl" and src.lines is not None:
         task = local.range_task(src.name, src.lines, ctx_args, strict)
-        for a, b in local.line_ranges(len(src.lines), n_parts):
+        for a, b in line_ranges(len(src.lines), n_parts):
             path, start, stop, crc, first, _, *rest = task(a, b)
             yield (local.checked_range, path, start, stop, crc, first + offset, name, *rest)
     elif src.kind == "parquet":

@@ -145,3 +145,20 @@ def test_a_directory_of_two_kinds_is_one_line(tmp_path):
     pd.DataFrame({"id": ["x"]}).to_parquet(folder / "b.parquet")
     with pytest.raises(sk.InputError, match="JSON Lines and Parquet files"):
         sk.evaluate(folder, engine="dask")
+
+
+def test_a_file_is_cut_into_partitions_of_at_most_partition_rows(corpus, pandas_card, cluster, monkeypatch):
+    """However few the workers, no task scores more than PARTITION_ROWS lines (a task's peak grows with its
+    rows); the cuts still give the pandas engine's scorecard and evidence."""
+    from scorekit.engines import dask as engine
+
+    monkeypatch.setattr(engine, "PARTITION_ROWS", 37)
+    for n_rows, workers in ((1000, 2), (400, 2), (37, 1), (1, 4), (0, 2)):
+        ranges = engine.line_ranges(n_rows, workers)
+        assert all(0 < b - a <= 37 for a, b in ranges)
+        assert [a for a, _ in ranges] == [0, *(b for _, b in ranges)][:len(ranges)]  # contiguous, in order
+        assert (ranges[-1][1] if ranges else 0) == n_rows
+    card = sk.evaluate(corpus, engine="dask", scheduler=cluster)
+    assert comparable(card) == pandas_card[0]
+    assert card.evidence.equals(pandas_card[1])
+
