@@ -31,7 +31,7 @@ from .._tally import Counted
 from ..kernel import Shard, count, open_shard
 from ..scorers import Context
 
-__all__ = ["CONNECT_TIMEOUT", "PARTITION_ROWS", "is_dask_frame", "line_ranges", "scheduler_address",
+__all__ = ["CONNECT_TIMEOUT", "PARTITION_ROWS", "compacted", "is_dask_frame", "line_ranges", "scheduler_address",
            "score"]
 
 # Worker processes of the LocalCluster started when no scheduler is given.
@@ -188,7 +188,25 @@ def scored_shard(function: Callable[..., Partial], *args: Any) -> Shard:
     from .local import checked_range
 
     lines = (args[0], args[1], args[2], args[4]) if function is checked_range else None
-    return open_shard(function(*args), bool(args[-1]), lines)
+    return compacted(open_shard(function(*args), bool(args[-1]), lines))
+
+
+def compacted(shard: Shard) -> Shard:
+    """``shard`` copied into fresh memory, the scored one let go. Scoring a partition interleaves
+    what the shard keeps with what it only needed meanwhile (about 1 KB a raw row, a Python object
+    each): once that is freed, the kept columns pin the heap pages around them, and a worker holding
+    every shard of its partitions held about 420 bytes a raw row where the shard's data is about 230
+    (benchmarks/bench_scale.py dask). Copied after the scoring's memory is freed, a shard takes
+    about what its data does."""
+    import pickle
+
+    from .._partial import release_memory
+
+    data = pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)
+    del shard
+    release_memory()
+    copy: Shard = pickle.loads(data)
+    return copy
 
 
 def _sorted_hash(digests: Iterable[Any]) -> str:

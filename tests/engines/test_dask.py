@@ -162,3 +162,24 @@ def test_a_file_is_cut_into_partitions_of_at_most_partition_rows(corpus, pandas_
     assert comparable(card) == pandas_card[0]
     assert card.evidence.equals(pandas_card[1])
 
+
+def test_a_compacted_shard_is_the_shard_it_was_copied_from(corpus):
+    from scorekit.engines import local
+    from scorekit.engines.dask import compacted, open_rows
+    from scorekit.kernel import open_shard
+    from scorekit.kernel._shard import digests, keys
+
+    src = open_rows(str(corpus))
+    args = local.range_task(src.name, src.lines, {}, True)(0, len(src.lines))
+
+    def scored():
+        return open_shard(local.checked_range(*args), True, (args[0], args[1], args[2], args[4]))
+
+    want, got = scored(), compacted(scored())
+    assert got.partial is not None and got.partial.spool is got.spool
+    pd.testing.assert_frame_equal(got.counting, want.counting)
+    assert got.definitions.equals(want.definitions) and got.lines == want.lines
+    for name in ("result_digests", "evidence_digests"):
+        assert (digests(got, name) == digests(want, name)).all()
+    assert [got.spool.batch(key).equals(want.spool.batch(key)) for key in want.spool._rows] == [True]
+    assert keys(got) == keys(want)
