@@ -266,8 +266,10 @@ def bench_dask(args: argparse.Namespace) -> None:
         out = work / f"out-{engine}"
         each: dict[int, tuple[int, str]] = {}
         load = os.getloadavg()[0]
+        threshold = [] if args.evidence_rows_in_memory is None else [
+            "--evidence-rows-in-memory", str(args.evidence_rows_in_memory)]
         wall, rss, _, tree = _timed([sys.executable, "-m", "scorekit", "run", "--results", str(path), "--engine",
-                                     engine, "--out-dir", str(out)], each=each)
+                                     engine, "--out-dir", str(out), *threshold], each=each)
         results[engine] = _scorecard(out)
         peaks = ", ".join(f"{role} {kib / 2**20:.2f}" for kib, role in sorted(each.values(), key=lambda e: e[1]))
         print(f"(b) {engine} engine, {args.rows:,} raw rows: {wall:.1f} s wall ({args.rows / wall:,.0f} rows/s; load "
@@ -311,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--engines", nargs="+", choices=("pandas", "dask"), default=["pandas", "dask"],
                    help="engines to run (default both, compared); at 10M rows `--engines dask` alone")
     b.add_argument("--keep", action="store_true", help="keep each engine's --out-dir")
+    b.add_argument("--evidence-rows-in-memory", type=int,
+                   help="scorekit run's threshold (default its own, 10M: up to 10M rows the client reads the "
+                        "whole evidence back into a frame; below the rows, the engine alone is measured)")
     d = sub.add_parser("memory")
     d.add_argument("--rows", dest="rows_list", type=int, nargs="+", default=[100_000, 200_000, 400_000])
     d.add_argument("--dir", type=Path)
