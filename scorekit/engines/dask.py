@@ -32,7 +32,7 @@ from ..kernel import Shard, count, open_shard
 from ..scorers import Context
 
 __all__ = ["CONNECT_TIMEOUT", "PARTITION_ROWS", "compacted", "is_dask_frame", "line_ranges", "scheduler_address",
-           "score"]
+           "score", "spooled_to_disk"]
 
 # Worker processes of the LocalCluster started when no scheduler is given.
 LOCAL_WORKERS = 2
@@ -188,7 +188,24 @@ def scored_shard(function: Callable[..., Partial], *args: Any) -> Shard:
     from .local import checked_range
 
     lines = (args[0], args[1], args[2], args[4]) if function is checked_range else None
-    return compacted(open_shard(function(*args), bool(args[-1]), lines))
+    return spooled_to_disk(compacted(open_shard(function(*args), bool(args[-1]), lines)))
+
+
+def spooled_to_disk(shard: Shard) -> Shard:
+    """``shard`` with its spooled columns (the agent's output, the evaluator, cost and latency,
+    kept row text: about 73 bytes a raw row, a third of a shard) in a file of its own on the worker,
+    read back memory-mapped when the evidence or a row's text is read, as the pandas engine spools
+    them. A shard dask moves or spills carries them (:meth:`~scorekit._spool.Spool.__getstate__`);
+    the file goes with the shard."""
+    from .._spool import Spool
+
+    spool = Spool(budget=0)
+    for key, _ in shard.spool.segments():
+        spool.add(key, shard.spool.batch(key))
+    shard.spool = spool
+    if shard.partial is not None:
+        shard.partial.spool = spool
+    return shard
 
 
 def compacted(shard: Shard) -> Shard:

@@ -183,3 +183,30 @@ def test_a_compacted_shard_is_the_shard_it_was_copied_from(corpus):
         assert (digests(got, name) == digests(want, name)).all()
     assert [got.spool.batch(key).equals(want.spool.batch(key)) for key in want.spool._rows] == [True]
     assert keys(got) == keys(want)
+
+
+def test_a_shard_spooled_to_disk_reads_as_the_one_in_memory(corpus):
+    """The spooled columns in a file of the shard's own: the same evidence and row texts, and a pickled
+    copy (a shard dask moves) carries them."""
+    import pickle
+
+    from scorekit.engines import local
+    from scorekit.engines.dask import open_rows, spooled_to_disk
+    from scorekit.kernel import open_shard
+    from scorekit.kernel._shard import row_texts, segment
+
+    src = open_rows(str(corpus))
+    args = local.range_task(src.name, src.lines, {}, True)(0, len(src.lines))
+
+    def scored():
+        return open_shard(local.checked_range(*args), True, (args[0], args[1], args[2], args[4]))
+
+    want, got = scored(), spooled_to_disk(scored())
+    assert got.spool.on_disk == 1 and want.spool.on_disk == 0
+    assert got.partial is not None and got.partial.spool is got.spool
+    positions = list(range(0, len(want.counting), 7))
+    assert row_texts(got, positions) == row_texts(want, positions)
+    assert segment(got).equals(segment(want))
+    moved = pickle.loads(pickle.dumps(got))
+    del got
+    assert segment(moved).equals(segment(want))
