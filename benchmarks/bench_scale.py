@@ -203,8 +203,8 @@ def bench_prescored(args: argparse.Namespace) -> None:
 def _processes(root: int) -> dict[int, tuple[int, str]]:
     """The RSS (KiB) and role of every process below ``root`` (``/usr/bin/time``), from /proc:
     ``client`` (the command itself: with a LocalCluster, the client and the scheduler), ``worker``
-    (a process it spawned: a dask worker, a local worker), or what else it is (``resource tracker``,
-    ``forkserver``)."""
+    (a process it spawned: a dask worker, a local worker forked by the forkserver), or what else it
+    is (``resource tracker``, ``forkserver``)."""
     page_kib = os.sysconf("SC_PAGE_SIZE") // 1024
     parent: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -215,9 +215,9 @@ def _processes(root: int) -> dict[int, tuple[int, str]]:
             except (OSError, IndexError, ValueError):  # a process that ended meanwhile
                 continue
     out: dict[int, tuple[int, str]] = {}
-    todo = [(pid, 0) for pid, up in parent.items() if up == root]
+    todo = [(pid, 0, "") for pid, up in parent.items() if up == root]
     while todo:
-        pid, depth = todo.pop()
+        pid, depth, above = todo.pop()
         try:
             with open(f"/proc/{pid}/statm") as fh:
                 rss = int(fh.read().split()[1]) * page_kib
@@ -226,9 +226,9 @@ def _processes(root: int) -> dict[int, tuple[int, str]]:
         except (OSError, IndexError, ValueError):
             continue
         role = ("client" if depth == 0 else "resource tracker" if "resource_tracker" in command
-                else "forkserver" if "forkserver" in command else "worker")
+                else "forkserver" if "forkserver" in command and above != "forkserver" else "worker")
         out[pid] = (rss, role)
-        todo.extend((child, depth + 1) for child, up in parent.items() if up == pid)
+        todo.extend((child, depth + 1, role) for child, up in parent.items() if up == pid)
     return out
 
 
