@@ -57,11 +57,12 @@ from ._sql import COLUMNS, STRINGS, Files, arrow_batches, line_sql, quoted
 __all__ = ["COLUMNS", "KINDS", "Files", "arrow_batches", "file_offsets", "line_sql", "literal_files", "score"]
 
 _MAX_SAFE = 2**53 - 1
-# A value with a visible ASCII character is certainly not empty or white space.
-_VISIBLE = "regexp_matches({0}, '[!-~]')"
-# An evaluator is certainly no mock when it is ASCII without "mock" in any case
-# (non-ASCII text could lower-case to "mock": the pandas code decides).
-_NO_MOCK = "(NOT contains(lower({0}), 'mock') AND regexp_full_match({0}, '[\\x01-\\x7f]*'))"
+# A value with a visible ASCII character is certainly not empty or white space (the first character
+# is asked first: a regular expression per value took half the screen's time).
+_VISIBLE = "CASE WHEN ascii({0}) BETWEEN 33 AND 126 THEN true ELSE regexp_matches({0}, '[!-~]') END"
+# An evaluator is certainly no mock when it is ASCII (one byte a character) without NUL nor "mock" in
+# any case (non-ASCII text could lower-case to "mock": the pandas code decides).
+_NO_MOCK = "(strlen({0}) = length({0}) AND NOT contains({0}, chr(0)) AND {0} NOT ILIKE '%mock%')"
 
 
 def _files(rows: Any) -> tuple[str, list[str]]:
