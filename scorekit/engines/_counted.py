@@ -252,18 +252,21 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
         con.execute(f"CREATE OR REPLACE TEMP VIEW fast AS SELECT * FROM work.fast_all{keep}")
         con.register("slow_rows", _slow_table(slow))
         con.execute(f"CREATE OR REPLACE TEMP VIEW base AS {_base('fast')}")
-        marked, problems, new_digests = _duplicates(con, source, strict)
+        marked, problems, new_digests, unique_trials = _duplicates(con, source, strict)
         con.register("marked", marked)
         con.execute(f"CREATE OR REPLACE TEMP VIEW ev_in AS {_evidence_rows('base', strict)}")
         hashes = _hashes(con, slow, new_digests)
         summary = _summary(con)
+        # No (case, dimension, trial) repeats among the valid rows, and no row is invalid: every agent row
+        # is a (dimension, trial, case) group of its own (_run_totals groups nothing).
+        summary["unique_trials"] = unique_trials and not summary["labels"]["invalid"]
         tally = _tally(con, summary)
         rows, last, evaluators = summary["rows"], summary["last"], summary["evaluators"]
         schema = evidence_schema()
 
         def fill(writer: Any) -> None:
             if int(rows) > threshold:  # an evidence/ dataset that stays on disk: DuckDB writes it
-                _copy_rows(con, writer, schema, int(rows))
+                _copy_rows(con, writer, schema, int(rows), int(last))
             else:  # read back into memory: written in line order by pyarrow, as the pandas engine's
                 _write_rows(con, writer, schema, 0, int(last or 0))
 
@@ -281,13 +284,13 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
                    partial_rows=partial_rows, agreement=slow.agreement)
 
 
-def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem], list[bytes]]:
+def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem], list[bytes], bool]:
     """Rows claiming one identity twice (:func:`duplicate_identities` over the candidates SQL finds):
-    the table of marked rows (their new status, reason, label, detail), the problems, and the marked
-    rows' new evidence digests."""
+    the table of marked rows (their new status, reason, label, detail), the problems, the marked
+    rows' new evidence digests, and whether no (case, dimension, trial) of the valid rows repeats."""
     import pyarrow as pa
 
-    candidates = _candidates(con)
+    candidates, unique_trials = _candidates(con)
     lines = [row[0] for row in candidates]
     positions, problems = duplicate_identities(
         [r[1] for r in candidates], [r[2] for r in candidates], [r[3] for r in candidates],
@@ -307,7 +310,7 @@ def _duplicates(con: Any, source: str, strict: bool) -> tuple[Any, list[Problem]
     table = pa.table({"line": pa.array(out["line"], pa.int64()), "status": pa.array(out["status"], pa.string()),
                       "reason": pa.array(out["reason"], pa.string()), "label": pa.array(out["label"], pa.string()),
                       "detail": pa.array(out["detail"], pa.string())})
-    return table, problems, digests
+    return table, problems, digests, unique_trials
 
 
 def _repeated_hashes(key: str, rows: str) -> str:
@@ -318,8 +321,9 @@ def _repeated_hashes(key: str, rows: str) -> str:
     return f"SELECT h FROM (SELECT {key} AS h FROM {rows} GROUP BY h HAVING count(*) > 1)"
 
 
-def _candidates(con: Any) -> list[tuple[Any, ...]]:
-    """Every row whose id, or (case, dimension, trial) among valid rows, is claimed twice, in line order.
+def _candidates(con: Any) -> tuple[list[tuple[Any, ...]], bool]:
+    """Every row whose id, or (case, dimension, trial) among valid rows, is claimed twice, in line order,
+    and whether no (case, dimension, trial) of the valid rows repeats.
 
     One streaming pass groups the 64-bit hashes of both identities at once (``GROUPING SETS``; grouping
     fixed-size hashes, not 1B distinct id strings, keeps DuckDB within 2 GB): in the usual case no hash
@@ -334,7 +338,7 @@ def _candidates(con: Any) -> list[tuple[Any, ...]]:
         "HAVING count(*) > 1 AND ((GROUPING(ht) = 1 AND hi IS NOT NULL) OR (GROUPING(hi) = 1 AND ht IS NOT NULL))")
     try:
         if not con.execute("SELECT count(*) FROM repeated").fetchall()[0][0]:
-            return []
+            return [], True
         ids = _arrow_table(con, "SELECT id FROM base WHERE id IS NOT NULL AND hash(id) IN (SELECT hi FROM repeated) "
                                 "GROUP BY id HAVING count(*) > 1")
         trials = _arrow_table(con, f"SELECT case_id, dimension, trial FROM base WHERE {valid} AND {key} IN "
@@ -342,7 +346,7 @@ def _candidates(con: Any) -> list[tuple[Any, ...]]:
     finally:
         con.execute("DROP TABLE IF EXISTS repeated")
     if not ids.num_rows and not trials.num_rows:
-        return []
+        return [], True
     con.register("twice_ids", ids)
     con.register("twice_trials", trials)
     rows: list[tuple[Any, ...]] = con.execute(
@@ -350,7 +354,7 @@ def _candidates(con: Any) -> list[tuple[Any, ...]]:
         "WHERE id IN (SELECT id FROM twice_ids) OR (label <> 'invalid' AND (case_id, dimension, trial) "
         "IN (SELECT (case_id, dimension, trial) FROM twice_trials)) ORDER BY line"
     ).fetchall()
-    return rows
+    return rows, not trials.num_rows
 
 
 def _hashes(con: Any, slow: Partial, new_digests: list[bytes]) -> dict[str, str]:
@@ -463,7 +467,9 @@ def _run_totals(con: Any, cases: CaseCounts, summary: dict[str, Any]) -> RunTota
     measured = "status IN ('PASS', 'FAIL')"
     rows = f"agent_rows WHERE {column} IS NOT NULL"
     key = f"hash(dimension, {column}, case_id)"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated_keys AS {_repeated_hashes(key, rows)}")
+    unique = not use_run and summary["unique_trials"]
+    repeated = "SELECT NULL::UBIGINT AS h LIMIT 0" if unique else _repeated_hashes(key, rows)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE repeated_keys AS {repeated}")
     try:
         per_run = con.execute(
             "SELECT g, r, sum(m)::BIGINT, sum(p)::BIGINT, sum(n)::BIGINT, sum(c)::BIGINT FROM ("
@@ -497,26 +503,36 @@ def _run_totals(con: Any, cases: CaseCounts, summary: dict[str, Any]) -> RunTota
 
 
 def _finding_groups(con: Any) -> FindingGroups:
-    """:func:`scorekit._findings.finding_groups` of the rows, in SQL."""
+    """:func:`scorekit._findings.finding_groups` of the rows, in SQL: one pass counts the non-PASS rows per
+    (dimension, reason, case) into a table of the work database; the groups and their sorted case ids
+    are read from it, and a second pass takes the details of each group's first cases."""
+    import pyarrow as pa
+
     con.execute(
         "CREATE OR REPLACE TEMP VIEW non_pass AS SELECT coalesce(dimension, '(unknown)') AS d, "
         "coalesce(reason, 'unspecified') AS r, status AS s, coalesce(case_id, '(unknown)') AS c, detail "
         "FROM ev_in WHERE status <> 'PASS' AND NOT control"
     )
+    con.execute("CREATE OR REPLACE TABLE work.cases AS SELECT d, r, c, count(*) AS n, bool_or(s = 'FAIL') AS f, "
+                "bool_or(s = 'ERROR') AS e, bool_or(s = 'ABSTAIN') AS a FROM non_pass GROUP BY d, r, c")
     groups: FindingGroups = {}
     for d, r, rows, fail, error, abstain in con.execute(
-            "SELECT d, r, count(*), bool_or(s = 'FAIL'), bool_or(s = 'ERROR'), bool_or(s = 'ABSTAIN') "
-            "FROM non_pass GROUP BY d, r ORDER BY d, r").fetchall():
+            "SELECT d, r, sum(n), bool_or(f), bool_or(e), bool_or(a) FROM work.cases GROUP BY d, r ORDER BY d, r"
+            ).fetchall():
         status = "FAIL" if fail else "ERROR" if error else "ABSTAIN" if abstain else "PASS"
         groups[(d, r)] = {"status": status, "case_ids": [], "rows": int(rows), "details": []}
-    for batch in _batches(con, "SELECT DISTINCT d, r, c FROM non_pass ORDER BY d, r, c"):
+    for batch in _batches(con, "SELECT d, r, c FROM work.cases ORDER BY d, r, c"):
         for d, r, c in zip(*(batch.column(i).to_pylist() for i in range(3)), strict=True):
             groups[(d, r)]["case_ids"].append(c)
+    con.execute("DROP TABLE work.cases")
+    first = [(d, r, c) for (d, r), group in groups.items() for c in group["case_ids"][:DETAIL_CASES]]
+    con.register("detail_cases", pa.table({name: pa.array([key[i] for key in first], pa.string())
+                                           for i, name in enumerate("drc")}))
     for d, r, c, detail in con.execute(
-            "SELECT DISTINCT d, r, c, detail FROM (SELECT *, dense_rank() OVER (PARTITION BY d, r ORDER BY c) AS k "
-            f"FROM non_pass) WHERE k <= {DETAIL_CASES} AND detail IS NOT NULL AND detail <> '' "
-            "ORDER BY d, r, c, detail").fetchall():
+            "SELECT DISTINCT d, r, c, detail FROM non_pass SEMI JOIN detail_cases USING (d, r, c) "
+            "WHERE detail IS NOT NULL AND detail <> '' ORDER BY d, r, c, detail").fetchall():
         groups[(d, r)]["details"].append({"case_id": c, "detail": detail})
+    con.unregister("detail_cases")
     return groups
 
 
@@ -557,10 +573,13 @@ def _write_rows(con: Any, writer: Any, schema: Any, low: int, high: int) -> None
 _BUCKET_LINES = 1 << 16
 
 
-def _part_starts(con: Any, rows: int, part_rows: int) -> list[int]:
+def _part_starts(con: Any, rows: int, last: int, part_rows: int) -> list[int]:
     """The last line before each part of ``part_rows`` rows of ``ev_in`` (in line order), and the last line:
-    ``ends[i] < line <= ends[i + 1]`` are the rows of part ``i``. One pass counts the rows per bucket of
-    lines; each cut is then found within its bucket."""
+    ``ends[i] < line <= ends[i + 1]`` are the rows of part ``i``. When the ``rows`` rows are lines 1 to
+    ``last`` (as many as the last line), that is all; otherwise one pass counts the rows per bucket of
+    lines, and each cut is then found within its bucket."""
+    if rows == last:
+        return [0, *range(part_rows, rows, part_rows), rows]
     buckets = con.execute(f"SELECT line // {_BUCKET_LINES} AS b, count(*) FROM ev_in GROUP BY b ORDER BY b").fetchall()
     ends, seen = [0], 0
     cuts = iter(range(part_rows, rows, part_rows))
@@ -577,7 +596,7 @@ def _part_starts(con: Any, rows: int, part_rows: int) -> list[int]:
     return ends
 
 
-def _copy_rows(con: Any, writer: Any, schema: Any, rows: int) -> None:
+def _copy_rows(con: Any, writer: Any, schema: Any, rows: int, last: int) -> None:
     """Write the rows of ``ev_in`` as the parts of the dataset ``writer`` makes: the first part through
     ``writer`` (so its file carries the dataset's metadata), every other one by DuckDB's own Parquet
     writer (``COPY``), in line order, with that metadata (its ``part`` set) and the evidence ``schema``
@@ -590,7 +609,7 @@ def _copy_rows(con: Any, writer: Any, schema: Any, rows: int) -> None:
     from ..reports.parquet import METADATA_KEY, PART_ROWS, part_name
     from ._sql import quoted
 
-    ends = _part_starts(con, rows, PART_ROWS)
+    ends = _part_starts(con, rows, last, PART_ROWS)
     _write_rows(con, writer, schema, ends[0], ends[1])
     if len(ends) <= 2:  # one part: the writer's own
         return
