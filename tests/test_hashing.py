@@ -255,3 +255,17 @@ def test_sql_twin_writes_integers_beyond_64_bits_as_python_does():
     for value in (2**100, -(2**126), 0, -1):
         (text,) = duckdb.connect().execute(f"SELECT {sql_text(sql_int(f'CAST({value!r} AS HUGEINT)'))}").fetchall()[0]
         assert text.encode() == canonical_bytes(value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(EVIDENCE_ROW, min_size=1, max_size=10), SQL_TEXT, st.booleans(), st.booleans())
+def test_sql_twin_writes_literal_fields_as_python_does(rows, label, control, included):
+    """A field given as an SQL literal (a string with quotes, backslashes or control characters, true or
+    false) is written when the SQL is made; the digest is the Python one."""
+    literal = "'" + label.replace("'", "''") + "'"
+    got = _sql_digests(rows, evidence_sql(row_id="id", dimension="dimension", case_id="case_id", trial="trial",
+                                          status="status", reason="reason", label=literal,
+                                          control=str(control).lower(), included=str(included).lower()))
+    for row, digest in zip(rows, got, strict=True):
+        assert digest == evidence_digest(row["id"], row["dimension"], row["case_id"], row["trial"], row["status"],
+                                         row["reason"], label, control, included).hex(), row
