@@ -39,7 +39,7 @@ from .._hashing import evidence_digest, evidence_sql, results_sql, sql_string, s
 from .._partial import Partial, orphan_digests, undefined_pairs
 from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
-from ._digests import DigestSorter, ListHash, from_hex
+from ._digests import DigestSorter, from_hex
 
 if TYPE_CHECKING:
     from ._sql import Files
@@ -147,13 +147,7 @@ def _sorted_hashes(con: Any, query: str, names: list[str], extra: dict[str, list
     for batch in _batches(con, query):
         for i, name in enumerate(names):
             sorters[name].add(np.array(_digest_bytes(batch.column(i))))
-    hashes = {}
-    for name, sorter in sorters.items():
-        digest = ListHash()
-        for chunk in sorter.sorted():
-            digest.update(chunk)
-        hashes[name] = digest.hexdigest()
-    return hashes
+    return {name: sorter.list_hash() for name, sorter in sorters.items()}
 
 
 # --------------------------------------------------------------------------- the slow rows

@@ -158,6 +158,13 @@ class DigestSorter:
         finally:
             shutil.rmtree(self.directory, ignore_errors=True)
 
+    def list_hash(self) -> str:
+        """The list hash (``_hashing.list_hash``) of the digests added: :meth:`sorted` into one :class:`ListHash`."""
+        digest = ListHash()
+        for chunk in self.sorted():
+            digest.update(chunk)
+        return digest.hexdigest()
+
     def _split(self, path: Path) -> Iterator[np.ndarray]:
         """A bucket too large to sort at once, scattered by its next byte and sorted in turn."""
         inner = DigestSorter(self.directory / f"{path.name}.d", depth=self.depth + 1,
@@ -177,7 +184,4 @@ def sorted_list_hash(directory: Path, digests: Iterable[np.ndarray]) -> str:
     sorter = DigestSorter(directory)
     for raw in digests:
         sorter.add(raw)
-    digest = ListHash()
-    for chunk in sorter.sorted():
-        digest.update(chunk)
-    return digest.hexdigest()
+    return sorter.list_hash()
