@@ -274,12 +274,11 @@ def _compare(args: argparse.Namespace, work: Path, results: Path) -> int:
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _tree_sample(root: int) -> tuple[int, dict[int, float]]:
-    """The summed RSS (KiB) of ``root`` and every process below it, and each one's CPU
-    seconds so far (user + system, its own and its waited-for children's), from /proc."""
+def processes() -> dict[int, tuple[int, int, float]]:
+    """Every process now, by process id: its parent's id, its RSS (KiB) and its CPU seconds so far
+    (user + system, its own and its waited-for children's), from /proc."""
     page_kib = os.sysconf("SC_PAGE_SIZE") // 1024
-    children: dict[int, list[int]] = {}
-    usage: dict[int, tuple[int, float]] = {}
+    table: dict[int, tuple[int, int, float]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -290,18 +289,32 @@ def _tree_sample(root: int) -> tuple[int, dict[int, float]]:
                 pages = int(fh.read().split()[1])
         except (OSError, IndexError, ValueError):  # a process that ended meanwhile
             continue
-        pid = int(entry)
-        children.setdefault(int(fields[1]), []).append(pid)
         # fields[0] is the state (field 3 of stat): utime, stime, cutime, cstime are fields 14-17.
-        usage[pid] = (pages * page_kib, sum(int(t) for t in fields[11:15]) / _TICKS)
-    rss, cpu, todo = 0, {}, [root]
+        table[int(entry)] = (int(fields[1]), pages * page_kib, sum(int(t) for t in fields[11:15]) / _TICKS)
+    return table
+
+
+def process_tree(table: dict[int, tuple[int, int, float]], root: int) -> list[tuple[int, int]]:
+    """``root`` (depth 0) and every process of ``table`` (:func:`processes`) below it, as
+    (process id, depth), each after its parent."""
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = [], [(root, 0)]
     while todo:
-        pid = todo.pop()
-        if pid in usage:
-            rss += usage[pid][0]
-            cpu[pid] = usage[pid][1]
-        todo.extend(children.get(pid, []))
-    return rss, cpu
+        pid, depth = todo.pop()
+        if pid in table:
+            found.append((pid, depth))
+        todo.extend((child, depth + 1) for child in children.get(pid, []))
+    return found
+
+
+def _tree_sample(root: int) -> tuple[int, dict[int, float]]:
+    """The summed RSS (KiB) of ``root`` and every process below it, and each one's CPU
+    seconds so far (user + system, its own and its waited-for children's), from /proc."""
+    table = processes()
+    tree = [pid for pid, _ in process_tree(table, root)]
+    return sum(table[pid][1] for pid in tree), {pid: table[pid][2] for pid in tree}
 
 
 def measure_group(cmd: list[str], env: dict[str, str] | None = None, every: float = 0.1) -> tuple[float, float, int]:

@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_evaluate import _parse_time, _tree_sample, make_rows  # noqa: E402
+from bench_evaluate import _parse_time, make_rows, process_tree, processes  # noqa: E402
 
 DIMENSIONS = 10
 TRIALS = 10
@@ -69,9 +69,10 @@ def _timed(cmd: list[str], ok: tuple[int, ...] = (0, 1),
 
     def sample() -> None:
         while not done.wait(0.5):
-            peak[0] = max(peak[0], _tree_sample(proc.pid)[0])
+            table = processes()  # one look at /proc for both figures
+            peak[0] = max(peak[0], sum(table[pid][1] for pid, _ in process_tree(table, proc.pid)))
             if each is not None:
-                for pid, (rss, role) in _processes(proc.pid).items():
+                for pid, (rss, role) in _processes(table, proc.pid).items():
                     each[pid] = (max(rss, each.get(pid, (0, ""))[0]), role)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -200,35 +201,24 @@ def bench_prescored(args: argparse.Namespace) -> None:
           f"{max(r for _, r in floors) / 2**20:.2f} GiB, scorekit {max(r for _, r in runs) / 2**20:.2f} GiB")
 
 
-def _processes(root: int) -> dict[int, tuple[int, str]]:
-    """The RSS (KiB) and role of every process below ``root`` (``/usr/bin/time``), from /proc:
-    ``client`` (the command itself: with a LocalCluster, the client and the scheduler), ``worker``
-    (a process it spawned: a dask worker, a local worker forked by the forkserver), or what else it
-    is (``resource tracker``, ``forkserver``)."""
-    page_kib = os.sysconf("SC_PAGE_SIZE") // 1024
-    parent: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    parent[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):  # a process that ended meanwhile
-                continue
+def _processes(table: dict[int, tuple[int, int, float]], root: int) -> dict[int, tuple[int, str]]:
+    """The RSS (KiB) and role of every process of ``table`` (:func:`processes`) below ``root``
+    (``/usr/bin/time``): ``client`` (the command itself: with a LocalCluster, the client and the
+    scheduler), ``worker`` (a process it spawned: a dask worker, a local worker forked by the
+    forkserver), or what else it is (``resource tracker``, ``forkserver``)."""
     out: dict[int, tuple[int, str]] = {}
-    todo = [(pid, 0, "") for pid, up in parent.items() if up == root]
-    while todo:
-        pid, depth, above = todo.pop()
+    for pid, depth in process_tree(table, root):
+        if depth == 0:
+            continue
         try:
-            with open(f"/proc/{pid}/statm") as fh:
-                rss = int(fh.read().split()[1]) * page_kib
             with open(f"/proc/{pid}/cmdline", "rb") as fh:
                 command = fh.read().replace(b"\0", b" ").decode(errors="replace")
-        except (OSError, IndexError, ValueError):
+        except OSError:  # a process that ended meanwhile
             continue
-        role = ("client" if depth == 0 else "resource tracker" if "resource_tracker" in command
+        above = out.get(table[pid][0], (0, ""))[1]
+        role = ("client" if depth == 1 else "resource tracker" if "resource_tracker" in command
                 else "forkserver" if "forkserver" in command and above != "forkserver" else "worker")
-        out[pid] = (rss, role)
-        todo.extend((child, depth + 1, role) for child, up in parent.items() if up == pid)
+        out[pid] = (table[pid][1], role)
     return out
 
 
