@@ -36,7 +36,7 @@ from .._errors import Problem
 from .._evidence import EvidenceStore
 from .._findings import DETAIL_CASES, FindingGroups
 from .._hashing import evidence_digest, evidence_sql, results_sql, sql_string, sql_text_or_int, suite_sql
-from .._partial import Partial, orphan_digests, undefined_pairs
+from .._partial import Partial, add_counts, orphan_digests, undefined_pairs
 from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
 from ._digests import DigestSorter, from_hex
@@ -240,8 +240,7 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
             agents[value] = int(n)
             if agent is None or value == agent:
                 partial_rows += int(partial)
-        for value, n in slow.agents.items():
-            agents[value] = agents.get(value, 0) + n
+        add_counts(agents, slow.agents)
         keep = " WHERE agent = " + quoted(agent) if agent is not None else ""
         con.execute(f"CREATE OR REPLACE TEMP VIEW fast AS SELECT * FROM work.fast_all{keep}")
         con.register("slow_rows", _slow_table(slow))
