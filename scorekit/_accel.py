@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
 __all__ = ["BUILT", "ENABLED", "canonical", "definition_text", "describe", "duplicate_key", "evidence_canonical",
-           "exact_key", "text_is_clean"]
+           "exact_key", "sha256_texts", "text_is_clean"]
 
 
 def _load() -> tuple[Any, bool]:
@@ -49,6 +49,8 @@ definition_text: Callable[[ReadableBuffer, tuple[bytes, ...]], bytes | None] | N
 exact_key: Callable[[object], bytes | None] | None = _get("exact_key")
 duplicate_key: Callable[[ReadableBuffer], int] | None = _get("duplicate_key")
 text_is_clean: Callable[[ReadableBuffer], bool] | None = _get("text_is_clean")
+sha256_texts: Callable[[ReadableBuffer, ReadableBuffer, int, ReadableBuffer, bool], None] | None = \
+    _get("sha256_texts")
 
 
 def describe() -> str:

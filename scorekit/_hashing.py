@@ -40,6 +40,7 @@ from typing import Any
 # The C form of canonical_bytes (scorekit/_speedups.c); None for the Python path (scorekit/_accel.py).
 from ._accel import canonical as _c_canonical
 from ._accel import evidence_canonical as _c_evidence
+from ._accel import sha256_texts as _c_sha256_texts
 
 __all__ = [
     "MEASURED_FIELDS",
@@ -52,9 +53,12 @@ __all__ = [
     "list_hash",
     "packed_list_hash",
     "row_digest",
+    "digest_blobs",
     "sha256_hex",
+    "text_digests",
     "sql_bool",
     "sql_digest",
+    "sql_row_digest",
     "sql_int",
     "sql_object",
     "sql_string",
@@ -490,3 +494,58 @@ def suite_sql(*, case_id: str, dimension: str) -> str:
 def sql_digest(text: str) -> str:
     """SQL: the row digest (lowercase hex SHA-256) of canonical text given as SQL."""
     return f"sha256({text})"
+
+
+def sql_row_digest(text: str) -> str:
+    """SQL: what :func:`text_digests` turns into row digests, of canonical text given as SQL: the text
+    itself where the C helper hashes it (with the CPU's SHA instructions where it has them: 10M texts
+    of 170 bytes in 1.7 s on one core, where DuckDB's ``sha256`` took 3.4 s on two), else DuckDB's
+    SHA-256 of it as 32 bytes."""
+    return text if _c_sha256_texts is not None else f"unhex(sha256({text}))"
+
+
+def text_digests(column: Any) -> Any:
+    """The row digests, as (n, 32) bytes in a new numpy array, of an Arrow column of
+    :func:`sql_row_digest` values (its NULLs left out): each text hashed by the C helper straight from
+    the column's buffers, or the 32-byte digests DuckDB gave."""
+    import numpy as np
+
+    if _c_sha256_texts is None:
+        return digest_blobs(column)
+    column, bounds, data, width = _text_buffers(column)
+    out = np.empty((len(column), 32), dtype=np.uint8)
+    _c_sha256_texts(bounds, data if data is not None else b"", width, out.data, True)
+    return out
+
+
+def digest_blobs(column: Any) -> Any:
+    """An Arrow column of 32-byte digests (NULLs left out) as (n, 32) bytes in a new numpy array;
+    ``ValueError`` for a value of another length."""
+    import numpy as np
+
+    column, bounds, data, _width = _text_buffers(column)
+    first, last = int(bounds[0]), int(bounds[-1])
+    if last - first != 32 * len(column) or (np.diff(bounds) != 32).any():
+        raise ValueError("a value that is not a 32-byte digest")
+    return np.frombuffer(data, dtype=np.uint8, count=last - first, offset=first).reshape(-1, 32).copy()
+
+
+def _text_buffers(column: Any) -> tuple[Any, Any, Any, int]:
+    """An Arrow text or bytes column without its NULLs, its n + 1 offsets (numpy), data buffer and offset width."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_string_view(column.type) or pa.types.is_binary_view(column.type):
+        column = column.cast(pa.large_binary())
+    if column.null_count:
+        column = column.drop_null()
+    wide = pa.types.is_large_string(column.type) or pa.types.is_large_binary(column.type)
+    if not (wide or pa.types.is_string(column.type) or pa.types.is_binary(column.type)):
+        raise TypeError(f"a column of text or bytes, not {column.type}")
+    _validity, offsets, data = column.buffers()
+    width = 8 if wide else 4
+    bounds = np.frombuffer(offsets, dtype=np.int64 if wide else np.int32, count=len(column) + 1,
+                           offset=width * column.offset)
+    return column, bounds, data, width

@@ -379,6 +379,68 @@ def test_type_stub_matches_the_c_module():
         assert [a.arg for a in args.posonlyargs] == params, name
 
 
+# --------------------------------------------------------------------------- SHA-256 of many texts
+# Lengths around the block edges (55/56 bytes: padding fits or takes a second block; 64...).
+TEXTS = st.lists(st.binary(max_size=200) | st.integers(0, 300).map(lambda n: bytes(i % 256 for i in range(n)))
+                 | st.sampled_from([b"a" * n for n in (55, 56, 63, 64, 65, 119, 120, 128)]),
+                 max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=TEXTS, start=st.integers(0, 3), wide=st.booleans(), hardware=st.booleans())
+def test_sha256_texts_is_hashlib_for_every_text_of_a_column(texts, start, wide, hardware):
+    """Both the CPU's SHA instructions (where this machine has them) and the portable rounds give
+    hashlib's digest of every text of an Arrow column, sliced or not, with 32- or 64-bit offsets."""
+    import hashlib
+
+    import numpy as np
+    import pyarrow as pa
+
+    column = pa.array(texts, pa.large_binary() if wide else pa.binary()).slice(min(start, len(texts)))
+    _validity, offsets, data = column.buffers()
+    width = 8 if wide else 4
+    bounds = np.frombuffer(offsets, dtype=np.int64 if wide else np.int32, count=len(column) + 1,
+                           offset=width * column.offset)
+    out = np.zeros((len(column), 32), dtype=np.uint8)
+    _speedups.sha256_texts(bounds, data if data is not None else b"", width, out, hardware)
+    assert [row.tobytes() for row in out] == [hashlib.sha256(t).digest() for t in column.to_pylist()]
+
+
+def test_sha256_texts_refuses_offsets_it_cannot_trust():
+    """Offsets that fall, leave the data or do not fit the output raise before any text is read."""
+    import numpy as np
+
+    data = b"abcdef"
+    out = np.zeros((2, 32), dtype=np.uint8)
+    for bounds in ([0, 4, 2], [0, 3, 7], [-1, 3, 6]):
+        with pytest.raises(ValueError, match="offsets"):
+            _speedups.sha256_texts(np.array(bounds, dtype=np.int32), data, 4, out, True)
+    with pytest.raises(ValueError, match="32 bytes per text"):
+        _speedups.sha256_texts(np.array([0, 6], dtype=np.int32), data, 4, out, True)
+    with pytest.raises(ValueError, match="width"):
+        _speedups.sha256_texts(np.array([0, 6], dtype=np.int64), data, 2, out[:1], True)
+    with pytest.raises(BufferError):
+        _speedups.sha256_texts(np.array([0, 6], dtype=np.int32), data, 4, bytes(32), True)  # read-only
+
+
+@pytest.mark.parametrize("kind", ["string", "large_string", "string_view"])
+def test_text_digests_hash_each_text_and_leave_nulls_out(kind):
+    """``text_digests`` over a DuckDB-like text column (NULL: no digest), chunked or not, in C; and
+    ``digest_blobs`` gives 32-byte digests back as they are and refuses any other length."""
+    import hashlib
+
+    import pyarrow as pa
+
+    texts = ['{"a":"x"}', None, "", "é" * 40, None, "z" * 300]
+    column = pa.chunked_array([pa.array(texts[:2], getattr(pa, kind)()), pa.array(texts[2:], getattr(pa, kind)())])
+    want = [hashlib.sha256(t.encode()).digest() for t in texts if t is not None]
+    assert [row.tobytes() for row in _hashing.text_digests(column)] == want
+    blobs = pa.array([hashlib.sha256(t.encode()).digest() if t is not None else None for t in texts], pa.binary())
+    assert [row.tobytes() for row in _hashing.digest_blobs(blobs)] == want
+    with pytest.raises(ValueError, match="32-byte digest"):
+        _hashing.digest_blobs(pa.array([b"x" * 31, b"y" * 33], pa.binary()))
+
+
 # --------------------------------------------------------------------------- the run-time switch
 def test_pure_python_switch_turns_the_c_helper_off_at_run_time_with_the_same_card():
     """SCOREKIT_PURE_PYTHON=1 in the environment selects the Python paths
@@ -391,7 +453,7 @@ def test_pure_python_switch_turns_the_c_helper_off_at_run_time_with_the_same_car
         "from scorekit._rows import _screens as s;"
         "card = sk.evaluate(sk.example_path(), policy=sk.example_path(file='policy.yml'));"
         "print(json.dumps([a.ENABLED, a.BUILT, h._c_canonical is None, v._c_exact_key is None,"
-        " s._c_text_is_clean is None, card.hashes, card.decision]))"
+        " s._c_text_is_clean is None, h._c_sha256_texts is None, card.hashes, card.decision]))"
     )
     runs = {}
     for value in ("1", ""):
@@ -399,6 +461,6 @@ def test_pure_python_switch_turns_the_c_helper_off_at_run_time_with_the_same_car
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
         assert proc.returncode == 0, proc.stderr
         runs[value] = json.loads(proc.stdout)
-    assert runs["1"][:5] == [False, True, True, True, True]
-    assert runs[""][:5] == [True, True, False, False, False]
-    assert runs["1"][5:] == runs[""][5:]
+    assert runs["1"][:6] == [False, True, True, True, True, True]
+    assert runs[""][:6] == [True, True, False, False, False, False]
+    assert runs["1"][6:] == runs[""][6:]

@@ -35,7 +35,17 @@ from .._counts import STATUSES, CaseCounts, RunTotals, case_counts_from, run_tot
 from .._errors import Problem
 from .._evidence import EvidenceStore
 from .._findings import DETAIL_CASES, FindingGroups
-from .._hashing import evidence_digest, evidence_sql, results_sql, sql_string, sql_text_or_int, suite_sql
+from .._hashing import (
+    digest_blobs,
+    evidence_digest,
+    evidence_sql,
+    results_sql,
+    sql_row_digest,
+    sql_string,
+    sql_text_or_int,
+    suite_sql,
+    text_digests,
+)
 from .._partial import Partial, add_counts, orphan_digests, undefined_pairs
 from .._tally import LABELS, Counted, Tally, control_order
 from .._validate import duplicate_identities
@@ -103,13 +113,15 @@ SCREENED_TABLE = (
 )
 
 
-# The §10 row forms of a screened row, written by their SQL twins (scorekit/_hashing.py), as 32 bytes.
-_EVIDENCE_DIGEST = "unhex(sha256(" + evidence_sql(
+# The §10 row forms of a screened row, written by their SQL twins (scorekit/_hashing.py): what
+# text_digests turns into 32-byte row digests (the canonical text, or its SHA-256 by DuckDB).
+_EVIDENCE_DIGEST = sql_row_digest(evidence_sql(
     row_id="id", dimension="dimension", case_id="case_id", trial="trial", status="status", reason="reason",
-    label="'labeled'", control="false", included="true") + "))"
-_RESULTS_DIGEST = "unhex(sha256(" + results_sql(
+    label="'labeled'", control="false", included="true"))
+_RESULTS_DIGEST = sql_row_digest(results_sql(
     row_id="id", case_id="case_id", dimension="dimension", trial="trial",
-    measured={"status": sql_string("status"), "run": sql_text_or_int("run_text", "run_int")}) + "))"
+    measured={"status": sql_string("status"), "run": sql_text_or_int("run_text", "run_int")}))
+# The suite digests are made DISTINCT in DuckDB with the pandas-scored rows' ones: always 32 bytes.
 _SUITE_DIGEST = "unhex(sha256(" + suite_sql(case_id="case_id", dimension="dimension") + "))"
 
 
@@ -121,21 +133,11 @@ def _batches(con: Any, query: str) -> Iterator[Any]:
 
 
 # --------------------------------------------------------------------------- hashes
-def _digest_bytes(column: Any) -> np.ndarray:
-    """An Arrow column of 32-byte digests (BLOB; NULLs left out) as (n, 32) bytes, without a copy per row."""
-    if column.null_count:
-        column = column.drop_null()
-    _validity, offsets, data = column.buffers()
-    bounds = np.frombuffer(offsets, dtype=np.int32)[[column.offset, column.offset + len(column)]]
-    first, last = int(bounds[0]), int(bounds[1])
-    if last - first != 32 * len(column):  # pragma: no cover - SHA-256 gives 32 bytes a row
-        raise AssertionError("a row without a SHA-256 digest")
-    return np.frombuffer(data, dtype=np.uint8, count=last - first, offset=first).reshape(-1, 32)
-
-
-def _sorted_hashes(con: Any, query: str, names: list[str], extra: dict[str, list[str]]) -> dict[str, str]:
-    """The list hash of each of the digest columns ``names`` that ``query`` selects (32-byte BLOBs,
-    NULL for no digest), with the hex digests ``extra[name]``: one pass over the query's rows, each
+def _sorted_hashes(con: Any, query: str, names: list[str], extra: dict[str, list[str]], *,
+                   texts: bool = True) -> dict[str, str]:
+    """The list hash of each of the digest columns ``names`` that ``query`` selects (``sql_row_digest``
+    values, :func:`text_digests`, or with ``texts`` false 32-byte digests; NULL for no digest), with the
+    hex digests ``extra[name]``: one pass over the query's rows, each
     column sorted as bytes (on disk past memory) by its own :class:`DigestSorter` in the connection's
     work directory."""
     from ._sql import work_directory
@@ -146,7 +148,7 @@ def _sorted_hashes(con: Any, query: str, names: list[str], extra: dict[str, list
             sorters[name].add(from_hex("".join(extra[name]).encode("ascii")))
     for batch in _batches(con, query):
         for i, name in enumerate(names):
-            sorters[name].add(np.array(_digest_bytes(batch.column(i))))
+            sorters[name].add((text_digests if texts else digest_blobs)(batch.column(i)))
     return {name: sorter.list_hash() for name, sorter in sorters.items()}
 
 
@@ -378,7 +380,7 @@ def _hashes(con: Any, slow: Partial, new_digests: list[bytes]) -> dict[str, str]
                             ["results", "evidence"], extra)
     hashes.update(_sorted_hashes(con, f"SELECT DISTINCT d FROM (SELECT {_SUITE_DIGEST} AS d FROM "
                                       "(SELECT DISTINCT case_id, dimension FROM fast) "
-                                      "UNION ALL SELECT unhex(d) FROM suite_digests)", ["suite"], {}))
+                                      "UNION ALL SELECT unhex(d) FROM suite_digests)", ["suite"], {}, texts=False))
     return hashes
 
 

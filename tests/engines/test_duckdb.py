@@ -222,10 +222,11 @@ def test_run_to_run_variance_counted_inside_duckdb(tmp_path, layout):
 def test_list_hashes_streamed_from_duckdb_in_batches_are_list_hash(values, batch, extra):
     """Two digest columns arrive batch by batch in one pass (NULL: no digest), with digests from Python;
     each list is hashed as :func:`list_hash` hashes it."""
-    from scorekit._hashing import list_hash, sha256_hex
+    from scorekit._hashing import list_hash, sha256_hex, sql_row_digest
     from scorekit.engines import _counted
     from scorekit.engines.duckdb import connect
 
+    tx = "t || 'x'"
     con = connect()
     try:
         con.register("v", pa.table({"t": pa.array(values, pa.string())}))
@@ -233,8 +234,8 @@ def test_list_hashes_streamed_from_duckdb_in_batches_are_list_hash(values, batch
         _counted.BATCH_ROWS = batch
         try:
             got = _counted._sorted_hashes(
-                con, "SELECT unhex(sha256(t)) AS a, CASE WHEN length(t) % 2 = 0 THEN unhex(sha256(t || 'x')) END "
-                "AS b FROM v", ["a", "b"], {"a": [sha256_hex(v.encode()) for v in extra]})
+                con, f"SELECT {sql_row_digest('t')} AS a, CASE WHEN length(t) % 2 = 0 THEN {sql_row_digest(tx)} "
+                "END AS b FROM v", ["a", "b"], {"a": [sha256_hex(v.encode()) for v in extra]})
         finally:
             _counted.BATCH_ROWS = original
     finally:
