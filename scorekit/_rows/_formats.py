@@ -25,7 +25,9 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+import sys
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +57,8 @@ from ._screens import (
     text_is_clean,
 )
 
-__all__ = ["FileLines", "Source", "csv_records", "frame_records", "jsonl_records", "open_source", "parquet_item"]
+__all__ = ["FileLines", "Source", "csv_records", "frame_records", "jsonl_records", "line_spans", "open_source",
+           "parquet_item"]
 
 
 @dataclass(frozen=True)
@@ -606,21 +609,27 @@ class Source:
     """A readable source of rows: its name and an iterator factory over its rows.
 
     For JSON Lines, ``lines`` holds the file's lines, so the engine may split
-    the work between processes.
+    the work between processes; opened without them (``open_source(...,
+    offsets=False)``), ``file`` names the checked file instead, whose lines are
+    cut into byte ranges by :func:`line_spans` when they are read.
     """
 
     name: str
     kind: str
     _items: Callable[[], Iterator[tuple[int, Any, Any, bool, bytes | None]]]
     lines: Sequence[bytes] | None = None
+    file: _FileRef | None = None
 
     def items(self) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
         """(line, value, error, needs the number walk, raw JSON text or None) per row."""
         return self._items()
 
 
-def open_source(source: Any, *, format: str | None = None) -> Source:
+def open_source(source: Any, *, format: str | None = None, offsets: bool = True) -> Source:
     """Open a results source without reading its rows yet (file-level checks only).
+
+    With ``offsets`` False, a JSON Lines file of any size is checked block by block
+    and nothing per line is kept: its source has ``file``, no ``lines``.
 
     Raises
     ------
@@ -643,10 +652,11 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
         if fmt == "parquet":
             records = _parquet_records(path, name)
             return Source(name, "parquet", lambda: records)
-        if fmt in ("jsonl", "json", "auto") and os.path.getsize(path) >= STREAM_BYTES:
-            streamed = _streamed_jsonl(path, name)
+        if fmt in ("jsonl", "json", "auto") and (not offsets or os.path.getsize(path) >= STREAM_BYTES):
+            streamed = _streamed_jsonl(path, name, offsets)
             if streamed is not None:
                 return streamed
+        stamp = _stamp(os.stat(path))  # before the read: a change from here on is caught when it is read back
         data = read_bounded(path, None)
     except FileProblem as problem:
         if problem.kind == "missing":
@@ -660,7 +670,8 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
     if fmt not in ("jsonl", "json", "auto"):  # JSON Lines or a JSON array: told apart by the content
         raise ValueError(f"format must be 'jsonl', 'json', 'csv' or 'parquet'; got {format!r}")
     check_utf8(data, name)
-    data = data.removeprefix(b"\xef\xbb\xbf")
+    base = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    data = data[base:]
     if not data or data.isspace():
         raise InputError(f"{name}: empty file, no rows")
     if not _looks_like_jsonl(data):
@@ -668,6 +679,8 @@ def open_source(source: Any, *, format: str | None = None) -> Source:
     document = _json_document(data, name)  # a JSON array of rows (SPEC §2), or another JSON document
     if document is not None:
         return document
+    if not offsets:
+        return _spanned(_FileRef(os.path.abspath(path), name, base, stamp))
     lines = FileLines(data)  # split at b"\n" only: U+2028 etc. inside JSON strings never split a row
     del data
     # Whether the numbers need checking is decided per chunk, by whoever parses it.
@@ -696,11 +709,12 @@ _BLOCK = 1 << 23  # read at a time; a multiple of check_utf8's 1 MiB step, so it
 _UTF8_STEP = 1 << 20
 
 
-def _streamed_jsonl(path: Path, name: str) -> Source | None:
+def _streamed_jsonl(path: Path, name: str, offsets: bool = True) -> Source | None:
     """The rows of the JSON Lines file ``path`` read one block at a time (the
     checks of the in-memory path, with the same messages), its lines left in
-    the file; None when the file is anything else (a JSON document, empty, not
-    UTF-8, unreadable...): then the in-memory path reads it and says what is wrong."""
+    the file (their offsets kept with ``offsets``, else nothing per line); None
+    when the file is anything else (a JSON document, empty, not UTF-8,
+    unreadable...): then the in-memory path reads it and says what is wrong."""
     import codecs
 
     decoder = codecs.getincrementaldecoder("utf-8")()
@@ -718,8 +732,9 @@ def _streamed_jsonl(path: Path, name: str) -> Source | None:
                     head = block[base:]
                     block = head
                 blank = blank and not block.strip()
-                found = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
-                newlines.append(found + (offset - base if offset else 0))
+                if offsets:
+                    found = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+                    newlines.append(found + (offset - base if offset else 0))
                 offset += len(block) + (base if not offset else 0)
             decoder.decode(b"", final=True)
             if _stamp(os.fstat(fh.fileno())) != stamp or offset != stamp[0]:
@@ -732,8 +747,85 @@ def _streamed_jsonl(path: Path, name: str) -> Source | None:
     first, _, first_end = _first_line(head, start.start())
     if first is _NOT_PARSED or first_end < 0 or (type(first) is list and _NOT_SPACE.search(head, first_end) is None):
         return None  # perhaps one JSON document
+    if not offsets:
+        return _spanned(_FileRef(os.path.abspath(path), name, base, stamp))
     size = offset - base
     found = np.concatenate(newlines)
     lines = FileLines(None, np.concatenate(([0], found + 1)), np.concatenate((found, [size])),
                       _FileRef(os.path.abspath(path), name, base, stamp))
     return Source(name, "jsonl", lambda: jsonl_records(lines, 1), lines=lines)
+
+
+# Bytes and lines of a file not split into lines read back at a time when its rows are iterated.
+_SPAN_BYTES = 1 << 23
+_SPAN_BLOCK = 1 << 20  # read at a time by line_spans: the most its newline positions take is 8 times this
+
+
+def _spanned(ref: _FileRef) -> Source:
+    """The JSON Lines file ``ref`` as a source holding nothing per line: its rows read back a
+    range of whole lines at a time (:func:`line_spans`)."""
+    def items() -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
+        for start, stop, _, first in line_spans(ref, range(_SPAN_BYTES, ref.stamp[0], _SPAN_BYTES), _LINES_PER_READ):
+            yield from jsonl_records(FileLines(ref.read(start, stop)), first)
+
+    return Source(ref.name, "jsonl", items, file=ref)
+
+
+def _line_end(block: bytes, j: int, need: int, count: int, at: int | None) -> int:
+    """Where in ``block`` from ``j`` (which has ``count`` b"\\n") a range ends: at its ``need``-th
+    b"\\n", or at the first from ``at`` on (None: no target) if sooner; -1 if neither is here."""
+    cut = block.find(b"\n", max(j, at)) if at is not None and at < len(block) else -1
+    if count >= need:
+        capped = j + int(np.flatnonzero(np.frombuffer(block, dtype=np.uint8, offset=j) == 10)[need - 1])
+        cut = capped if cut < 0 else min(cut, capped)
+    return cut
+
+
+def line_spans(ref: _FileRef, targets: Iterable[int], max_lines: int = sys.maxsize,
+               ) -> Iterator[tuple[int, int, int, int]]:
+    """(start, stop, CRC-32 of its bytes, number of its first line) of each range of whole lines
+    of the JSON Lines text of ``ref`` (byte offsets past its byte order mark; ``stop`` is where its
+    last line ends, before that line's b"\\n"), in order, covering every line: a range ends at the
+    first line end at or after each of ``targets`` (increasing byte offsets) less one, and after
+    ``max_lines`` lines at most. Lines are split at b"\\n" as :class:`FileLines` splits them, so a
+    range read back as ``FileLines`` numbers its lines from its first exactly as the whole file's.
+    The file is read once, :data:`_SPAN_BLOCK` at a time: nothing is kept per line. Refused
+    (:class:`~scorekit.InputError` naming the file) when the file changed since it was checked."""
+    changed = InputError(f"{ref.name}: the file changed while it was being scored")
+    size = ref.stamp[0] - ref.base
+    wanted = iter(targets)
+    target = next(wanted, None)
+    start, first, lines, crc, pos, spans = 0, 1, 1, 0, 0, 0  # lines: those begun in the range so far
+    try:
+        with open(ref.path, "rb") as fh:
+            if _stamp(os.fstat(fh.fileno())) != ref.stamp:
+                raise changed
+            fh.seek(ref.base)
+            while pos < size:
+                block = fh.read(min(_SPAN_BLOCK, size - pos))
+                if not block:
+                    raise changed
+                view, j = memoryview(block), 0
+                while True:
+                    while target is not None and target <= start:
+                        target = next(wanted, None)
+                    count = block.count(b"\n", j)
+                    at = None if target is None else target - 1 - pos
+                    cut = _line_end(block, j, max_lines - lines + 1, count, at)
+                    if cut < 0:
+                        crc = zlib.crc32(view[j:], crc)
+                        lines += count
+                        break
+                    crc = zlib.crc32(view[j:cut], crc)
+                    lines += block.count(b"\n", j, cut)
+                    yield start, pos + cut, crc, first
+                    spans += 1
+                    first += lines
+                    start, lines, crc, j = pos + cut + 1, 1, 0, cut + 1
+                pos += len(block)
+            if _stamp(os.fstat(fh.fileno())) != ref.stamp:
+                raise changed
+    except OSError:
+        raise changed from None
+    if start < size or not spans:
+        yield start, size, crc, first

@@ -49,7 +49,7 @@ def ingest(rows: Any, ctx_args: dict[str, Any], *, engine: str, scheduler: str |
 
         if scheduler is not None:
             dask.scheduler_address(scheduler)  # a malformed address: one line, before the rows are read
-        src = dask.open_rows(rows)
+        src = dask.open_rows(rows, offsets=limit is not None)
         if limit is not None:  # a partial scan: the first rows, scored here
             src = src if src is not None else open_source(rows.head(limit, npartitions=-1))
             return src, score_here(src, ctx_args, limit=limit, strict=strict)

@@ -1,8 +1,10 @@
 """The ``dask`` engine (SPEC §16): partitions scored on a dask.distributed cluster.
 
-A JSON Lines file is cut into byte ranges of whole lines, as for the local
-workers; each task reads its own range from the file (the workers must see the
-same path) and scores it into a shard that stays on the worker. A Parquet file is read by
+A JSON Lines file is cut into byte ranges of whole lines (:func:`~scorekit._rows._formats.line_spans`:
+one pass over the file counting newlines, nothing kept per line, so the client holds
+O(partitions) whatever the rows); each task reads its own range from the file (the
+workers must see the same path), refuses it unless its CRC-32 is the one the client
+read, and scores it into a shard that stays on the worker. A Parquet file is read by
 row group, a dask DataFrame by partition, each on the workers; a directory
 member by member (:mod:`scorekit._rows._members`), its lines numbered on. A source
 held as one document (a JSON array, CSV) is scored here, as by the pandas engine,
@@ -25,14 +27,14 @@ from typing import Any
 from .._errors import InputError, one_line
 from .._partial import BATCH_ROWS, Partial, score_items
 from .._rows import open_source
-from .._rows._formats import Source
+from .._rows._formats import Source, line_spans
 from .._rows._members import numbered_on, row_members
 from .._tally import Counted
 from ..kernel import Shard, count, open_shard
 from ..scorers import Context
 
-__all__ = ["CONNECT_TIMEOUT", "PARTITION_ROWS", "compacted", "is_dask_frame", "line_ranges", "scheduler_address",
-           "score", "spooled_to_disk"]
+__all__ = ["CONNECT_TIMEOUT", "MIN_PARTITION_BYTES", "PARTITION_ROWS", "byte_targets", "compacted", "is_dask_frame",
+           "scheduler_address", "score", "spooled_to_disk"]
 
 # Worker processes of the LocalCluster started when no scheduler is given.
 LOCAL_WORKERS = 2
@@ -40,6 +42,9 @@ LOCAL_WORKERS = 2
 #: (about 1 KB a raw row while it is scored), and a large file on a few workers would otherwise be
 #: cut into partitions of millions of rows.
 PARTITION_ROWS = 250_000
+#: Bytes of a JSON Lines file a task reads at least (where the file has them): below this a task costs
+#: more than it scores (as the local workers' ranges of 500 lines at least).
+MIN_PARTITION_BYTES = 1 << 20
 #: Seconds to reach a scheduler before giving up (dask's own default waits 30 s, retrying).
 CONNECT_TIMEOUT = 5
 # A scheduler address as dask.distributed writes one: [scheme://]host:port (IPv6 in brackets), or an
@@ -124,13 +129,12 @@ def _tasks(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool
         yield from _file_tasks(src, src.name, 0, ctx_args, strict, n_parts)
 
 
-def line_ranges(n_rows: int, n_workers: int) -> list[tuple[int, int]]:
-    """[start, stop) line ranges of a JSON Lines file as the local workers cut it
-    (:func:`~.local.line_ranges`), each cut again to at most :data:`PARTITION_ROWS` lines."""
-    from .local import line_ranges as cut
-
-    return [(start, min(start + PARTITION_ROWS, b)) for a, b in cut(n_rows, n_workers)
-            for start in range(a, b, PARTITION_ROWS)]
+def byte_targets(size: int, n_workers: int) -> range:
+    """Where the byte ranges of a JSON Lines text of ``size`` bytes end (each at the first line end
+    from there, :func:`~scorekit._rows._formats.line_spans`): 32 ranges a worker, so that workers
+    taking them in turn finish close together, of :data:`MIN_PARTITION_BYTES` at least."""
+    step = max(MIN_PARTITION_BYTES, -(-size // (32 * n_workers)))
+    return range(step, size, step)
 
 
 def _file_tasks(src: Source, name: str, offset: int, ctx_args: dict[str, Any], strict: bool,
@@ -138,11 +142,12 @@ def _file_tasks(src: Source, name: str, offset: int, ctx_args: dict[str, Any], s
     """The tasks of one file's partitions, its rows named ``name`` and numbered from ``offset + 1``."""
     from . import local
 
-    if src.kind == "jsonl" and src.lines is not None:
-        task = local.range_task(src.name, src.lines, ctx_args, strict)
-        for a, b in line_ranges(len(src.lines), n_parts):
-            path, start, stop, crc, first, _, *rest = task(a, b)
-            yield (local.checked_range, path, start, stop, crc, first + offset, name, *rest)
+    if src.kind == "jsonl" and src.file is not None:  # byte ranges of at most PARTITION_ROWS lines
+        ref = src.file
+        for start, stop, crc, first in line_spans(ref, byte_targets(ref.stamp[0] - ref.base, n_parts),
+                                                  PARTITION_ROWS):
+            yield (local.checked_range, ref.path, ref.base + start, ref.base + stop, crc, first + offset, name,
+                   ctx_args, strict)
     elif src.kind == "parquet":
         import pyarrow.parquet as pq
 
@@ -152,7 +157,7 @@ def _file_tasks(src: Source, name: str, offset: int, ctx_args: dict[str, Any], s
         for group in range(metadata.num_row_groups):
             yield (_parquet_part, path, group, first, name, ctx_args, strict)
             first += metadata.row_group(group).num_rows
-    else:  # a JSON array, CSV, JSON Lines not held: one document, scored here (as the pandas engine does)
+    else:  # a JSON array, CSV: one document, scored here (as the pandas engine does)
         yield (_client_part, src, name, offset, ctx_args, strict)
 
 
@@ -274,14 +279,15 @@ def score(rows: Any, src: Source | None, ctx_args: dict[str, Any], strict: bool,
             cluster.close()
 
 
-def open_rows(rows: Any) -> Source | None:
+def open_rows(rows: Any, *, offsets: bool = False) -> Source | None:
     """The rows' source (file-level checks as for the pandas engine; a :class:`Directory` for a
-    directory); None for a dask DataFrame."""
+    directory); None for a dask DataFrame. A JSON Lines file is opened with nothing kept per line
+    (``file``, no ``lines``) unless ``offsets`` (a partial scan, scored here as by the pandas engine)."""
     if is_dask_frame(rows):
         return None
     if isinstance(rows, (str, os.PathLike)) and os.path.isdir(rows):
         return Directory.open(rows)
-    return open_source(rows)
+    return open_source(rows, offsets=offsets)
 
 
 @dataclass
@@ -299,7 +305,7 @@ class Directory(Source):
         """The directory ``rows`` opened: each member with the pandas engine's file-level checks."""
         name = os.fspath(rows)
         _kind, found = row_members(rows)
-        files = [open_source(path) for path, _ in found]
+        files = [open_source(path, offsets=False) for path, _ in found]
         offsets = [offset for _, offset in found]
 
         def items() -> Iterator[tuple[Any, ...]]:

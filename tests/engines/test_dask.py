@@ -147,30 +147,140 @@ def test_a_directory_of_two_kinds_is_one_line(tmp_path):
         sk.evaluate(folder, engine="dask")
 
 
-def test_a_file_is_cut_into_partitions_of_at_most_partition_rows(corpus, pandas_card, cluster, monkeypatch):
-    """However few the workers, no task scores more than PARTITION_ROWS lines (a task's peak grows with its
-    rows); the cuts still give the pandas engine's scorecard and evidence."""
+def _jsonl_tasks(path: Path, workers: int) -> list[tuple[object, ...]]:
+    """The dask engine's tasks for the JSON Lines file ``path`` on ``workers`` workers."""
     from scorekit.engines import dask as engine
 
+    src = engine.open_rows(str(path))
+    assert src is not None
+    return list(engine._tasks(str(path), src, {}, True, workers))
+
+
+def test_a_file_is_cut_into_partitions_of_at_most_partition_rows(corpus, pandas_card, cluster, monkeypatch):
+    """However few the workers, no task scores more than PARTITION_ROWS lines (a task's peak grows with its
+    rows); the byte ranges are of whole lines, contiguous and in order, their first lines numbered as the
+    file's; the cuts still give the pandas engine's scorecard and evidence."""
+    from scorekit.engines import dask as engine
+
+    text = corpus.read_bytes()
     monkeypatch.setattr(engine, "PARTITION_ROWS", 37)
-    for n_rows, workers in ((1000, 2), (400, 2), (37, 1), (1, 4), (0, 2)):
-        ranges = engine.line_ranges(n_rows, workers)
-        assert all(0 < b - a <= 37 for a, b in ranges)
-        assert [a for a, _ in ranges] == [0, *(b for _, b in ranges)][:len(ranges)]  # contiguous, in order
-        assert (ranges[-1][1] if ranges else 0) == n_rows
+    for least, workers in ((1 << 20, 2), (1, 2), (1, 1), (1, 4), (5000, 2)):
+        monkeypatch.setattr(engine, "MIN_PARTITION_BYTES", least)
+        tasks = _jsonl_tasks(corpus, workers)
+        lines = [text[start:stop].split(b"\n") for _, _, start, stop, *_ in tasks]
+        assert all(0 < len(part) <= 37 for part in lines)
+        assert [t[2] for t in tasks] == [0, *(t[3] + 1 for t in tasks)][:len(tasks)]  # contiguous, in order
+        assert tasks[-1][3] in (len(text), len(text) - 1)
+        assert [t[5] for t in tasks] == [1 + sum(map(len, lines[:i])) for i in range(len(tasks))]
+        if least == 1:
+            assert len(tasks) > len(lines[0]) // 37 + 1  # the byte targets cut too, not only PARTITION_ROWS
     card = sk.evaluate(corpus, engine="dask", scheduler=cluster)
     assert comparable(card) == pandas_card[0]
     assert card.evidence.equals(pandas_card[1])
 
 
+def test_the_client_keeps_nothing_per_line_of_a_jsonl_file(tmp_path, corpus, monkeypatch):
+    """Issue 27: a JSON Lines file (held or streamed, alone or a directory's member) is opened for the dask
+    engine without its lines' offsets, and its tasks carry a byte range each, never a per-line array."""
+    from scorekit._rows import _formats
+    from scorekit.engines import dask as engine
+    from scorekit.engines import local
+
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    write(folder / "a.jsonl", raw_rows(30))
+    write(folder / "b.jsonl", raw_rows(20))
+    for streamed in (False, True):
+        monkeypatch.setattr(_formats, "STREAM_BYTES", 1 if streamed else 16 << 20)
+        monkeypatch.setattr(engine, "MIN_PARTITION_BYTES", 4096)
+        src = engine.open_rows(str(corpus))
+        assert src is not None and src.lines is None and src.file is not None
+        directory = engine.open_rows(str(folder))
+        assert isinstance(directory, engine.Directory)
+        assert all(member.lines is None and member.file is not None for member in directory.files)
+        for rows, source in ((str(corpus), src), (str(folder), directory)):
+            tasks = list(engine._tasks(rows, source, {}, True, 2))
+            assert len(tasks) > 2
+            for task in tasks:
+                assert task[0] is local.checked_range
+                assert all(isinstance(arg, (str, int, bool, dict)) for arg in task[1:]), task
+
+
+def _tricky_lines(n: int) -> bytes:
+    """JSON Lines text of ``n`` rows' lines with a byte order mark, blank and white lines, CRLF line ends,
+    a damaged line far from the front and no newline after the last line."""
+    lines = raw_rows(n)
+    lines[len(lines) * 3 // 4] = '{"id": "broken", "case_id": '  # damaged, in a later range
+    text = b"\xef\xbb\xbf"
+    for i, line in enumerate(lines):
+        end = "\r\n" if i % 3 == 0 else "\n"
+        text += (line + end).encode()
+        if i % 11 == 0:
+            text += b"\n   \n" if i % 2 else b"\r\n"
+    return text.rstrip(b"\r\n")
+
+
+@pytest.mark.parametrize("policy", [None, {"purpose": "exploratory"}])
+def test_byte_ranges_give_the_pandas_engine_s_card_on_odd_jsonl(tmp_path, cluster, monkeypatch, policy):
+    """Blank lines, CRLF, a byte order mark, no final newline and a damaged line in a later range: the
+    dask engine's byte ranges (many of them: tiny ranges, few lines each) give the pandas engine's
+    scorecard and evidence, or its very error (naming the file and the line)."""
+    from scorekit.engines import dask as engine
+
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(_tricky_lines(60))
+
+    def run(name: str) -> tuple[str, object]:
+        try:
+            card = sk.evaluate(path, policy=policy, engine=name, **({"scheduler": cluster} if name == "dask" else {}))
+        except sk.InputError as exc:
+            return str(exc), None
+        return comparable(card), card.evidence
+
+    want = run("pandas")
+    monkeypatch.setattr(engine, "MIN_PARTITION_BYTES", 1)
+    monkeypatch.setattr(engine, "PARTITION_ROWS", 7)
+    assert len(_jsonl_tasks(path, 2)) > 20
+    got = run("dask")
+    assert got[0] == want[0]
+    if want[1] is not None:
+        assert got[1].equals(want[1])
+
+
+def test_a_range_changed_under_the_run_is_refused(tmp_path, monkeypatch):
+    """The client reads each range's CRC-32 as it cuts the ranges: a worker refuses a range whose bytes
+    differ (the file rewritten in place, its stamp put back), and a file whose size, time or inode
+    changed after it was checked is refused as the ranges are cut."""
+    import os
+
+    from scorekit.engines import dask as engine
+    from scorekit.engines import local
+
+    path = write(tmp_path / "rows.jsonl", raw_rows(40))
+    monkeypatch.setattr(engine, "MIN_PARTITION_BYTES", 1)
+    tasks = _jsonl_tasks(path, 2)
+    assert local.checked_range(*tasks[-1][1:]).source == str(path)
+    st = os.stat(path)
+    text = path.read_bytes()
+    _, _, start, stop, *_ = tasks[-1]
+    changed = text[:start] + text[start:stop].replace(b"c", b"d") + text[stop:]
+    path.write_bytes(changed)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with pytest.raises(OSError, match="the file changed while it was being scored"):
+        local.checked_range(*tasks[-1][1:])
+    src = engine.open_rows(str(path))
+    path.write_bytes(changed + b"\n")
+    with pytest.raises(sk.InputError, match="rows.jsonl: the file changed while it was being scored"):
+        list(engine._tasks(str(path), src, {}, True, 2))
+
+
 def test_a_compacted_shard_is_the_shard_it_was_copied_from(corpus):
     from scorekit.engines import local
-    from scorekit.engines.dask import compacted, open_rows
+    from scorekit.engines.dask import compacted
     from scorekit.kernel import open_shard
     from scorekit.kernel._shard import digests, keys
 
-    src = open_rows(str(corpus))
-    args = local.range_task(src.name, src.lines, {}, True)(0, len(src.lines))
+    (_, *args), = _jsonl_tasks(corpus, 1)  # one range: the whole file
 
     def scored():
         return open_shard(local.checked_range(*args), True, (args[0], args[1], args[2], args[4]))
@@ -191,12 +301,11 @@ def test_a_shard_spooled_to_disk_reads_as_the_one_in_memory(corpus):
     import pickle
 
     from scorekit.engines import local
-    from scorekit.engines.dask import open_rows, spooled_to_disk
+    from scorekit.engines.dask import spooled_to_disk
     from scorekit.kernel import open_shard
     from scorekit.kernel._shard import row_texts, segment
 
-    src = open_rows(str(corpus))
-    args = local.range_task(src.name, src.lines, {}, True)(0, len(src.lines))
+    (_, *args), = _jsonl_tasks(corpus, 1)  # one range: the whole file
 
     def scored():
         return open_shard(local.checked_range(*args), True, (args[0], args[1], args[2], args[4]))

@@ -54,7 +54,7 @@ from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 import scorekit as sk
-from scorekit.engines import local
+from scorekit.engines import dask as dask_engine
 
 pytest.importorskip("distributed")
 pytest.importorskip("duckdb")
@@ -118,12 +118,13 @@ def drawn(draw: st.DrawFn, raw: bool) -> Drawn:
 
 @contextlib.contextmanager
 def _line_ranges(cuts: list[int]) -> Iterator[None]:
-    """The dask engine cuts a JSON Lines file into the ranges ``cuts`` makes (empty ones dropped)."""
-    def line_ranges(n_rows: int, n_workers: int) -> list[tuple[int, int]]:
-        return [(a, b) for a, b in bounds(n_rows, cuts) if a < b] or [(0, n_rows)]
+    """The dask engine cuts a JSON Lines file into byte ranges at the line ends from the per-mille
+    byte positions ``cuts`` (ranges of whole lines: issue 27)."""
+    def byte_targets(size: int, n_workers: int) -> list[int]:
+        return sorted({b for _, b in bounds(size, cuts) if 0 < b < size})
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(local, "line_ranges", line_ranges)
+        mp.setattr(dask_engine, "byte_targets", byte_targets)
         yield
 
 

@@ -21,12 +21,18 @@ _ROW = st.fixed_dictionaries({"id": st.text(max_size=6), "dimension": st.sampled
 _LINE = st.one_of(_ROW.map(lambda r: json.dumps(r, ensure_ascii=False)), st.sampled_from(["", "  ", "[1]", "{", "x"]))
 
 
-def _read(path: Path, *, streamed: bool, block: int = 1 << 23, per_read: int = 1 << 16) -> tuple[object, ...]:
-    saved = (_formats.STREAM_BYTES, _formats._BLOCK, _formats._LINES_PER_READ)
+def _read(path: Path, *, streamed: bool, block: int = 1 << 23, per_read: int = 1 << 16,
+          offsets: bool = True, span: int = 1 << 23) -> tuple[object, ...]:
+    saved = (_formats.STREAM_BYTES, _formats._BLOCK, _formats._LINES_PER_READ, _formats._SPAN_BYTES,
+             _formats._SPAN_BLOCK)
     _formats.STREAM_BYTES = 0 if streamed else 1 << 62
     _formats._BLOCK, _formats._LINES_PER_READ = block, per_read
+    _formats._SPAN_BYTES, _formats._SPAN_BLOCK = span, max(1, span // 3)
     try:
-        src = open_source(path)
+        src = open_source(path, offsets=offsets)
+        if not offsets:  # nothing per line (the dask engine's client): read back range by range
+            assert src.lines is None and (src.kind != "jsonl" or src.file is not None)
+            return src.kind, list(src.items())
         held = src.lines is None or getattr(src.lines, "data", None) is not None
         items = list(src.items())
         lines = list(src.lines) if src.lines is not None else None
@@ -35,20 +41,26 @@ def _read(path: Path, *, streamed: bool, block: int = 1 << 23, per_read: int = 1
     except InputError as exc:
         return ("error", str(exc))
     finally:
-        _formats.STREAM_BYTES, _formats._BLOCK, _formats._LINES_PER_READ = saved
+        (_formats.STREAM_BYTES, _formats._BLOCK, _formats._LINES_PER_READ, _formats._SPAN_BYTES,
+         _formats._SPAN_BLOCK) = saved
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(_LINE, max_size=12), bom=st.booleans(), newline=st.sampled_from(["\n", "\r\n"]),
-       last=st.booleans(), block=st.integers(4, 300), per_read=st.integers(1, 5))
+       last=st.booleans(), block=st.integers(4, 300), per_read=st.integers(1, 5), span=st.integers(1, 200))
 def test_streamed_lines_read_what_the_held_lines_read(tmp_path: Path, lines: list[str], bom: bool, newline: str,
-                                                      last: bool, block: int, per_read: int) -> None:
+                                                      last: bool, block: int, per_read: int, span: int) -> None:
+    """Held, streamed, or with nothing kept per line (read back in byte ranges of whole lines: issue 27)."""
     text = newline.join(lines) + (newline if last else "")
     path = tmp_path / "rows.jsonl"
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
     want = _read(path, streamed=False)
     got = _read(path, streamed=True, block=block, per_read=per_read)
     assert got[:1] + got[2:] == want[:1] + want[2:]
+    for streamed in (False, True):
+        spanned = _read(path, streamed=streamed, block=block, per_read=per_read, offsets=False, span=span)
+        assert spanned == (
+            want if want[0] == "error" else (want[0], want[2]))
     assume(got[0] == "jsonl")
     assert want[1] is True  # the in-memory path holds the file
 
