@@ -656,7 +656,10 @@ def open_source(source: Any, *, format: str | None = None, offsets: bool = True)
             streamed = _streamed_jsonl(path, name, offsets)
             if streamed is not None:
                 return streamed
-        stamp = _stamp(os.stat(path))  # before the read: a change from here on is caught when it is read back
+        try:  # before the read: a change from here on is caught when the lines are read back
+            stamp = _stamp(os.stat(path))
+        except OSError:  # gone: the read says so
+            stamp = (-1, -1, -1)
         data = read_bounded(path, None)
     except FileProblem as problem:
         if problem.kind == "missing":
