@@ -716,6 +716,18 @@ static void sha256_one(sha_blocks_fn blocks, const unsigned char *p, size_t n, u
     }
 }
 
+/* Offset i of an Arrow offsets buffer of `width` (4 or 8) bytes each, read unaligned. */
+static inline int64_t offset_at(const unsigned char *offsets, long width, Py_ssize_t i) {
+    if (width == 4) {
+        int32_t v;
+        memcpy(&v, offsets + 4 * i, 4);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, offsets + 8 * i, 8);
+    return v;
+}
+
 static PyObject *sha256_texts(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "sha256_texts(offsets, data, width, out, hardware) takes 5 arguments");
@@ -746,36 +758,20 @@ static PyObject *sha256_texts(PyObject *module, PyObject *const *args, Py_ssize_
     else if (out.len != 32 * n) problem = "sha256_texts: out must hold 32 bytes per text";
     const unsigned char *base = (const unsigned char *)data.buf, *ob = (const unsigned char *)offsets.buf;
     unsigned char *dst = (unsigned char *)out.buf;
-    /* Every bound is checked before any is used: offsets rise and stay within data. */
-    for (Py_ssize_t i = 0; !problem && i <= n; i++) {
-        int64_t at, before = 0;
-        if (width == 4) {
-            int32_t v, u;
-            memcpy(&v, ob + 4 * i, 4);
-            at = v;
-            if (i) { memcpy(&u, ob + 4 * (i - 1), 4); before = u; }
-        } else {
-            memcpy(&at, ob + 8 * i, 8);
-            if (i) memcpy(&before, ob + 8 * (i - 1), 8);
-        }
-        if (at < 0 || at > data.len || (i && at < before)) problem = "sha256_texts: offsets out of order or beyond the data";
+    /* Every bound is checked before any is used: offsets rise from 0 and stay within data. */
+    for (Py_ssize_t i = 0, before = 0; !problem && i <= n; i++) {
+        int64_t at = offset_at(ob, width, i);
+        if (at < before || at > data.len) problem = "sha256_texts: offsets out of order or beyond the data";
+        before = (Py_ssize_t)at;
     }
     if (!problem) {
         sha_blocks_fn blocks = hardware && sha_hardware ? sha_hardware : sha_blocks_portable;
         Py_BEGIN_ALLOW_THREADS
+        int64_t a = n ? offset_at(ob, width, 0) : 0;
         for (Py_ssize_t i = 0; i < n; i++) {
-            int64_t a, b;
-            if (width == 4) {
-                int32_t v, u;
-                memcpy(&v, ob + 4 * i, 4);
-                memcpy(&u, ob + 4 * (i + 1), 4);
-                a = v;
-                b = u;
-            } else {
-                memcpy(&a, ob + 8 * i, 8);
-                memcpy(&b, ob + 8 * (i + 1), 8);
-            }
+            int64_t b = offset_at(ob, width, i + 1);
             sha256_one(blocks, base + a, (size_t)(b - a), dst + 32 * i);
+            a = b;
         }
         Py_END_ALLOW_THREADS
     }
