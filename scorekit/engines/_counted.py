@@ -40,6 +40,7 @@ from .._hashing import (
     evidence_digest,
     evidence_sql,
     results_sql,
+    sql_digest,
     sql_row_digest,
     sql_string,
     sql_text_or_int,
@@ -122,7 +123,7 @@ _RESULTS_DIGEST = sql_row_digest(results_sql(
     row_id="id", case_id="case_id", dimension="dimension", trial="trial",
     measured={"status": sql_string("status"), "run": sql_text_or_int("run_text", "run_int")}))
 # The suite digests are made DISTINCT in DuckDB with the pandas-scored rows' ones: always 32 bytes.
-_SUITE_DIGEST = "unhex(sha256(" + suite_sql(case_id="case_id", dimension="dimension") + "))"
+_SUITE_DIGEST = f"unhex({sql_digest(suite_sql(case_id='case_id', dimension='dimension'))})"
 
 
 def _batches(con: Any, query: str) -> Iterator[Any]:
