@@ -57,12 +57,12 @@ from ._screens import (
     text_is_clean,
 )
 
-__all__ = ["FileLines", "Source", "csv_records", "frame_records", "jsonl_records", "line_spans", "open_source",
-           "parquet_item"]
+__all__ = ["FileLines", "FileRef", "Source", "csv_records", "frame_records", "jsonl_records", "line_spans",
+           "open_source", "parquet_item"]
 
 
 @dataclass(frozen=True)
-class _FileRef:
+class FileRef:
     """The JSON Lines file a :class:`FileLines` reads its lines back from: its
     path, its name in messages, where its text starts (past a byte order mark),
     and its (size, mtime, inode) when it was checked."""
@@ -113,7 +113,7 @@ class FileLines(Sequence[bytes]):
     __slots__ = ("data", "starts", "ends", "file")
 
     def __init__(self, data: bytes | None, starts: np.ndarray | None = None, ends: np.ndarray | None = None,
-                 file: _FileRef | None = None) -> None:
+                 file: FileRef | None = None) -> None:
         if starts is None or ends is None:
             if data is None:
                 raise ValueError("FileLines without data needs its starts and ends")
@@ -618,7 +618,7 @@ class Source:
     kind: str
     _items: Callable[[], Iterator[tuple[int, Any, Any, bool, bytes | None]]]
     lines: Sequence[bytes] | None = None
-    file: _FileRef | None = None
+    file: FileRef | None = None
 
     def items(self) -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
         """(line, value, error, needs the number walk, raw JSON text or None) per row."""
@@ -683,7 +683,7 @@ def open_source(source: Any, *, format: str | None = None, offsets: bool = True)
     if document is not None:
         return document
     if not offsets:
-        return _spanned(_FileRef(os.path.abspath(path), name, base, stamp))
+        return _spanned(FileRef(os.path.abspath(path), name, base, stamp))
     lines = FileLines(data)  # split at b"\n" only: U+2028 etc. inside JSON strings never split a row
     del data
     # Whether the numbers need checking is decided per chunk, by whoever parses it.
@@ -751,11 +751,11 @@ def _streamed_jsonl(path: Path, name: str, offsets: bool = True) -> Source | Non
     if first is _NOT_PARSED or first_end < 0 or (type(first) is list and _NOT_SPACE.search(head, first_end) is None):
         return None  # perhaps one JSON document
     if not offsets:
-        return _spanned(_FileRef(os.path.abspath(path), name, base, stamp))
+        return _spanned(FileRef(os.path.abspath(path), name, base, stamp))
     size = offset - base
     found = np.concatenate(newlines)
     lines = FileLines(None, np.concatenate(([0], found + 1)), np.concatenate((found, [size])),
-                      _FileRef(os.path.abspath(path), name, base, stamp))
+                      FileRef(os.path.abspath(path), name, base, stamp))
     return Source(name, "jsonl", lambda: jsonl_records(lines, 1), lines=lines)
 
 
@@ -764,7 +764,7 @@ _SPAN_BYTES = 1 << 23
 _SPAN_BLOCK = 1 << 20  # read at a time by line_spans: the most its newline positions take is 8 times this
 
 
-def _spanned(ref: _FileRef) -> Source:
+def _spanned(ref: FileRef) -> Source:
     """The JSON Lines file ``ref`` as a source holding nothing per line: its rows read back a
     range of whole lines at a time (:func:`line_spans`)."""
     def items() -> Iterator[tuple[int, Any, Any, bool, bytes | None]]:
@@ -784,7 +784,7 @@ def _line_end(block: bytes, j: int, need: int, count: int, at: int | None) -> in
     return cut
 
 
-def line_spans(ref: _FileRef, targets: Iterable[int], max_lines: int = sys.maxsize,
+def line_spans(ref: FileRef, targets: Iterable[int], max_lines: int = sys.maxsize,
                ) -> Iterator[tuple[int, int, int, int]]:
     """(start, stop, CRC-32 of its bytes, number of its first line) of each range of whole lines
     of the JSON Lines text of ``ref`` (byte offsets past its byte order mark; ``stop`` is where its
