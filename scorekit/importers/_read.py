@@ -30,6 +30,7 @@ FORMATS: dict[str, str] = {
     "tau": "scorekit.importers._tau",
     "openai-evals": "scorekit.importers._openai_evals",
     "assevra": "scorekit.importers._assevra",
+    "lm-eval": "scorekit.importers._lm_eval",
 }
 
 
