@@ -90,8 +90,8 @@ _MAX_SIZE = 1 << 53
 
 # --------------------------------------------------------------------------- detection
 def _is_results(data: Any) -> bool:
-    return (isinstance(data, dict) and isinstance(data.get("results"), dict)
-            and ("lm_eval_version" in data or (isinstance(data.get("configs"), dict) and "versions" in data)))
+    return (isinstance(data, dict) and "results" in data
+            and ("lm_eval_version" in data or ("configs" in data and "versions" in data)))
 
 
 def detect(path: Path) -> bool:
