@@ -286,12 +286,26 @@ class _Common:
 
 # --------------------------------------------------------------------------- the samples file
 def _lines(path: Path) -> list[tuple[int, Mapping[str, Any]]]:
-    """(line number, object) of every non-blank line (split on bytes: a U+2028 in a text is not a line end)."""
+    """(line number, object) of every non-blank line (split on bytes: a U+2028 in a text is not a line end).
+
+    Only what rows use is kept of each line: its prompt ``arguments`` and raw ``resps`` are
+    dropped, ``filtered_resps`` becomes its one text (``_output``), and a document's ``doc`` is
+    kept on its first line only, so a large file does not keep every generation alive.
+    """
     data = read_input_bytes(path, "lm-evaluation-harness samples file", limit=None)
     out: list[tuple[int, Mapping[str, Any]]] = []
+    seen: set[int | str] = set()
     for number, raw in enumerate(data.split(b"\n"), 1):
         if raw.strip():
-            out.append((number, record(parse_json(raw, f"{path}:{number}"), f"{path}:{number}")))
+            obj = record(parse_json(raw, f"{path}:{number}"), f"{path}:{number}")
+            slim = {k: v for k, v in obj.items() if k not in ("arguments", "resps", "filtered_resps")}
+            slim["_output"] = _output(obj.get("filtered_resps"))
+            key = obj.get("doc_id")
+            if isinstance(key, (int, str)) and not isinstance(key, bool):
+                if key in seen:
+                    slim.pop("doc", None)
+                seen.add(key)
+            out.append((number, slim))
     return out
 
 
@@ -464,7 +478,7 @@ def _task_run(common: _Common, task: str, sample_file: Path, results: Mapping[st
                     outcome = _outcome(obj[metric])
                     partial_cells += "score" in outcome
                     row.update(outcome)
-                text = _output(obj.get("filtered_resps"))
+                text = obj.get("_output")
                 if text is not None:
                     row["agent_output"] = text
             rows.append(row)
