@@ -2,8 +2,9 @@
 
 ``formats`` (the default) writes, in a temporary directory, one file of each format
 ``sk.import_results`` reads — Inspect AI ``.eval`` and ``.json``, promptfoo
-``results.json``, τ-bench, τ²-bench, OpenAI Evals output items and an Assevra dataset — each
-holding N items (samples, results, simulations, output items, rows), at each size of
+``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and an
+lm-eval results file with its samples file — each holding N items (samples, results,
+simulations, output items, rows, sample lines), at each size of
 ``--sizes``. Every file is built from the project's real files of that tool
 (``tests/data/imports``): their records cloned with new ids, the bulky parts a scorer never
 reads trimmed (Inspect's events and messages, τ-bench's trajectories), so the shapes are the
@@ -170,6 +171,42 @@ def write_assevra(path: Path, n: int) -> Path:
     return path
 
 
+def write_lm_eval(path: Path, n: int) -> Path:
+    """An lm-eval results file with its samples file of n lines: skq_gen's n / 3 documents × its 3 filters.
+
+    ``path`` names the results file; it and ``samples_skq_gen_<stamp>.jsonl`` are written in a folder
+    of their own (the results file's stem), so runs of other sizes never share a samples file.
+    """
+    import hashlib
+
+    real = DATA / "lm-eval" / "full-dummy"
+    results_file = next(real.glob("results_*.json"))
+    stamp = results_file.stem.removeprefix("results_")
+    lines = [json.loads(line) for line in
+             (real / f"samples_skq_gen_{stamp}.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    by_filter: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        by_filter.setdefault(line["filter"], []).append(line)
+    docs = max(1, n // len(by_filter))
+    out = []
+    for filt, real_lines in by_filter.items():  # lm-eval's order: each filter's documents in turn
+        for i in range(docs):
+            out.append(dict(real_lines[i % len(real_lines)], doc_id=i, filter=filt))
+    doc = json.loads(results_file.read_text(encoding="utf-8"))
+    for key in ("results", "configs", "n-samples", "higher_is_better", "versions", "n-shot", "task_hashes"):
+        doc[key].pop("skq_mc", None)
+    doc["n-samples"]["skq_gen"] = {"original": docs, "effective": docs}
+    doc["task_hashes"]["skq_gen"] = hashlib.sha256("".join(
+        x["doc_hash"] + x["prompt_hash"] + x["target_hash"] for x in out).encode()).hexdigest()
+    folder = path.parent / path.stem
+    folder.mkdir(exist_ok=True)
+    results = folder / f"results_{stamp}.json"
+    results.write_text(json.dumps(doc), encoding="utf-8")
+    with (folder / f"samples_skq_gen_{stamp}.jsonl").open("w", encoding="utf-8") as f:
+        f.writelines(json.dumps(x) + "\n" for x in out)
+    return results
+
+
 #: --from name, file name, generator.
 FORMATS: dict[str, tuple[str, str, Callable[[Path, int], Path]]] = {
     "inspect-eval": ("inspect", "log.eval", write_inspect_eval),
@@ -179,6 +216,7 @@ FORMATS: dict[str, tuple[str, str, Callable[[Path, int], Path]]] = {
     "tau2": ("tau", "tau2-results.json", write_tau2),
     "openai-evals": ("openai-evals", "items.jsonl", write_openai_evals),
     "assevra": ("assevra", "dataset.jsonl", write_assevra),
+    "lm-eval": ("lm-eval", "lm-eval-results.json", write_lm_eval),
 }
 
 
