@@ -83,7 +83,7 @@ _WHAT = "lm-evaluation-harness results file"
 #: How far into a large results file detection looks for lm-eval's own top-level keys.
 _DETECT_BYTES = 4 << 20
 #: The results entries of a task that are not metrics.
-_NOT_METRICS = frozenset({"alias", "name", "sample_len", "samples", " "})
+_NOT_METRICS = frozenset({"alias", "name", "sample_len", "samples"})
 #: The largest dataset size a file may state (a count, not rows: it makes none).
 _MAX_SIZE = 1 << 53
 
@@ -265,9 +265,13 @@ def read(path: Path) -> list[ImportedRun]:
             runs.append(run)
     if not runs:
         raise NoSamplesError(f"{path}: no metric maps to pass/fail per sample ({'; '.join(unmapped)})")
-    if unmapped or empty:
+    groups = [g for g in results if configs and g not in configs]
+    if unmapped or empty or groups:
         extra = [f"not imported: {u}" for u in unmapped] + [f"task {t!r} has no documents (n-samples effective 0)"
                                                             for t in empty]
+        if groups:
+            extra.append(f"groups {', '.join(map(repr, groups))}: aggregates of their tasks with no samples of "
+                         "their own, not runs")
         runs = [ImportedRun(agent=r.agent, task=r.task, rows=r.rows, partial=r.partial,
                             source={**r.source, "notes": [*r.source["notes"], *extra]}) for r in runs]
     return runs

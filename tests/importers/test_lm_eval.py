@@ -249,6 +249,14 @@ def test_results_without_samples_files_is_an_input_error_naming_log_samples(tmp_
     assert len(runs) == 2 and all(any("--log_samples" in n for n in r.notes) for r in runs)
 
 
+def test_a_group_of_tasks_is_no_run_and_is_noted(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit_results(folder, lambda d: d["results"].update(skq={"alias": "skq", "acc,none": 0.25}))
+    runs = _runs(folder)
+    assert sorted(runs) == ["skq_gen", "skq_mc"]
+    assert all(any("groups 'skq'" in n for n in r.notes) for r in runs.values())
+
+
 def test_a_task_missing_its_samples_file_while_others_have_theirs_is_an_input_error(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     (folder / f"samples_skq_mc_{FULL_STAMP}.jsonl").unlink()
