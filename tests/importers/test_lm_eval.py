@@ -249,6 +249,14 @@ def test_results_without_samples_files_is_an_input_error_naming_log_samples(tmp_
     assert len(runs) == 2 and all(any("--log_samples" in n for n in r.notes) for r in runs)
 
 
+def test_an_output_path_naming_a_json_file_gives_its_stem_and_stamp(tmp_path: Path) -> None:
+    """``--output_path run.json`` makes ``run_<stamp>.json`` beside ``samples_<task>_<stamp>.jsonl``."""
+    folder = _copy(tmp_path)
+    (folder / FULL_RESULTS.name).rename(folder / f"my_run_{FULL_STAMP}.json")
+    runs = _runs(folder / f"my_run_{FULL_STAMP}.json")
+    assert sorted(runs) == ["skq_gen", "skq_mc"] and len(runs["skq_mc"].rows) == 24
+
+
 def test_a_group_of_tasks_is_no_run_and_is_noted(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     _edit_results(folder, lambda d: d["results"].update(skq={"alias": "skq", "acc,none": 0.25}))
