@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "openai-evals": "scorekit.importers._openai_evals",
     "assevra": "scorekit.importers._assevra",
     "lm-eval": "scorekit.importers._lm_eval",
+    "deepeval": "scorekit.importers._deepeval",
 }
 
 
@@ -68,8 +69,10 @@ def detect_format(path: str | Path, names: Sequence[str] | None = None, *, certa
     return None
 
 
-def _files(root: Path) -> list[Path]:
-    return sorted((p for p in root.rglob("*") if p.is_file() and not p.name.startswith(".")), key=str)
+def _files(root: Path, hidden: frozenset[str] = frozenset()) -> list[Path]:
+    """The files under ``root``; a name starting with a dot only when a format names it (``HIDDEN_FILES``)."""
+    return sorted((p for p in root.rglob("*") if p.is_file() and (not p.name.startswith(".") or p.name in hidden)),
+                  key=str)
 
 
 def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
@@ -86,7 +89,8 @@ def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
     runs: list[ImportedRun] = []
     skipped: list[tuple[Path | None, str]] = []  # (a file no format recognises, or None) and the note
     claimed: set[Path] = set()
-    files = list(_files(root))
+    # a tool's own hidden file (DeepEval's .deepeval/.latest_test_run.json) is read when its format is asked
+    files = _files(root, frozenset(n for _, m in modules for n in getattr(m, "HIDDEN_FILES", ())))
     bar = progress_bar(len(files), "importing")
     for path in files:
         if bar is not None:
@@ -145,7 +149,7 @@ def import_results(path: str | Path, format: str = "auto") -> ImportedRuns:
         A results file, or a directory of them.
     format : str
         ``auto`` (detect by content) or one of ``inspect``, ``promptfoo``, ``tau``,
-        ``openai-evals``, ``assevra``.
+        ``openai-evals``, ``assevra``, ``deepeval``.
 
     Returns
     -------
