@@ -5,6 +5,8 @@
 ``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and an
 lm-eval results file with its samples file — each holding N items (samples, results,
 simulations, output items, rows, sample lines), at each size of
+``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and a DeepEval test run — each
+holding N items (samples, results, simulations, output items, rows, test cases), at each size of
 ``--sizes``. Every file is built from the project's real files of that tool
 (``tests/data/imports``): their records cloned with new ids, the bulky parts a scorer never
 reads trimmed (Inspect's events and messages, τ-bench's trajectories), so the shapes are the
@@ -205,6 +207,26 @@ def write_lm_eval(path: Path, n: int) -> Path:
     with (folder / f"samples_skq_gen_{stamp}.jsonl").open("w", encoding="utf-8") as f:
         f.writelines(json.dumps(x) + "\n" for x in out)
     return results
+def write_deepeval(path: Path, n: int) -> Path:
+    """A DeepEval test run export of n test cases: run-a's six cases cloned with new names (3 metrics each),
+    ``metricsScores``, ``testPassed`` and ``testFailed`` counted over the clones as DeepEval counts them."""
+    real = json.loads((DATA / "deepeval" / "run-a" / "test_run_20261206_201157.json").read_text(encoding="utf-8"))
+    cases = [dict(real["testCases"][i % len(real["testCases"])], name=f"case-{i}", order=i) for i in range(n)]
+    scores: dict[str, dict[str, Any]] = {}
+    for case in cases:
+        for m in case["metricsData"]:
+            entry = scores.setdefault(m["name"], {"metric": m["name"], "scores": [], "passes": 0, "fails": 0,
+                                                  "errors": 0})
+            if m.get("score") is None or m.get("success") is None:
+                entry["errors"] += 1
+            else:
+                entry["scores"].append(m["score"])
+                entry["passes" if m["success"] else "fails"] += 1
+    passed = sum(1 for c in cases if c["success"])
+    doc = dict(real, testCases=cases, metricsScores=list(scores.values()), testPassed=passed,
+               testFailed=len(cases) - passed)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
 
 
 #: --from name, file name, generator.
@@ -217,6 +239,7 @@ FORMATS: dict[str, tuple[str, str, Callable[[Path, int], Path]]] = {
     "openai-evals": ("openai-evals", "items.jsonl", write_openai_evals),
     "assevra": ("assevra", "dataset.jsonl", write_assevra),
     "lm-eval": ("lm-eval", "lm-eval-results.json", write_lm_eval),
+    "deepeval": ("deepeval", "test_run_bench.json", write_deepeval),
 }
 
 
