@@ -202,6 +202,11 @@ def _turns(value: Any, where: str) -> str | None:
     return "\n".join(lines) if lines else None
 
 
+def _put(into: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        into[key] = value
+
+
 def _case(value: Any, where: str, conversational: bool) -> dict[str, Any]:
     """One test case as {name, success, metrics, spans, definition, measured}, its shape checked."""
     c = record(value, where)
@@ -217,35 +222,18 @@ def _case(value: Any, where: str, conversational: bool) -> dict[str, Any]:
         about = {k: c[k] for k in ("scenario", "userDescription") if c.get(k) is not None}
         for k, v in about.items():
             _opt_str(v, f"{where}.{k}")
-        if about:
-            definition["input"] = about
-        outcome = _opt_str(c.get("expectedOutcome"), f"{where}.expectedOutcome")
-        if outcome is not None:
-            context["expected_outcome"] = outcome
-        transcript = _turns(c.get("turns"), f"{where}.turns")
-        if transcript is not None:
-            measured["agent_output"] = transcript
+        _put(definition, "input", about or None)
+        _put(context, "expected_outcome", _opt_str(c.get("expectedOutcome"), f"{where}.expectedOutcome"))
+        _put(measured, "agent_output", _turns(c.get("turns"), f"{where}.turns"))
     else:
-        text = c.get("input")
-        if text is not None:
-            definition["input"] = finite_json(text)
-        expected = _opt_str(c.get("expectedOutput"), f"{where}.expectedOutput")
-        if expected is not None:
-            context["expected_output"] = expected
+        _put(definition, "input", finite_json(c.get("input")))
+        _put(context, "expected_output", _opt_str(c.get("expectedOutput"), f"{where}.expectedOutput"))
         if c.get("expectedTools") is not None:
             context["expected_tools"] = finite_json(record_list(c.get("expectedTools"), f"{where}.expectedTools"))
-        output = _opt_str(c.get("actualOutput"), f"{where}.actualOutput")
-        if output is not None:
-            measured["agent_output"] = output
-        calls = _tool_calls(c.get("toolsCalled"), f"{where}.toolsCalled")
-        if calls is not None:
-            measured["tool_calls"] = calls
-        cost = amount(c.get("tokenCost"), f"{where}.tokenCost")
-        if cost is not None:
-            measured["cost_usd"] = cost
-        took = amount(c.get("completionTime"), f"{where}.completionTime")
-        if took is not None:
-            measured["latency_s"] = took
+        _put(measured, "agent_output", _opt_str(c.get("actualOutput"), f"{where}.actualOutput"))
+        _put(measured, "tool_calls", _tool_calls(c.get("toolsCalled"), f"{where}.toolsCalled"))
+        _put(measured, "cost_usd", amount(c.get("tokenCost"), f"{where}.tokenCost"))
+        _put(measured, "latency_s", amount(c.get("completionTime"), f"{where}.completionTime"))
     if c.get("context") is not None:
         context["context"] = finite_json(record_list(c.get("context"), f"{where}.context"))
     if context:
