@@ -32,6 +32,7 @@ _DESCRIPTIONS = {
     "tau": "τ-bench results",
     "openai-evals": "OpenAI Evals run output",
     "assevra": "an Assevra dataset",
+    "deepeval": "a DeepEval test run",
 }
 
 

@@ -8,6 +8,8 @@ directory layout from one of its files, a third)::
     def read(path: Path) -> list[ImportedRun]    # a file, or a directory where the format has them
     def claims(path: Path) -> set[Path]          # optional: the files of a layout read from ``path``
                                                  # (a directory walk does not note them as skipped)
+    HIDDEN_FILES: tuple[str, ...]                # optional: file names starting with a dot that a
+                                                 # directory walk reads (all others are skipped)
 
 :data:`FORMATS` maps each ``--from`` name to its module; modules are imported only when used.
 """

@@ -3,10 +3,11 @@
 The format modules (:data:`~scorekit.importers.FORMATS`) are imported only when used; a module
 not present in this installation is skipped. Detection is by content (each module's
 ``detect``), never by file name alone. A directory is walked here, once for every format: each
-file is read by the format that recognises it; a log without samples is skipped with a note on
-the runs that remain, a file no format recognises is skipped with a note (unless a file read as
-a whole layout claims it: a module's optional ``claims(path)``), and a directory left with no run
-is an input error.
+file is read by the format that recognises it (a file whose name starts with a dot only when an
+asked format names it in its ``HIDDEN_FILES``: DeepEval's ``.deepeval/.latest_test_run.json``);
+a log without samples is skipped with a note on the runs that remain, a file no format
+recognises is skipped with a note (unless a file read as a whole layout claims it: a module's
+optional ``claims(path)``), and a directory left with no run is an input error.
 """
 
 from __future__ import annotations

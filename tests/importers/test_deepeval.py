@@ -369,6 +369,16 @@ def test_cli_run_from_deepeval_gates_as_the_evidence_says(run_cli, tmp_path: Pat
     assert code == 1 and "decision: TRIAGE" in out
 
 
+@pytest.mark.parametrize("command", ["run", "validate"])
+@pytest.mark.parametrize("path", [CACHE, EXPORT], ids=["latest_test_run", "export"])
+def test_a_deepeval_file_without_from_exits_2_naming_the_format(run_cli, tmp_path: Path, path: Path,
+                                                               command: str) -> None:
+    args = ("run", "--results", path, "--out-dir", tmp_path) if command == "run" else ("validate", path)
+    code, out, err = run_cli(*args)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "a DeepEval test run" in err and "--from deepeval" in err and str(path) in err
+
+
 # --------------------------------------------------------------------------- damaged files (SPEC §20)
 def _refused(path: Path, position: str) -> str:
     with pytest.raises(sk.InputError) as err:
