@@ -146,7 +146,7 @@ def _metric(value: Any, where: str) -> dict[str, Any]:
     error = _opt_str(m.get("error"), f"{where}.error")
     model = _opt_str(m.get("evaluationModel"), f"{where}.evaluationModel")
     strict = _opt_bool(m.get("strictMode"), f"{where}.strictMode")
-    _opt_bool(m.get("flaky"), f"{where}.flaky")
+    flaky = _opt_bool(m.get("flaky"), f"{where}.flaky")
     cost = amount(m.get("evaluationCost"), f"{where}.evaluationCost")
     said = []
     if score is not None:
@@ -165,6 +165,7 @@ def _metric(value: Any, where: str) -> dict[str, Any]:
         detail = head + (f": {reason}" if reason and reason.strip() else "") if head else (reason or "")
     out = {"name": name, "status": status, "reason": why, "detail": detail or None,
            "evaluator": f"deepeval:{name}" + (f"@{model}" if nonblank(model) else ""), "cost": cost,
+           "flaky": bool(flaky),
            "counted": "errors" if score is None or success is None else "passes" if success else "fails"}
     if score is not None and 0 <= score <= 1:
         out["score"] = score
@@ -366,12 +367,16 @@ def read(path: Path) -> list[ImportedRun]:
 
 
 def _entries(cases: list[dict[str, Any]]) -> Iterator[tuple[str, int, dict[str, Any], list[dict[str, Any]] | None]]:
-    """(case id, trial, definition + measured fields, metrics) of every case and every metric-carrying span."""
+    """(case id, trial, definition + measured fields, metrics) of every case and every metric-carrying span.
+
+    A case evaluated on its spans only (component-level evaluation: no metricsData of its own) is its spans.
+    """
     seen: Counter[str] = Counter()
     for c in cases:
         trial = seen[c["name"]]
         seen[c["name"]] += 1
-        yield c["name"], trial, {**c["definition"], **c["measured"]}, c["metrics"]
+        if c["metrics"] or not c["spans"]:
+            yield c["name"], trial, {**c["definition"], **c["measured"]}, c["metrics"]
         for span, fields, metrics in c["spans"]:
             case = f"{c['name']}/{span}"
             yield case, seen[case], fields, metrics
@@ -392,14 +397,14 @@ def _build(path: Path, data: Mapping[str, Any], at: str, cases: list[dict[str, A
     agent, agent_note = _agent(data, raw, path, at)
     notes.append(agent_note)
     entries = list(_entries(cases))
-    used: dict[str, None] = {}
-    for *_, metrics in entries:
-        used.update(dict.fromkeys(m["name"] for m in metrics or ()))
+    used: dict[str, None] = {}  # the metrics run on test cases (a case without metricsData is ERROR on each)
+    for c in cases:
+        used.update(dict.fromkeys(m["name"] for m in c["metrics"] or ()))
     bare = sum(1 for *_, metrics in entries if not metrics)
     held = sum(len(m or ()) for *_, m in entries)
     check_rows(str(path), held + bare * len(used), held=len(entries) + held, items="test cases and metric results")
     rows: list[dict[str, Any]] = []
-    counted: dict[str, Counter[str]] = {m: Counter() for m in used}
+    counted: dict[str, Counter[str]] = {}
     merged = 0
     cost = 0.0
     for case, trial, fields, metrics in entries:
@@ -413,7 +418,7 @@ def _build(path: Path, data: Mapping[str, Any], at: str, cases: list[dict[str, A
             continue
         mine: dict[str, dict[str, Any]] = {}
         for m in metrics:
-            counted[m["name"]][m["counted"]] += 1
+            counted.setdefault(m["name"], Counter())[m["counted"]] += 1
             cost += m["cost"] or 0.0
             row = {**base, "id": f"{case}/{trial}/{m['name']}", "dimension": m["name"], "status": m["status"],
                    "evaluator": m["evaluator"]}
@@ -428,8 +433,14 @@ def _build(path: Path, data: Mapping[str, Any], at: str, cases: list[dict[str, A
                 continue
             mine[m["name"]] = row
         rows.extend(mine.values())
+    if not rows:
+        raise NoSamplesError(f"{path}: no metric ran on any of the {len(cases)} test case(s): nothing to import")
     if bare:
         notes.append(f"{bare} test case(s) without metricsData: ERROR unscored on every metric of the run")
+    flaky = sum(1 for *_, metrics in entries for m in metrics or () if m["flaky"])
+    if flaky:
+        notes.append(f"{flaky} metric result(s) marked flaky: rows like any other (DeepEval leaves a flaky metric out "
+                     "of its test case's success, not out of metricsScores)")
     if merged:
         notes.append(f"{merged} metric result(s) repeated a metric's name on one test case: one row each, the "
                      "worst status kept (fail closed)")

@@ -260,6 +260,23 @@ def test_a_metric_on_a_traced_span_is_a_row_of_its_span(tmp_path: Path) -> None:
     assert (row["status"], row["input"]) == ("PASS", {"q": "2+2"})
 
 
+def test_a_case_evaluated_on_its_spans_only_is_its_spans(tmp_path: Path) -> None:
+    data = {"testPassed": 0, "testFailed": 1}
+    data["testCases"] = [{"name": "traced", "success": False, "input": "q", "trace": {"uuid": "t", "llmSpans": [
+        {"uuid": "s1", "name": "answer", "metricsData": [{"name": "Answer Relevancy", "success": False, "score": 0.2,
+                                                          "threshold": 0.5, "flaky": True}]}]}}]
+    run = _one(_write(tmp_path, data))
+    assert list(run.rows["case_id"]) == ["traced/answer"]  # no ERROR row for the case itself
+    assert _row(run, "traced/answer", "Answer Relevancy")["status"] == "FAIL"
+    assert any("flaky" in n for n in run.notes)
+
+
+def test_a_run_where_no_metric_ran_is_an_input_error(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"testCases": [{"name": "a", "input": "q"}], "testPassed": 0, "testFailed": 0})
+    with pytest.raises(sk.InputError, match="no metric ran"):
+        sk.import_results(path, format="deepeval")
+
+
 def test_tools_called_are_tool_calls(tmp_path: Path) -> None:
     data = _data(EXPORT)
     data["testCases"][0]["toolsCalled"] = [{"name": "calc", "inputParameters": {"x": "2+2"}}]
