@@ -74,6 +74,7 @@ from ._base import (
     record_list,
     source_dict,
 )
+from ._inspect_provenance import Provenance, early_stops, reduction_notes
 from ._run import SOURCE_STATUSES, ImportedRun
 
 __all__ = ["FORMAT", "detect", "read", "read_log", "value_outcome"]
@@ -522,13 +523,13 @@ def _definition(sample: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _error_rows(base: dict[str, Any], scorers: _Scorers, detail: str) -> Iterator[dict[str, Any]]:
-    """ERROR ``sample_error`` on each of the task's scorers (every key of a dict-valued one), ``detail`` saying why."""
+def _error_rows(base: dict[str, Any], scorers: _Scorers, detail: str,
+                reason: str = "sample_error") -> Iterator[dict[str, Any]]:
+    """ERROR ``reason`` on each of the task's scorers (every key of a dict-valued one), ``detail`` saying why."""
     for name in scorers.names:
         for dimension in scorers.dimensions(name):
             yield {**base, "id": f"{base['case_id']}/{base['trial'] + 1}/{dimension}", "dimension": dimension,
-                   "evaluator": scorers.evaluator(name), "status": "ERROR", "reason": "sample_error",
-                   "detail": detail}
+                   "evaluator": scorers.evaluator(name), "status": "ERROR", "reason": reason, "detail": detail}
 
 
 def _score_outcomes(name: str, keys: list[str] | None, dimensions: list[str], score: Any) -> dict[str, Any]:
@@ -546,10 +547,16 @@ def _score_outcomes(name: str, keys: list[str] | None, dimensions: list[str], sc
 
 
 def _rows_of_sample(
-    sample: Mapping[str, Any], where: str, scorers: _Scorers, base: dict[str, Any], counts: dict[str, int]
+    sample: Mapping[str, Any], where: str, scorers: _Scorers, base: dict[str, Any], counts: dict[str, int],
+    provenance: Provenance,
 ) -> Iterator[dict[str, Any]]:
     error = sample.get("error")
     scores = sample.get("scores") or {}  # its shape checked by _scorers
+    label = f"sample {sample['id']} epoch {base['trial'] + 1}"
+    invalidated = provenance.invalidation(sample, _at(where, "invalidation"), label)
+    if invalidated is not None:  # Inspect's own verdict after the run: reported, never counted
+        yield from _error_rows(base, scorers, invalidated, "invalidated")
+        return
     if error is not None:
         counts["errored"] += 1
         yield from _error_rows(base, scorers, _one_line(_error_message(error, _at(where, "error"))))
@@ -560,6 +567,7 @@ def _rows_of_sample(
         return
     for name in scorers.names:
         outcomes = _score_outcomes(name, scorers.keys.get(name), scorers.dimensions(name), scores.get(name))
+        edits = provenance.edits(scores.get(name), _at(where, f"scores[{json.dumps(name)}]"), f"{label} {name}")
         for dimension, outcome in outcomes.items():
             item = outcome.get("raw")
             if isinstance(item, float) and math.isnan(item):
@@ -571,6 +579,9 @@ def _rows_of_sample(
             row = {**base, "id": f"{base['case_id']}/{base['trial'] + 1}/{dimension}", "dimension": dimension,
                    "evaluator": scorers.evaluator(name)}
             row.update((k, v) for k, v in outcome.items() if k not in ("detail", "raw"))
+            edited = provenance.detail(edits, dimension[len(name) + 1:] if dimension != name else None)
+            if edited is not None:
+                row["detail"] = edited
             yield row
 
 
@@ -649,6 +660,18 @@ def _absent_detail(name: str, log: Mapping[str, Any], raw_status: Any) -> str:
     return "the sample epoch is absent from the log"
 
 
+def _check_stops(name: str, stops: Mapping[tuple[tuple[int, Any], int], str], plan: _Plan) -> None:
+    """An early stop names a sample epoch of the plan that is absent from the log (Inspect never runs it)."""
+    last = plan.epochs[-1] if isinstance(plan.epochs, range) and plan.epochs else None
+    for key, epoch in stops:
+        if (key, epoch) in plan.seen:
+            raise InputError(f"{name}: results.early_stopping: sample {key[1]!r} epoch {epoch} is both stopped early "
+                             "and in the log")
+        if last is not None and epoch > last:
+            raise InputError(f"{name}: results.early_stopping: sample {key[1]!r} epoch {epoch} is beyond the eval's "
+                             f"{last} epochs")
+
+
 def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[str, Any]]) -> ImportedRun:
     name = str(path)
     eval_spec = record(log["eval"], f"{name}: eval")
@@ -672,6 +695,9 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
                                  what="the largest whole number JSON keeps exact")
     listed = _listed_ids(name, dataset)
     keyed = sorted((_keyed(where, sample) for where, sample in samples), key=lambda x: (x[0], x[1]))
+    results = optional_record(log.get("results"), f"{name}: results")
+    stopped = early_stops(results, name)
+    stops = {(_sample_key(sid), epoch): why for (sid, epoch), why in (stopped.stops if stopped else {}).items()}
 
     scorers = _scorers(name, log, samples)
     if not scorers.names:
@@ -679,15 +705,18 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     # The sample-epochs the eval planned (its samples × epochs) that the log does not hold: ERROR, each carrying
     # the case's definition where another epoch has it, as far as the file holds one record or listed id per
     # absent sample-epoch; a plan beyond that (a declared count, not evidence) is counted, never materialised.
-    plan = _plan(listed, keyed, epochs)
+    # Early-stopped sample epochs are planned ones the manager skipped: their samples are part of the plan.
+    plan = _plan([*listed, *(sid for sid, _ in stopped.stops)] if stopped else listed, keyed, epochs)
+    _check_stops(name, stops, plan)
     planned, run_epochs = plan.planned, len(plan.seen)
-    absent, budget = planned - run_epochs, len(samples) + len(listed)
+    absent, budget = planned - run_epochs, len(samples) + len(listed) + len(stops)
     materialise = 0 < absent <= budget
     check_rows(name, (len(samples) + (absent if materialise else 0)) * scorers.width,
-               held=len(samples) + len(listed) + scorers.width + _score_entries(samples),
-               items="samples, scores, scorer dimensions and listed ids")
+               held=len(samples) + len(listed) + len(stops) + scorers.width + _score_entries(samples),
+               items="samples, scores, scorer dimensions, listed ids and early stops")
 
     counts = {"errored": 0, "unscored_samples": 0, "nan": 0, "partial_rows": 0, "unscored_rows": 0}
+    provenance = Provenance()
     own = [_definition(sample) for _, _, _, sample in keyed]
     definitions: dict[tuple[int, Any], dict[str, Any]] = {}
     for (key, _, _, _), found in zip(keyed, own, strict=True):
@@ -699,15 +728,18 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
         crashed = sample.get("error") is not None or not sample.get("scores")
         base.update(found or (definitions.get(key, {}) if crashed else {}))
         base.update(_measured(sample))
-        rows.extend(_rows_of_sample(sample, where, scorers, base, counts))
+        rows.extend(_rows_of_sample(sample, where, scorers, base, counts, provenance))
 
     if materialise:
         detail = _absent_detail(name, log, raw_status)
         for sid, epoch in plan.absent():
             base = {"case_id": str(sid), "trial": epoch - 1, "agent": agent, **definitions.get(_sample_key(sid), {})}
-            rows.extend(_error_rows(base, scorers, detail))
-        notes.append(f"{absent} planned sample epoch(s) absent from the log: ERROR sample_error (with the case's "
-                     "definition where another epoch of the sample carries it)")
+            why = stops.get((_sample_key(sid), epoch))
+            rows.extend(_error_rows(base, scorers, detail) if why is None else
+                        _error_rows(base, scorers, why, "early_stopped"))
+        if absent > len(stops):
+            notes.append(f"{absent - len(stops)} planned sample epoch(s) absent from the log: ERROR sample_error "
+                         "(with the case's definition where another epoch of the sample carries it)")
     elif absent:
         notes.append(f"{absent} planned sample epoch(s) absent from the log ({run_epochs} of {planned} ran): more than "
                      f"the {budget} samples and listed ids the file holds, so they are counted in "
@@ -723,6 +755,9 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
         partial_why.append(f"{samples_run} of the dataset's {dataset_size} samples ran")
     if run_epochs < planned:
         partial_why.append(f"{run_epochs} of {planned} planned sample epochs ran")
+    if stopped and stops:
+        partial_why.append(f"{len(stops)} sample epoch(s) stopped early by {stopped.manager}")
+        notes.append(stopped.note(materialise))
     if dataset_size is None:
         notes.append("the eval states no dataset size: whether every sample ran cannot be checked")
     partial = bool(partial_why)
@@ -748,13 +783,19 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     if not epochs:
         notes.append("the eval states no epoch count: trials are the epochs present")
 
+    notes.extend(provenance.notes(log.get("invalidated")))
+    notes.extend(reduction_notes(results.get("scores") or [], rows, invalidated=len(provenance.invalidated)))
+
     import pandas as pd
 
-    results = optional_record(log.get("results"), f"{name}: results")
     metrics: dict[str, Any] = {}
     for i, score in enumerate(results.get("scores") or []):  # each checked by _result_scorers
         entry = optional_record(score.get("metrics"), f"{name}: results.scores[{i}].metrics")
-        metrics[score["name"]] = {str(k): (v.get("value") if isinstance(v, Mapping) else v) for k, v in entry.items()}
+        values = {str(k): (v.get("value") if isinstance(v, Mapping) else v) for k, v in entry.items()}
+        metrics.setdefault(score["name"], values)  # the first reduction Inspect lists: its headline
+        reducer = _text(score.get("reducer"), f"{name}: results.scores[{i}].reducer", optional=True)
+        if reducer is not None:  # each epoch reduction under its own key: match/mean, match/pass_k_2, ...
+            metrics[f"{score['name']}/{reducer}"] = values
     for total in ("total_samples", "completed_samples"):
         if total in results:
             metrics[total] = results[total]
