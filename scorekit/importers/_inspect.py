@@ -24,6 +24,13 @@ planned sample epoch    (the eval's own error where it stopped on one); such row
 absent                  definition where the log has it (another epoch of the sample), else none
 ======================  ==========================================================================
 
+Provenance (:mod:`._inspect_provenance`): a sample Inspect invalidated after the run is ERROR
+``invalidated`` on each of the task's scorers (``detail``: who, when, why), never counted; an edited
+score keeps its final value and its edits (old → new, author, time, reason) go to the row's
+``detail`` and the notes; the sample epochs of ``results.early_stopping`` are planned ones, ERROR
+``early_stopped``, and make the run partial; each stored epoch reduction goes to
+``source["metrics"]["<scorer>/<reducer>"]``, compared in the notes with scorekit's own figure.
+
 The task's scorers are the union of those named by the eval spec, its results and its samples.
 A run is partial (TRIAGE) when its status is not ``success``, a sample limit was set, fewer
 samples ran than its dataset holds, or fewer sample epochs than it planned (its samples × its
