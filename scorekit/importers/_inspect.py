@@ -790,7 +790,7 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
     if not epochs:
         notes.append("the eval states no epoch count: trials are the epochs present")
 
-    notes.extend(provenance.notes(log.get("invalidated")))
+    notes.extend(provenance.notes(log.get("invalidated"), f"{name}: invalidated"))
     notes.extend(reduction_notes(results.get("scores") or [], rows, invalidated=len(provenance.invalidated)))
 
     import pandas as pd

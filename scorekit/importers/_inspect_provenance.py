@@ -117,7 +117,10 @@ class Provenance:
         return "score edited after the run: " + "; ".join(
             f"{_shown(e.old, key)} -> {_shown(e.new, key)} {e.by}" for e in edits)
 
-    def notes(self, log_invalidated: Any) -> list[str]:
+    def notes(self, log_invalidated: Any, where: str) -> list[str]:
+        """The run's notes on its invalidations and edits; ``log_invalidated`` is the log's flag (at ``where``)."""
+        if log_invalidated is not None and not isinstance(log_invalidated, bool):
+            raise InputError(f"{where}: expected true or false, found {kind_of(log_invalidated)}")
         out = []
         if self.invalidated:
             out.append(f"{len(self.invalidated)} sample epoch(s) invalidated in Inspect (log invalidated: "

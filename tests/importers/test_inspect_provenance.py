@@ -284,6 +284,8 @@ CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
                                         r"log\.eval: results\.early_stopping: sample 1 epoch 2 is both stopped early"),
     "early-stop-beyond-the-epochs": (_member(EARLY, "header.json", _stops(_set_at(0, {"id": 3, "epoch": 9}))),
                                      r"log\.eval: results\.early_stopping: sample 3 epoch 9 is beyond the eval's 3"),
+    "log-invalidated-string": (_member(PROV, "header.json", lambda h: h.update(invalidated="yes")),
+                               r"log\.eval: invalidated: expected true or false, found a string"),
     "reducer-number": (_member(PROV, "header.json", lambda h: h["results"]["scores"][1].update(reducer=5)),
                        r"log\.eval: results\.scores\[1\]\.reducer: expected a string"),
 }
