@@ -791,7 +791,7 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
         notes.append("the eval states no epoch count: trials are the epochs present")
 
     notes.extend(provenance.notes(log.get("invalidated"), f"{name}: invalidated"))
-    notes.extend(reduction_notes(results.get("scores") or [], rows, invalidated=len(provenance.invalidated)))
+    notes.extend(reduction_notes(results.get("scores") or [], rows, invalidated=provenance.invalidated))
 
     import pandas as pd
 

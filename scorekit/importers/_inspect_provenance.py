@@ -86,8 +86,9 @@ def _edits(score: Mapping[str, Any], where: str) -> list[_Edit]:
 class Provenance:
     """The invalidations and score edits of one log, gathered as its rows are built, and their notes."""
 
-    invalidated: list[str] = field(default_factory=list)
-    edited: list[str] = field(default_factory=list)
+    invalidated: int = 0  # sample epochs
+    edited: int = 0  # score edits
+    named: dict[str, list[str]] = field(default_factory=lambda: {"invalidated": [], "edited": []})  # the first few
     differing: int = 0  # edited scores whose value is not their history's last value
 
     def invalidation(self, sample: Mapping[str, Any], where: str, label: str) -> str | None:
@@ -95,7 +96,9 @@ class Provenance:
         if sample.get("invalidation") is None:
             return None
         text = _provenance(sample["invalidation"], where)
-        self.invalidated.append(f"{label} {text}")
+        self.invalidated += 1
+        if self._named("invalidated"):
+            self.named["invalidated"].append(f"{label} {text}")
         return f"invalidated in Inspect after the run {text}"
 
     def edits(self, score: Any, where: str, label: str) -> list[_Edit]:
@@ -104,10 +107,16 @@ class Provenance:
             return []
         found = _edits(score, where)
         for edit in found:
-            self.edited.append(f"{label}: {_shown(edit.old)} -> {_shown(edit.new)} {edit.by}")
+            self.edited += 1
+            if self._named("edited"):
+                self.named["edited"].append(f"{label}: {_shown(edit.old)} -> {_shown(edit.new)} {edit.by}")
         if found and "value" in score and found[-1].new != score["value"]:
             self.differing += 1
         return found
+
+    def _named(self, kind: str) -> bool:
+        """Whether one more of a kind is named in its note (the first :data:`LISTED`; the rest are counted)."""
+        return len(self.named[kind]) < LISTED
 
     @staticmethod
     def detail(edits: list[_Edit], key: str | None = None) -> str | None:
@@ -123,23 +132,22 @@ class Provenance:
             raise InputError(f"{where}: expected true or false, found {kind_of(log_invalidated)}")
         out = []
         if self.invalidated:
-            out.append(f"{len(self.invalidated)} sample epoch(s) invalidated in Inspect (log invalidated: "
+            out.append(f"{self.invalidated} sample epoch(s) invalidated in Inspect (log invalidated: "
                        f"{json.dumps(log_invalidated)}): ERROR invalidated on each of the task's scorers, reported "
-                       f"and never counted as PASS or FAIL: {_listed(self.invalidated)}")
+                       f"and never counted as PASS or FAIL: {_listed(self.named['invalidated'], self.invalidated)}")
         elif log_invalidated is True:
             out.append("the log says invalidated: true but no sample carries an invalidation: every sample is read")
         if self.edited:
-            out.append(f"{len(self.edited)} score edit(s) after the run: the final value is used, each edit is in "
-                       f"its row's detail: {_listed(self.edited)}")
+            out.append(f"{self.edited} score edit(s) after the run: the final value is used, each edit is in "
+                       f"its row's detail: {_listed(self.named['edited'], self.edited)}")
         if self.differing:
             out.append(f"{self.differing} edited score(s) whose value is not their history's last value: the score's "
                        "value (what Inspect's metrics use) is used")
         return out
 
 
-def _listed(items: list[str]) -> str:
-    shown = "; ".join(items[:LISTED])
-    return shown + (f"; and {len(items) - LISTED} more" if len(items) > LISTED else "")
+def _listed(items: list[str], total: int) -> str:
+    return "; ".join(items) + (f"; and {total - len(items)} more" if total > len(items) else "")
 
 
 # --------------------------------------------------------------------------- early stopping
@@ -205,8 +213,11 @@ def _own(rows: Iterable[Mapping[str, Any]]) -> dict[str, tuple[dict[str, list[in
 def _figure(cases: dict[str, list[int]], estimator: str, k: int) -> float | None:
     """The mean over the cases with at least ``k`` PASS/FAIL trials of pass^k (or pass@k); None without one."""
     function = pass_hat_k if estimator == "pass_k" else pass_at_k
-    values = [float(function(c, n, k)) for c, n in cases.values() if n >= k]
-    return sum(values) / len(values) if values else None
+    reached = [(c, n) for c, n in cases.values() if n >= k]
+    if not reached:
+        return None
+    values = function([c for c, _ in reached], [n for _, n in reached], k)  # one call over every case
+    return float(sum(values.tolist()) / len(reached))
 
 
 def reduction_notes(scores: list[Any], rows: list[dict[str, Any]], *, invalidated: int) -> list[str]:

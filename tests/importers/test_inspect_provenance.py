@@ -216,6 +216,8 @@ def test_every_sample_invalidated_leaves_nothing_counted(tmp_path):
     card = sk.evaluate(run.rows.assign(agent="agent-p"), policy={"gate": {"thresholds": {"match": 0.1}}})
     assert card.decision != "PASS" and not card.overall_pass
     assert any("scorekit pass^2 over valid sample epochs (none)" in n for n in run.notes)
+    note = next(n for n in run.notes if n.startswith("24 sample epoch(s) invalidated"))
+    assert note.count("by a@example.org") == 20 and note.endswith("; and 4 more")  # the first 20 named
 
 
 def test_an_edit_without_an_original_in_its_history_says_the_old_value_is_not_recorded(tmp_path):
