@@ -106,6 +106,30 @@ def write_inspect_json(path: Path, n: int) -> Path:
     return path
 
 
+def write_inspect_provenance(path: Path, n: int) -> Path:
+    """An Inspect ``.json`` log of n sample-epochs with provenance, cloned from the real quiz-prov log.
+
+    Every sample carries the real edited score (its history: the original, then one edit), every
+    8th is invalidated (the real invalidation record), and every 4th sample's last epoch is an
+    early stop (absent from the samples, listed in ``results.early_stopping``).
+    """
+    from import_logs import INSPECT, raw_log
+
+    log = raw_log(INSPECT / "2026-12-06T20-20-40-00-00_quiz-prov_PZkog4bbywjWH7pcENkRbZ.eval")
+    edited = _trimmed(next(s for s in log["samples"] if s["scores"]["match"].get("history")))
+    invalid = next(s for s in log["samples"] if s.get("invalidation"))["invalidation"]
+    cases = n // TASKS_PER_TRIAL
+    log["eval"]["dataset"].update(samples=cases, sample_ids=list(range(1, cases + 1)))
+    log["eval"]["config"]["epochs"] = TASKS_PER_TRIAL
+    stops = [{"id": i, "epoch": TASKS_PER_TRIAL, "reason": "already correct"} for i in range(1, cases + 1, 4)]
+    log["results"]["early_stopping"] = {"manager": "bench", "early_stops": stops, "metadata": {}}
+    stopped = {(s["id"], s["epoch"]) for s in stops}
+    log["samples"] = [{**_inspect_sample(edited, i, e), **({"invalidation": invalid} if i % 8 == 0 else {})}
+                      for e in range(1, TASKS_PER_TRIAL + 1) for i in range(1, cases + 1) if (i, e) not in stopped]
+    path.write_text(json.dumps(log), encoding="utf-8")
+    return path
+
+
 def write_promptfoo(path: Path, n: int) -> Path:
     """promptfoo ``results.json`` of n results: n / 4 tests × ``--repeat 2`` × 2 providers (promptfoo's numbering)."""
     doc = json.loads((DATA / "promptfoo" / "sample-export.json").read_text(encoding="utf-8"))
@@ -233,6 +257,7 @@ def write_deepeval(path: Path, n: int) -> Path:
 FORMATS: dict[str, tuple[str, str, Callable[[Path, int], Path]]] = {
     "inspect-eval": ("inspect", "log.eval", write_inspect_eval),
     "inspect-json": ("inspect", "log.json", write_inspect_json),
+    "inspect-prov": ("inspect", "prov.json", write_inspect_provenance),
     "promptfoo": ("promptfoo", "results.json", write_promptfoo),
     "tau": ("tau", "tau-results.json", write_tau),
     "tau2": ("tau", "tau2-results.json", write_tau2),
