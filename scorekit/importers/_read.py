@@ -33,6 +33,7 @@ FORMATS: dict[str, str] = {
     "assevra": "scorekit.importers._assevra",
     "lm-eval": "scorekit.importers._lm_eval",
     "deepeval": "scorekit.importers._deepeval",
+    "helm": "scorekit.importers._helm",
 }
 
 
