@@ -7,6 +7,8 @@ lm-eval results file with its samples file — each holding N items (samples, re
 simulations, output items, rows, sample lines), at each size of
 ``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and a DeepEval test run — each
 holding N items (samples, results, simulations, output items, rows, test cases), at each size of
+``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and a HELM run directory — each
+holding N items (samples, results, simulations, output items, rows, instance trials), at each size of
 ``--sizes``. Every file is built from the project's real files of that tool
 (``tests/data/imports``): their records cloned with new ids, the bulky parts a scorer never
 reads trimmed (Inspect's events and messages, τ-bench's trajectories), so the shapes are the
@@ -251,6 +253,30 @@ def write_deepeval(path: Path, n: int) -> Path:
                testFailed=len(cases) - passed)
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
+def write_helm(path: Path, n: int) -> Path:
+    """A HELM run directory of n (instance, train trial) pairs: n / 4 instances × 4 train trials.
+
+    Built from the real mmlu run directory: its request states and per-instance stats cloned with new
+    instance ids; returns the run spec, the file the directory is read from.
+    """
+    real = DATA / "helm" / "mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2"
+    spec = json.loads((real / "run_spec.json").read_text(encoding="utf-8"))
+    state = json.loads((real / "scenario_state.json").read_text(encoding="utf-8"))
+    stats = json.loads((real / "per_instance_stats.json").read_text(encoding="utf-8"))
+    cases = n // TASKS_PER_TRIAL
+    spec["adapter_spec"]["num_train_trials"] = TASKS_PER_TRIAL
+    states, entries = state["request_states"], stats
+    state["request_states"] = [
+        dict(states[i % len(states)], train_trial_index=t,
+             instance=dict(states[i % len(states)]["instance"], id=f"id{i}"))
+        for t in range(TASKS_PER_TRIAL) for i in range(cases)]
+    per_instance = [dict(entries[i % len(entries)], instance_id=f"id{i}", train_trial_index=t)
+                    for t in range(TASKS_PER_TRIAL) for i in range(cases)]
+    path.mkdir(parents=True, exist_ok=True)
+    for name, data in (("run_spec", spec), ("scenario_state", state), ("per_instance_stats", per_instance)):
+        (path / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
+    (path / "stats.json").write_text((real / "stats.json").read_text(encoding="utf-8"), encoding="utf-8")
+    return path / "run_spec.json"
 
 
 #: --from name, file name, generator.
@@ -265,6 +291,7 @@ FORMATS: dict[str, tuple[str, str, Callable[[Path, int], Path]]] = {
     "assevra": ("assevra", "dataset.jsonl", write_assevra),
     "lm-eval": ("lm-eval", "lm-eval-results.json", write_lm_eval),
     "deepeval": ("deepeval", "test_run_bench.json", write_deepeval),
+    "helm": ("helm", "helm-run", write_helm),
 }
 
 

@@ -276,6 +276,10 @@ def _instance_stats(data: Any, path: Path, wanted: set[str]) -> tuple[dict[Key, 
                _index(entry.get("train_trial_index"), f"{where}.train_trial_index"))
         slot = out.setdefault(key, {"split": None, "sub_split": None, "values": {}})
         for j, stat in enumerate(record_list(entry.get("stats"), f"{where}.stats", missing_ok=False)):
+            name = stat.get("name") if type(stat) is dict else None
+            metric = name.get("name") if type(name) is dict else None
+            if metric not in wanted and type(metric) is str and metric:
+                continue  # a stat of another metric: its shape is all that is read of it
             metric, split, sub_split, value, count = _stat_value(stat, f"{where}.stats[{j}]")
             if metric not in wanted:
                 continue
