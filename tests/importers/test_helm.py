@@ -433,3 +433,8 @@ def test_helm_run_from_gates_as_the_evidence_says(run_cli, tmp_path: Path) -> No
                              "--out-dir", tmp_path / "r2")
     assert code == 0, err
     assert "imported from HELM" in out
+
+
+def test_helm_run_spec_given_to_run_without_from_exits_2_naming_from_helm(run_cli, tmp_path: Path) -> None:
+    code, _, err = run_cli("run", "--results", MMLU / "run_spec.json", "--out-dir", tmp_path)
+    assert code == 2 and "--from helm" in err and len(err.strip().splitlines()) == 1
