@@ -17,8 +17,10 @@ equals HELM's own figure for that split. An instance HELM ran under a perturbati
 another input) is its own dimension ``<metric>@<split>/<perturbation>``, as HELM reports it; the
 unperturbed dimension holds the original instances only. The main metrics are the stats the run
 spec's ``metric_specs`` name (``args.names``) and HELM's correctness stats (:data:`CORRECTNESS`)
-that the per-instance stats hold with values in [0, 1]: 1 → PASS, 0 → FAIL ``helm_zero``, in
-between → ``score`` (the policy's ``partial`` rule). An instance of the scenario state without
+that the per-instance stats hold, a named stat other than those only where every instance scores
+it 0 or 1 (F1, ROUGE and BLEU stay in ``source["metrics"]``): 1 → PASS, 0 → FAIL ``helm_zero``, in
+between (a correctness stat HELM does not write so) → ``score`` (the policy's ``partial``
+rule). An instance of the scenario state without
 its stat (no per-instance entry, a count of 0, NaN) is ERROR ``unscored``, never dropped. Agent =
 the adapter's ``model_deployment`` (else ``model``), task = the run spec's name; HELM's aggregate
 stats of those metrics go to ``source["metrics"]`` keyed ``<metric>@<split>``.
@@ -411,24 +413,26 @@ def _run(folder: Path, spec: Any, spec_path: Path | None, stats_data: Any, stats
         where = stats_path or state_path or spec_path or folder
         raise NoSamplesError(f"{where}: the HELM run holds no instance")
 
-    # the main metrics: named or correctness stats the per-instance stats hold, every value in [0, 1]
+    # the main metrics: HELM's correctness stats, and named stats every instance scores 0 or 1
     order = [*named, *(m for m in CORRECTNESS if m not in named)]
     present = {m for slot in scored.values() for m in slot["values"]}
-    outside = {m for slot in scored.values() for m, v in slot["values"].items() if v is not None and not 0 <= v <= 1}
-    bad = sorted(outside & set(CORRECTNESS))
+    given = [(m, v) for slot in scored.values() for m, v in slot["values"].items() if v is not None]
+    bad = sorted({m for m, v in given if m in CORRECTNESS and not 0 <= v <= 1})
     if bad:
         odd = next(k for k, slot in scored.items() if not 0 <= (slot["values"].get(bad[0]) or 0) <= 1)
         raise InputError(f"{stats_path}: instance {odd[0]} (train trial {odd[2]}): {bad[0]} is outside [0, 1] "
                          "(HELM's correctness stats are 0 or 1): not a file HELM writes")
-    metrics = [m for m in order if m in present and m not in outside]
-    if outside:
-        notes.append(f"named stat(s) {', '.join(sorted(outside))} take values outside [0, 1]: not a dimension "
-                     "(HELM's aggregate stays in source metrics)")
+    graded = {m for m, v in given if v not in (0, 1)}
+    metrics = [m for m in order if m in present and (m in CORRECTNESS or m not in graded)]
+    continuous = sorted(present - set(metrics))
+    if continuous:
+        notes.append(f"named stat(s) {', '.join(continuous)} are not 0 or 1 per instance (F1, ROUGE, BLEU, ...): "
+                     "not pass/fail dimensions; HELM's aggregates of them are in source metrics")
+    if not metrics and (present or not named):
+        raise NoSamplesError(f"{stats_path or spec_path or folder}: the per-instance stats hold no 0/1 stat of the "
+                             f"run's main metrics ({', '.join(order[:6])}, ...): nothing to import as rows")
     if not metrics:
-        metrics = [m for m in named if m not in outside] if not present else []
-        if not metrics:
-            raise InputError(f"{stats_path or spec_path or folder}: the per-instance stats hold none of the run's main "
-                             f"metrics ({', '.join(order[:6])}, ...): nothing to import as rows")
+        metrics = list(named)  # none of them scored: every instance unscored on the metrics the run names
 
     agent = nonblank(adapter.get("model_deployment")) or nonblank(adapter.get("model"))
     if agent is None:
@@ -514,8 +518,8 @@ def _run(folder: Path, spec: Any, spec_path: Path | None, stats_data: Any, stats
     notes += [
         "dimension = <metric>@<split>: HELM reports every stat per split (test, valid), so each split is its own "
         "dimension and its pass^1 equals HELM's own figure for that split",
-        f"main metrics: the stats the run spec names and HELM's correctness stats, as the per-instance stats hold "
-        f"them ({', '.join(metrics)}); 1 → PASS, 0 → FAIL helm_zero, in (0, 1) → score (policy partial)",
+        f"main metrics: HELM's correctness stats and the stats the run spec names that every instance scores 0 or 1 "
+        f"({', '.join(metrics)}); 1 → PASS, 0 → FAIL helm_zero, in (0, 1) → score (policy partial)",
         "an instance of the scenario state without its stat (no per-instance entry, count 0, NaN) is ERROR unscored",
         "case_id = the instance id; trial = run = train_trial_index (each train trial is one pass over the "
         "instances with its own in-context examples)",
@@ -544,7 +548,8 @@ def _run(folder: Path, spec: Any, spec_path: Path | None, stats_data: Any, stats
 
     metrics_out: dict[str, Any] = {}
     if aggregate_path is not None:
-        metrics_out, repeated = _aggregates(json_file(aggregate_path, _WHAT), aggregate_path, metrics)
+        metrics_out, repeated = _aggregates(json_file(aggregate_path, _WHAT), aggregate_path,
+                                            [*metrics, *continuous])
         if repeated:
             notes.append(f"{repeated} aggregate stat(s) repeat a name in {AGGREGATE}: the first is kept")
     else:

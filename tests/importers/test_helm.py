@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scorekit as sk
+from scorekit._errors import NoSamplesError
 from scorekit.importers import FORMATS, _helm
 from scorekit.importers._read import detect_format
 
@@ -312,19 +313,54 @@ def test_helm_perturbed_instances_are_their_own_dimension(tmp_path: Path) -> Non
     assert len(run.rows) == 80 and run.source["samples_run"] == 20
 
 
-def test_helm_named_stat_in_between_is_partial_credit(tmp_path: Path) -> None:
+def test_helm_named_stats_are_dimensions_only_when_0_or_1(tmp_path: Path) -> None:
+    """F1-like stats (values in between) stay in source; a named stat every instance scores 0 or 1 is a dimension."""
     folder = _copy(tmp_path)
     spec = _json(folder / "run_spec.json")
-    spec["metric_specs"][0]["args"]["names"].append("f1_score")
+    spec["metric_specs"][0]["args"]["names"] += ["f1_score", "safe_answer"]
     stats = _json(folder / "per_instance_stats.json")
     for n, entry in enumerate(stats):
         entry["stats"].append({"name": {"name": "f1_score", "split": "test"}, "count": 1, "sum": n / 10,
                                "mean": n / 10})
+        entry["stats"].append({"name": {"name": "safe_answer", "split": "test"}, "count": 1, "sum": n % 2,
+                               "mean": float(n % 2)})
     _dump(folder / "run_spec.json", spec)
     _dump(folder / "per_instance_stats.json", stats)
+    run = _one(folder)
+    rows = run.rows
+    assert "f1_score@test" not in set(rows["dimension"])
+    assert any("f1_score" in note and "not pass/fail" in note for note in run.notes)
+    safe = rows[rows["dimension"] == "safe_answer@test"]
+    assert len(safe) == 10 and (safe["status"] == "PASS").sum() == 5 and (safe["status"] == "FAIL").sum() == 5
+
+
+def test_helm_correctness_stat_in_between_is_partial_credit(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    stats = _json(folder / "per_instance_stats.json")
+    next(s for s in stats[0]["stats"] if s["name"]["name"] == "exact_match").update(sum=0.5, mean=0.5)
+    _dump(folder / "per_instance_stats.json", stats)
     rows = _one(folder).rows
-    f1 = rows[rows["dimension"] == "f1_score@test"]
-    assert len(f1) == 10 and (f1["status"] == "FAIL").sum() == 1 and f1["score"].notna().sum() == 9
+    row = rows[(rows["case_id"] == stats[0]["instance_id"]) & (rows["dimension"] == "exact_match@test")]
+    assert row["score"].iloc[0] == 0.5 and row["status"].isna().all()
+
+
+def test_helm_run_without_a_0_1_stat_has_no_samples(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    stats = _json(folder / "per_instance_stats.json")
+    for entry in stats:  # no exact_match stat for any instance
+        entry["stats"] = [s for s in entry["stats"] if "match" not in s["name"]["name"]]
+    _dump(folder / "per_instance_stats.json", stats)
+    run = _one(folder)  # the run spec names them: every instance is unscored on each
+    assert len(run.rows) == 40 and set(run.rows["reason"]) == {"unscored"}
+    spec = _json(folder / "run_spec.json")
+    spec["metric_specs"] = [m for m in spec["metric_specs"] if "names" not in m["args"]]
+    _dump(folder / "run_spec.json", spec)  # a language-modeling run: logprobs and token counts only
+    with pytest.raises(NoSamplesError, match="no 0/1 stat of the run's main metrics"):
+        _helm.read(folder)
+    shutil.copytree(MMLU, tmp_path / MMLU.name)
+    runs = sk.import_results(tmp_path, format="auto")  # in a directory: skipped with a note, the others read
+    assert [r.task for r in runs] == [_json(MMLU / "run_spec.json")["name"]]
+    assert any(note.startswith("skipped ") and "no 0/1 stat" in note for note in runs[0].notes)
 
 
 @pytest.mark.parametrize(("damage", "message"), [
