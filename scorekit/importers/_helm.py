@@ -243,19 +243,24 @@ class _Instances:
         return dict(optional_record(state.get("adapter_spec"), f"{path}: adapter_spec"))
 
 
+def _text(value: Any, where: str) -> str | None:
+    """An instance's input or a reference's output: ``{text}`` (HELM 0.3 on), or the text itself (HELM 0.2)."""
+    if value is None or isinstance(value, str):
+        return value
+    return _optional_text(record(value, where).get("text"), f"{where}.text")
+
+
 def _instance_input(instance: Any, where: str) -> Any:
     """The instance's input text and references (with their tags: the answer key), for the suite hash."""
-    given = optional_record(instance.get("input"), f"{where}.input")
     out: dict[str, Any] = {}
-    text = _optional_text(given.get("text"), f"{where}.input.text")
+    text = _text(instance.get("input"), f"{where}.input")
     if text is not None:
         out["text"] = text
     references = []
     for j, reference in enumerate(record_list(instance.get("references"), f"{where}.references")):
         reference = record(reference, f"{where}.references[{j}]")
-        output = optional_record(reference.get("output"), f"{where}.references[{j}].output")
         tags = record_list(reference.get("tags"), f"{where}.references[{j}].tags")
-        references.append({"text": _optional_text(output.get("text"), f"{where}.references[{j}].output.text"),
+        references.append({"text": _text(reference.get("output"), f"{where}.references[{j}].output"),
                            "tags": [t for t in tags if isinstance(t, str)]})
     if references:
         out["references"] = references

@@ -145,6 +145,19 @@ def test_helm_rows_carry_instance_input_and_completion() -> None:
     assert row["reason"].iloc[0] == "helm_zero"
 
 
+def test_helm_reads_older_helms_plain_text_inputs(tmp_path: Path) -> None:
+    """HELM 0.2 wrote an instance's input and a reference's output as the text itself, not ``{text}``."""
+    folder = _copy(tmp_path)
+    state = _json(folder / "scenario_state.json")
+    for rs in state["request_states"]:
+        rs["instance"]["input"] = rs["instance"]["input"]["text"]
+        for ref in rs["instance"]["references"]:
+            ref["output"] = ref["output"]["text"]
+    _dump(folder / "scenario_state.json", state)
+    old, new = _one(SIMPLE).rows, _one(folder).rows
+    assert old["input"].tolist() == new["input"].tolist() and old["status"].tolist() == new["status"].tolist()
+
+
 # --------------------------------------------------------------------------- detection and the layout
 def test_helm_detect_by_content(tmp_path: Path) -> None:
     assert _helm.detect(MMLU) and _helm.detect(SIMPLE)
