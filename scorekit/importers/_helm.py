@@ -15,15 +15,15 @@ One row per (instance, train trial, main metric): case = the instance id, trial 
 (``exact_match`` on ``test`` and on ``valid``), so each split is its own dimension and its pass^1
 equals HELM's own figure for that split. An instance HELM ran under a perturbation (same id,
 another input) is its own dimension ``<metric>@<split>/<perturbation>``, as HELM reports it; the
-unperturbed dimension holds the original instances only. The main metrics are the stats the run
-spec's ``metric_specs`` name (``args.names``) and HELM's correctness stats (:data:`CORRECTNESS`)
-that the per-instance stats hold, a named stat other than those only where every instance scores
-it 0 or 1 (F1, ROUGE and BLEU stay in ``source["metrics"]``): 1 → PASS, 0 → FAIL ``helm_zero``, in
-between (a correctness stat HELM does not write so) → ``score`` (the policy's ``partial``
-rule). An instance of the scenario state without
-its stat (no per-instance entry, a count of 0, NaN) is ERROR ``unscored``, never dropped. Agent =
-the adapter's ``model_deployment`` (else ``model``), task = the run spec's name; HELM's aggregate
-stats of those metrics go to ``source["metrics"]`` keyed ``<metric>@<split>``.
+unperturbed dimension holds the original instances only. The main metrics are HELM's 0/1
+correctness stats (:data:`CORRECTNESS`) the per-instance stats hold; a run with none of them takes
+the stats its run spec names (``metric_specs[].args.names``) that every instance scores 0 or 1. The
+other named stats (F1, ROUGE, BLEU) are no pass/fail dimension: HELM's aggregates of them go to
+``source["metrics"]``. 1 → PASS, 0 → FAIL ``helm_zero``, in between (a correctness stat HELM does
+not write so) → ``score`` (the policy's ``partial`` rule). An instance of the scenario state
+without its stat (no per-instance entry, a count of 0, NaN) is ERROR ``unscored``, never dropped.
+Agent = the adapter's ``model_deployment`` (else ``model``), task = the run spec's name; HELM's
+aggregate stats of those metrics go to ``source["metrics"]`` keyed ``<metric>@<split>``.
 """
 
 from __future__ import annotations
@@ -428,11 +428,13 @@ def _run(folder: Path, spec: Any, spec_path: Path | None, stats_data: Any, stats
         raise InputError(f"{stats_path}: instance {odd[0]} (train trial {odd[2]}): {bad[0]} is outside [0, 1] "
                          "(HELM's correctness stats are 0 or 1): not a file HELM writes")
     graded = {m for m, v in given if v not in (0, 1)}
-    metrics = [m for m in order if m in present and (m in CORRECTNESS or m not in graded)]
+    metrics = [m for m in CORRECTNESS if m in present]
+    if not metrics:  # a run without HELM's correctness stats: the named stats every instance scores 0 or 1
+        metrics = [m for m in order if m in present and m not in graded]
     continuous = sorted(present - set(metrics))
     if continuous:
-        notes.append(f"named stat(s) {', '.join(continuous)} are not 0 or 1 per instance (F1, ROUGE, BLEU, ...): "
-                     "not pass/fail dimensions; HELM's aggregates of them are in source metrics")
+        notes.append(f"named stat(s) {', '.join(continuous)} (F1, ROUGE, BLEU, ...: not HELM's 0/1 correctness "
+                     "stats) are not pass/fail dimensions; HELM's aggregates of them are in source metrics")
     if not metrics and (present or not named):
         raise NoSamplesError(f"{stats_path or spec_path or folder}: the per-instance stats hold no 0/1 stat of the "
                              f"run's main metrics ({', '.join(order[:6])}, ...): nothing to import as rows")
@@ -523,8 +525,9 @@ def _run(folder: Path, spec: Any, spec_path: Path | None, stats_data: Any, stats
     notes += [
         "dimension = <metric>@<split>: HELM reports every stat per split (test, valid), so each split is its own "
         "dimension and its pass^1 equals HELM's own figure for that split",
-        f"main metrics: HELM's correctness stats and the stats the run spec names that every instance scores 0 or 1 "
-        f"({', '.join(metrics)}); 1 → PASS, 0 → FAIL helm_zero, in (0, 1) → score (policy partial)",
+        f"main metrics: HELM's 0/1 correctness stats the per-instance stats hold (else the named stats every "
+        f"instance scores 0 or 1): {', '.join(metrics)}; 1 → PASS, 0 → FAIL helm_zero, in (0, 1) → score "
+        "(policy partial)",
         "an instance of the scenario state without its stat (no per-instance entry, count 0, NaN) is ERROR unscored",
         "case_id = the instance id; trial = run = train_trial_index (each train trial is one pass over the "
         "instances with its own in-context examples)",

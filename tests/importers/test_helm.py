@@ -327,7 +327,7 @@ def test_helm_perturbed_instances_are_their_own_dimension(tmp_path: Path) -> Non
 
 
 def test_helm_named_stats_are_dimensions_only_when_0_or_1(tmp_path: Path) -> None:
-    """F1-like stats (values in between) stay in source; a named stat every instance scores 0 or 1 is a dimension."""
+    """F1-like named stats stay in source; without correctness stats, named stats scored 0 or 1 are dimensions."""
     folder = _copy(tmp_path)
     spec = _json(folder / "run_spec.json")
     spec["metric_specs"][0]["args"]["names"] += ["f1_score", "safe_answer"]
@@ -340,11 +340,14 @@ def test_helm_named_stats_are_dimensions_only_when_0_or_1(tmp_path: Path) -> Non
     _dump(folder / "run_spec.json", spec)
     _dump(folder / "per_instance_stats.json", stats)
     run = _one(folder)
-    rows = run.rows
-    assert "f1_score@test" not in set(rows["dimension"])
-    assert any("f1_score" in note and "not pass/fail" in note for note in run.notes)
-    safe = rows[rows["dimension"] == "safe_answer@test"]
-    assert len(safe) == 10 and (safe["status"] == "PASS").sum() == 5 and (safe["status"] == "FAIL").sum() == 5
+    assert set(run.rows["dimension"]) == {f"{m}@test" for m in METRICS}  # HELM's correctness stats
+    assert any("f1_score, safe_answer" in note and "not pass/fail" in note for note in run.notes)
+    for entry in stats:  # a run without correctness stats: its named 0/1 stats are the dimensions
+        entry["stats"] = [s for s in entry["stats"] if s["name"]["name"] not in METRICS]
+    _dump(folder / "per_instance_stats.json", stats)
+    rows = _one(folder).rows
+    assert set(rows["dimension"]) == {"safe_answer@test"}
+    assert (rows["status"] == "PASS").sum() == 5 and (rows["status"] == "FAIL").sum() == 5
 
 
 def test_helm_correctness_stat_in_between_is_partial_credit(tmp_path: Path) -> None:
