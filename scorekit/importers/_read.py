@@ -34,6 +34,7 @@ FORMATS: dict[str, str] = {
     "lm-eval": "scorekit.importers._lm_eval",
     "deepeval": "scorekit.importers._deepeval",
     "helm": "scorekit.importers._helm",
+    "eee": "scorekit.importers._eee",
 }
 
 
