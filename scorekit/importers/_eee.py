@@ -208,34 +208,30 @@ def _checked_bytes(path: Path, sidecar: Path, details: dict[str, Any], notes: li
     return True
 
 
-def _outcome(line: dict[str, Any], where: str) -> dict[str, Any]:
-    """A line's status (or score), reason and detail."""
+def _outcome(line: dict[str, Any], where: str) -> tuple[dict[str, Any], float | None]:
+    """A line's status (or score), reason and detail, and its score (None: none, or not finite)."""
     error = line.get("error")
     if error is not None and not isinstance(error, str):
         raise InputError(f"{where}: error: expected a string or null, found {kind_of(error)}")
-    if error is not None and error.strip():
-        return {"status": "ERROR", "reason": "sample_error", "detail": error[:2000]}
     evaluation = optional_record(line.get("evaluation"), f"{where}: evaluation")
-    if not evaluation:
-        return {"status": "ERROR", "reason": "unscored", "detail": "no evaluation"}
     score = _number(evaluation.get("score"), f"{where}: evaluation.score")
     correct = evaluation.get("is_correct")
     if correct is not None and not isinstance(correct, bool):
         raise InputError(f"{where}: evaluation.is_correct: expected a boolean, found {kind_of(correct)}")
+    if error is not None and error.strip():
+        return {"status": "ERROR", "reason": "sample_error", "detail": error[:2000]}, score
+    if not evaluation:
+        return {"status": "ERROR", "reason": "unscored", "detail": "no evaluation"}, score
     shown = f"score {evaluation.get('score')!r}, is_correct {json.dumps(correct)}"
     if score is not None and 0 < score < 1:
-        return {"score": score, "detail": shown}
-    if correct is True:
-        if score == 0:
-            return {"status": "FAIL", "reason": "inconsistent_score", "detail": shown}
-        return {"status": "PASS"}
-    if correct is False:
-        return {"status": "FAIL", "reason": "incorrect", "detail": shown}
-    if score == 1:
-        return {"status": "PASS"}
-    if score == 0:
-        return {"status": "FAIL", "reason": "incorrect", "detail": shown}
-    return {"status": "ERROR", "reason": "unscored", "detail": shown}
+        return {"score": score, "detail": shown}, score
+    if correct is True and score == 0:
+        return {"status": "FAIL", "reason": "inconsistent_score", "detail": shown}, score
+    if correct is True or (correct is None and score == 1):
+        return {"status": "PASS"}, score
+    if correct is False or score == 0:
+        return {"status": "FAIL", "reason": "incorrect", "detail": shown}, score
+    return {"status": "ERROR", "reason": "unscored", "detail": shown}, score
 
 
 def _measured(line: dict[str, Any], where: str, row: dict[str, Any]) -> None:
@@ -366,9 +362,8 @@ def _run(path: Path, sidecar: Path, doc: Any, agent: str, evaluation_id: str, re
         case = record_key(line.get("sample_id"), f"{where}: sample_id")
         trial = seen[(dimension, case)]
         seen[(dimension, case)] += 1
-        outcome = _outcome(line, where)
-        evaluation = optional_record(line.get("evaluation"), f"{where}: evaluation")
-        scores.setdefault(dimension, []).append(finite_float(evaluation.get("score")))
+        outcome, score = _outcome(line, where)
+        scores.setdefault(dimension, []).append(score)
         judges = by_key.get(dimension, {}).get("judges") or []
         row: dict[str, Any] = {
             "id": f"{dimension}/{case}/trial-{trial}",
