@@ -17,6 +17,16 @@ warm-up on a small file of the same format) and the best of ``--runs`` is printe
 seconds and µs per item. An importer linear in its input shows the same µs/item at both
 sizes: the last column is the ratio of the two totals (≈ the size ratio, 10 by default;
 a quadratic importer shows ≈ 100).
+``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset, an Every
+Eval Ever aggregate with its instance file — each holding N items (samples, results,
+simulations, output items, rows, instance lines), at each size of ``--sizes``. Every file is
+built from the project's real files of that tool (``tests/data/imports``): their records
+cloned with new ids, the bulky parts a scorer never reads trimmed (Inspect's events and
+messages, τ-bench's trajectories), so the shapes are the tools' own. Each file is imported
+with ``sk.import_results(path, format=FMT)`` (after a warm-up on a small file of the same
+format) and the best of ``--runs`` is printed as total seconds and µs per item. An importer
+linear in its input shows the same µs/item at both sizes: the last column is the ratio of the
+two totals (≈ the size ratio, 10 by default; a quadratic importer shows ≈ 100).
 
 ``inspect-ai`` times importing a directory of Inspect logs against inspect_ai's own reader
 (``read_eval_log``), each in its own process, in a virtual environment holding inspect_ai.
@@ -277,6 +287,37 @@ def write_helm(path: Path, n: int) -> Path:
         (path / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
     (path / "stats.json").write_text((real / "stats.json").read_text(encoding="utf-8"), encoding="utf-8")
     return path / "run_spec.json"
+def write_eee(path: Path, n: int) -> Path:
+    """An Every Eval Ever aggregate and its instance file of n lines: n / 8 samples × 2 results × 4 repetitions.
+
+    Built from the shared lm-eval conversion (skq_mc: acc, acc_norm), its lines cloned with new sample ids,
+    the aggregate's scores, sample counts, sha256 checksum and total_rows stated as the converter does.
+    """
+    import hashlib
+
+    folder = DATA / "eee" / "lm_eval-converted" / "skq_mc" / "scorekit" / "dummy-lm"
+    doc = json.loads((folder / "e9a70a55-a357-471b-9b11-fa588ec527f9.json").read_text(encoding="utf-8"))
+    lines = (folder / "e9a70a55-a357-471b-9b11-fa588ec527f9_samples.jsonl").read_text(encoding="utf-8").splitlines()
+    real = [json.loads(line) for line in lines if line.strip()]
+    results = [r["evaluation_result_id"] for r in doc["evaluation_results"]]
+    cases = max(1, n // (len(results) * TASKS_PER_TRIAL))
+    out, correct = [], dict.fromkeys(results, 0)
+    for _trial in range(TASKS_PER_TRIAL):
+        for i in range(cases):
+            for k, result in enumerate(results):
+                line = dict(real[(i * len(results) + k) % len(real)], evaluation_result_id=result, sample_id=str(i))
+                correct[result] += bool(line["evaluation"]["is_correct"])
+                out.append(json.dumps(line) + "\n")
+    body = "".join(out).encode()
+    side = path.with_name(f"{path.stem}_samples.jsonl")
+    side.write_bytes(body)
+    for r in doc["evaluation_results"]:
+        r["score_details"]["score"] = correct[r["evaluation_result_id"]] / (cases * TASKS_PER_TRIAL)
+        r["score_details"]["uncertainty"]["num_samples"] = cases
+    doc["detailed_evaluation_results"].update(file_path=f"data/skq_mc/scorekit/dummy-lm/{side.name}",
+                                              checksum=hashlib.sha256(body).hexdigest(), total_rows=len(out))
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
 
 
 #: --from name, file name, generator.
@@ -292,6 +333,7 @@ FORMATS: dict[str, tuple[str, str, Callable[[Path, int], Path]]] = {
     "lm-eval": ("lm-eval", "lm-eval-results.json", write_lm_eval),
     "deepeval": ("deepeval", "test_run_bench.json", write_deepeval),
     "helm": ("helm", "helm-run", write_helm),
+    "eee": ("eee", "eee-aggregate.json", write_eee),
 }
 
 
