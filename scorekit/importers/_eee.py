@@ -150,6 +150,18 @@ def _count(value: Any, where: str) -> int | None:
     return bounded_count(value, where, at_most=sys.maxsize, what="a whole number")
 
 
+def _judges(metric: Any, where: str) -> list[str]:
+    """The model ids of the LLM judges a metric names (``llm_scoring.judges[].model_info.id``)."""
+    scoring = optional_record(metric.get("llm_scoring"), where)
+    out = []
+    for i, judge in enumerate(record_list(scoring.get("judges"), f"{where}.judges")):
+        at = f"{where}.judges[{i}]"
+        model = optional_record(record(judge, at).get("model_info"), f"{at}.model_info")
+        if nonblank(model.get("id")) is not None:
+            out.append(str(model["id"]))
+    return out
+
+
 def _result(value: Any, where: str) -> dict[str, Any]:
     """One aggregate result: its key (id, else name), headline score and what it declares."""
     result = record(value, where)
@@ -163,11 +175,6 @@ def _result(value: Any, where: str) -> dict[str, Any]:
     data = optional_record(result.get("source_data"), f"{where}.source_data")
     ids = record_list(data.get("sample_ids"), f"{where}.source_data.sample_ids")
     error = optional_record(uncertainty.get("standard_error"), f"{where}.score_details.uncertainty.standard_error")
-    judges = optional_record(metric.get("llm_scoring"), f"{where}.metric_config.llm_scoring").get("judges")
-    judge_ids = [nonblank(optional_record(optional_record(j, f"{where}.metric_config.llm_scoring.judges[{i}]")
-                                          .get("model_info"), f"{where}.metric_config.llm_scoring.judges[{i}]"
-                                          ".model_info").get("id"))
-                 for i, j in enumerate(record_list(judges, f"{where}.metric_config.llm_scoring.judges"))]
     return {
         "key": rid if rid is not None else name,
         "id": rid,
@@ -179,7 +186,7 @@ def _result(value: Any, where: str) -> dict[str, Any]:
         "samples_number": _count(data.get("samples_number"), f"{where}.source_data.samples_number"),
         "sample_ids": [record_key(s, f"{where}.source_data.sample_ids[{i}]") for i, s in enumerate(ids)],
         "dataset": nonblank(data.get("dataset_name")),
-        "judges": [j for j in judge_ids if j is not None],
+        "judges": _judges(metric, f"{where}.metric_config.llm_scoring"),
     }
 
 
@@ -385,13 +392,13 @@ def _run(path: Path, sidecar: Path, doc: Any, agent: str, evaluation_id: str, re
     metrics: dict[str, Any] = {}
     for result in results:
         key = result["key"]
-        have = present.get(key, set())
+        have = set(present.get(key, set()))
         for case in result["sample_ids"]:
             if case not in have:  # listed by the aggregate, no line: missing evidence, never dropped
                 rows.append({"id": f"{key}/{case}/trial-0", "dimension": key, "case_id": case, "trial": 0,
                              "status": "ERROR", "reason": "no_instance", "evaluator": f"eee:{key}", "agent": agent,
                              "run": 0, "detail": "listed in source_data.sample_ids, no instance line"})
-                have = have | {case}
+                have.add(case)
                 missing_rows += 1
         values = scores.get(key, [])
         mean = (sum(v for v in values if v is not None) / len(values)

@@ -425,3 +425,53 @@ def test_counts_are_preserved_under_shuffling_the_lines(tmp_path_factory, seed: 
     run = _one(_write(tmp_path_factory.mktemp("shuffled"), _json(GEN), lines))
     assert _counts(run) == _counts(_one(GEN))
     assert not run.partial
+
+
+# --------------------------------------------------------------------------- variants the schema allows
+def test_a_line_without_result_id_takes_the_one_result_its_name_names(tmp_path: Path) -> None:
+    aggregate = _json(DEMO)
+    aggregate["evaluation_results"][0]["evaluation_result_id"] = "demo.acc"
+    aggregate["evaluation_results"][0]["score_details"]["score"] = 1.0
+    line = {k: v for k, v in _lines(DEMO)[0].items() if k != "evaluation_result_id"}
+    run = _one(_write(tmp_path, aggregate, [line]))
+    assert set(run.rows["dimension"]) == {"demo.acc"} and not run.partial
+
+
+def test_lines_of_a_result_the_aggregate_does_not_list_are_kept_and_noted(tmp_path: Path) -> None:
+    lines = _lines(DEMO) + [dict(_lines(DEMO)[0], evaluation_result_id="extra")]
+    aggregate = _json(DEMO)
+    aggregate["evaluation_results"][0]["score_details"]["score"] = 1.0
+    run = _one(_write(tmp_path, aggregate, lines))
+    assert set(run.rows["dimension"]) == {"demo-source.demo_bench", "extra"}
+    assert any("'extra', which the aggregate does not list" in n for n in run.notes)
+
+
+def test_an_llm_judge_names_the_evaluator(tmp_path: Path) -> None:
+    aggregate = _json(DEMO)
+    aggregate["evaluation_results"][0]["metric_config"]["llm_scoring"] = {
+        "judges": [{"model_info": {"name": "j", "id": "openai/gpt-4o", "additional_details": {}}}],
+        "input_prompt": "grade it"}
+    run = _one(_write(tmp_path, aggregate, _lines(DEMO)))
+    assert set(run.rows["evaluator"]) == {"eee:demo-source.demo_bench@openai/gpt-4o"}
+
+
+def test_md5_and_no_checksum_and_a_path_outside_are_read_beside_the_aggregate(tmp_path: Path) -> None:
+    body = _sidecar(DEMO).read_bytes()
+    path = _write(tmp_path, _json(DEMO), None, text=body.decode())
+    doc = _json(path)
+    doc["detailed_evaluation_results"].update(file_path=f"../../../elsewhere/{path.stem}_samples.jsonl",
+                                              hash_algorithm="md5", checksum=hashlib.md5(body).hexdigest())
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert _one(path).source["checksum_ok"] is True
+    del doc["detailed_evaluation_results"]["checksum"]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    run = _one(path)
+    assert run.source["checksum_ok"] is False and any("read unverified" in n for n in run.notes)
+
+
+def test_many_listed_sample_ids_without_lines_stay_linear(tmp_path: Path) -> None:
+    aggregate = _json(DEMO)
+    aggregate["evaluation_results"][0]["source_data"] = {
+        "dataset_name": "demo_bench", "source_type": "hf_dataset", "sample_ids": [f"s{i}" for i in range(40_000)]}
+    run = _one(_write(tmp_path, aggregate, _lines(DEMO)))
+    assert len(run.rows) == 40_001 and (run.rows["reason"] == "no_instance").sum() == 40_000
