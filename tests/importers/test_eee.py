@@ -475,3 +475,10 @@ def test_many_listed_sample_ids_without_lines_stay_linear(tmp_path: Path) -> Non
         "dataset_name": "demo_bench", "source_type": "hf_dataset", "sample_ids": [f"s{i}" for i in range(40_000)]}
     run = _one(_write(tmp_path, aggregate, _lines(DEMO)))
     assert len(run.rows) == 40_001 and (run.rows["reason"] == "no_instance").sum() == 40_000
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_an_aggregate_given_without_from_exits_2_naming_the_format(run_cli, tmp_path: Path, command: str) -> None:
+    args = ("run", "--results", MC, "--out-dir", tmp_path) if command == "run" else ("validate", MC)
+    code, _out, err = run_cli(*args)
+    assert code == 2 and "--from eee" in err and len(err.strip().splitlines()) == 1
