@@ -30,10 +30,10 @@ Fail closed (SPEC §1, §20): a checksum the sidecar does not match, a ``total_r
 the lines it holds, a line of another evaluation or model, a line a result name cannot place,
 a record of the wrong shape or a required key missing are input errors naming the file and
 position. An aggregate without instance-level data is :class:`NoSamplesError`. The run is
-partial when the aggregate scored instances the sidecar lacks: a declared sample count
-(``uncertainty.num_samples``, ``source_data.samples_number``) above the samples present, an
-aggregate score the mean of the instance scores does not reproduce (within 1e-6), a result
-without instance lines, or unequal repetitions; ``source_data.sample_ids`` a result lists
+partial when the aggregate scored instances the sidecar lacks (``uncertainty.num_samples`` above
+the samples present, an aggregate score the mean of the instance scores does not reproduce within
+1e-6, a result without instance lines), when fewer samples ran than ``source_data.samples_number``
+says the dataset holds, or when samples repeat unequally; ``source_data.sample_ids`` a result lists
 without a line are ERROR ``no_instance`` rows.
 """
 
@@ -75,6 +75,7 @@ _INSTANCES = "Every Eval Ever instance-level file"
 TOLERANCE = 1e-6
 _HASHES = {"sha256": hashlib.sha256, "md5": hashlib.md5}
 _KEYS = ('"evaluation_results"', '"model_info"', '"schema_version"')
+_COVERS = ", so scorekit's figure covers only the instances present"
 
 
 def detect(path: Path) -> bool:
@@ -403,21 +404,25 @@ def _run(path: Path, sidecar: Path, doc: Any, agent: str, evaluation_id: str, re
         values = scores.get(key, [])
         mean = (sum(v for v in values if v is not None) / len(values)
                 if values and all(v is not None for v in values) else None)
-        declared = max((n for n in (result["num_samples"], result["samples_number"]) if n is not None), default=None)
+        ran = len(present.get(key, set()))
         metrics[key] = {"evaluation_name": result["name"], "metric": result["metric"], "score": result["score"],
-                        "standard_error": result["stderr"], "num_samples": declared,
-                        "instances": len(present.get(key, set())), "instance_mean": mean}
+                        "standard_error": result["stderr"], "num_samples": result["num_samples"],
+                        "dataset_size": result["samples_number"], "instances": ran, "instance_mean": mean}
         if not values:
-            partial_why.append(f"result {key!r} has no instance lines")
+            partial_why.append(f"result {key!r} has no instance lines{_COVERS}")
             continue
-        if declared is not None and declared > len(present.get(key, set())):
-            partial_why.append(f"result {key!r} declares {declared} samples, the instance file holds "
-                               f"{len(present.get(key, set()))}")
+        if result["num_samples"] is not None and result["num_samples"] > ran:
+            partial_why.append(f"result {key!r}: the aggregate scored {result['num_samples']} samples "
+                               f"(uncertainty.num_samples), the instance file holds {ran}{_COVERS}")
+        if result["samples_number"] is not None and result["samples_number"] > ran:
+            partial_why.append(f"result {key!r}: {ran} of the dataset's {result['samples_number']} samples ran "
+                               "(source_data.samples_number)")
         agg = result["score"]
         if (mean is not None and agg is not None and 0 <= agg <= 1 and all(0 <= v <= 1 for v in values if v is not None)
                 and not math.isclose(agg, mean, rel_tol=0, abs_tol=TOLERANCE)):
             partial_why.append(f"result {key!r}: the aggregate score {agg:g} is not the mean of its {len(values)} "
-                               f"instance score(s), {mean:g}")
+                               f"instance score(s), {mean:g}: the aggregate scored instances the instance file does "
+                               f"not hold{_COVERS}")
     for key in present:
         if key not in by_key:
             notes.append(f"instance lines score {key!r}, which the aggregate does not list: kept as a dimension")
@@ -426,9 +431,7 @@ def _run(path: Path, sidecar: Path, doc: Any, agent: str, evaluation_id: str, re
         partial_why.append(f"samples repeat unequally (from {min(seen.values())} to {max(seen.values())} lines)")
     if missing_rows:
         notes.append(f"{missing_rows} sample id(s) the aggregate lists have no instance line: ERROR no_instance")
-    for why in partial_why:
-        notes.append(f"partial: {why}: the aggregate scored instances the instance file does not hold, so "
-                     "scorekit's figure covers only the instances present")
+    notes += [f"partial: {why}" for why in partial_why]
     errored = sum(1 for r in rows if r.get("reason") == "sample_error")
     if errored:
         notes.append(f"{errored} line(s) carry an error: ERROR sample_error (the aggregate may have counted them)")

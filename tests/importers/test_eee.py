@@ -247,7 +247,20 @@ def test_declared_samples_beyond_the_file_make_the_run_partial(tmp_path: Path) -
     aggregate = _json(MC)
     aggregate["evaluation_results"][0]["score_details"]["uncertainty"]["num_samples"] = 100
     run = _one(_write(tmp_path, aggregate, _lines(MC)))
-    assert run.partial and any("declares 100 samples" in n for n in run.notes)
+    assert run.partial and any("scored 100 samples" in n and "covers only the instances present" in n
+                               for n in run.notes)
+
+
+def test_a_dataset_larger_than_the_samples_run_is_partial(tmp_path: Path) -> None:
+    """The Inspect converter's shape: a run limited to 1 of the hf dataset's 2376 samples."""
+    aggregate = _json(DEMO)
+    aggregate["evaluation_results"][0]["source_data"] = {
+        "dataset_name": "demo_bench", "source_type": "hf_dataset", "samples_number": 2376, "sample_ids": ["demo_0001"]}
+    aggregate["evaluation_results"][0]["score_details"] = {"score": 1.0, "uncertainty": {"num_samples": 1}}
+    run = _one(_write(tmp_path, aggregate, _lines(DEMO)))
+    assert run.partial and run.source["dataset_size"] == 2376
+    assert [n for n in run.notes if n.startswith("partial:")] == [
+        "partial: result 'demo-source.demo_bench': 1 of the dataset's 2376 samples ran (source_data.samples_number)"]
 
 
 def test_listed_sample_ids_without_a_line_are_error_rows(tmp_path: Path) -> None:
