@@ -35,6 +35,7 @@ FORMATS: dict[str, str] = {
     "deepeval": "scorekit.importers._deepeval",
     "helm": "scorekit.importers._helm",
     "eee": "scorekit.importers._eee",
+    "swe-bench": "scorekit.importers._swe_bench",
 }
 
 
