@@ -355,7 +355,7 @@ def _from_run_report(path: Path, data: Mapping[str, Any]) -> ImportedRun:
     else:
         completed = graded
         notes.append("completed = the resolved and unresolved instances (the report lists no completed_ids)")
-    classified = graded | set(lists["error_ids"])
+    classified = set(lists["unresolved_ids"]) | set(lists["error_ids"])
     for key in ("infra_failure_ids", "ambiguous_failure_ids"):
         for i, instance in enumerate(lists[key]):
             if instance not in classified:
