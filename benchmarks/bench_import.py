@@ -27,6 +27,17 @@ with ``sk.import_results(path, format=FMT)`` (after a warm-up on a small file of
 format) and the best of ``--runs`` is printed as total seconds and µs per item. An importer
 linear in its input shows the same µs/item at both sizes: the last column is the ratio of the
 two totals (≈ the size ratio, 10 by default; a quadratic importer shows ≈ 100).
+``sk.import_results`` reads — Inspect AI ``.eval`` and ``.json``, promptfoo ``results.json``,
+τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and a SWE-bench run report with
+its per-instance reports — each holding N items (samples, results, simulations, output items,
+rows, instances), at each size of ``--sizes``. Every file is built from the project's real files
+of that tool (``tests/data/imports``): their records cloned with new ids, the bulky parts a
+scorer never reads trimmed (Inspect's events and messages, τ-bench's trajectories), so the
+shapes are the tools' own. Each file is imported with ``sk.import_results(path, format=FMT)``
+(after a warm-up on a small file of the same format) and the best of ``--runs`` is printed as
+total seconds and µs per item. An importer linear in its input shows the same µs/item at both
+sizes: the last column is the ratio of the two totals (≈ the size ratio, 10 by default; a
+quadratic importer shows ≈ 100).
 
 ``inspect-ai`` times importing a directory of Inspect logs against inspect_ai's own reader
 (``read_eval_log``), each in its own process, in a virtual environment holding inspect_ai.
@@ -317,6 +328,37 @@ def write_eee(path: Path, n: int) -> Path:
     doc["detailed_evaluation_results"].update(file_path=f"data/skq_mc/scorekit/dummy-lm/{side.name}",
                                               checksum=hashlib.sha256(body).hexdigest(), total_rows=len(out))
     path.write_text(json.dumps(doc), encoding="utf-8")
+def write_swe_bench(path: Path, n: int) -> Path:
+    """A SWE-bench run report of n instances with its per-instance reports beside it (logs/run_evaluation/...).
+
+    run-a's seven instances cloned with new ids (each keeps its real outcome list), and each completed
+    instance's real report.json under ``logs/run_evaluation/<run_id>/<model>/<id>/``; model and run id
+    come from ``path``'s name (``<model>.<run_id>.json``), as the harness names the report.
+    """
+    run_a = DATA / "swe-bench" / "run-a"
+    real = json.loads((run_a / "reports" / "agent-swe-a.toy-a.json").read_text(encoding="utf-8"))
+    model, run_id = path.name.removesuffix(".json").rsplit(".", 1)
+    folder = path.parent / "logs" / "run_evaluation" / run_id / model
+    bodies = {p.parent.name: json.loads(p.read_text(encoding="utf-8"))[p.parent.name]
+              for p in (run_a / "logs" / "run_evaluation" / "toy-a" / "agent-swe-a").glob("*/report.json")}
+    lists = ("resolved_ids", "unresolved_ids", "empty_patch_ids", "error_ids", "incomplete_ids", "completed_ids",
+             "submitted_ids")
+    where = {key: set(real[key]) for key in lists}
+    pattern = sorted(set().union(*(where[k] for k in lists[:5])))
+    report: dict[str, Any] = {key: [] for key in lists}
+    for i in range(n):
+        template = pattern[i % len(pattern)]
+        instance = f"bench__repo-{i}"
+        for key in lists:
+            if template in where[key]:
+                report[key].append(instance)
+        if template in bodies:
+            (folder / instance).mkdir(parents=True, exist_ok=True)
+            (folder / instance / "report.json").write_text(json.dumps({instance: bodies[template]}), encoding="utf-8")
+    counted = {"resolved": "resolved_ids", "unresolved": "unresolved_ids", "empty_patch": "empty_patch_ids",
+               "error": "error_ids", "completed": "completed_ids", "submitted": "submitted_ids"}
+    report.update({f"{k}_instances": len(report[v]) for k, v in counted.items()}, total_instances=n, schema_version=2)
+    path.write_text(json.dumps(report), encoding="utf-8")
     return path
 
 
@@ -334,6 +376,7 @@ FORMATS: dict[str, tuple[str, str, Callable[[Path, int], Path]]] = {
     "deepeval": ("deepeval", "test_run_bench.json", write_deepeval),
     "helm": ("helm", "helm-run", write_helm),
     "eee": ("eee", "eee-aggregate.json", write_eee),
+    "swe-bench": ("swe-bench", "agent.bench.json", write_swe_bench),
 }
 
 
