@@ -29,8 +29,10 @@ EXPECTED_RATE_OF_TOTAL = 0.14285714285714285
 EXPECTED_RATE_OF_SUBMITTED = 0.16666666666666666
 
 
-def _json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+def _report() -> dict[str, Any]:
+    """run-a's run report, a fresh copy (a test may edit it)."""
+    data: dict[str, Any] = json.loads(REPORT.read_text(encoding="utf-8"))
+    return data
 
 
 def _write(tmp_path: Path, data: Any, name: str = "agent-x.run-1.json") -> Path:
@@ -60,7 +62,7 @@ def test_registered() -> None:
 
 @pytest.mark.parametrize("path", [REPORT, RUN_A])
 def test_counts_and_ids_equal_swe_benchs_own(path: Path) -> None:
-    report = _json(REPORT)
+    report = _report()
     run = _one(path)
     assert (run.agent, run.task) == ("agent-swe-a", "toy-a")
     got = _by_case(run)
@@ -80,7 +82,7 @@ def test_counts_and_ids_equal_swe_benchs_own(path: Path) -> None:
 
 def test_scorekit_figures_against_swe_benchs_resolved_rate() -> None:
     """pass^1 leaves ERROR rows out (SPEC §3); SWE-bench's rate counts every instance: both from the same counts."""
-    report = _json(REPORT)
+    report = _report()
     run = _one(REPORT)
     card = sk.evaluate(run, policy={"purpose": "exploratory"})
     dim = next(d for d in card.to_dict()["dimensions"] if d["name"] == "resolved")
@@ -162,7 +164,7 @@ def test_detect_by_content_not_name(tmp_path: Path) -> None:
 
 
 def test_id_in_two_lists_names_both_positions(tmp_path: Path) -> None:
-    data = _json(REPORT)
+    data = _report()
     data["unresolved_ids"].append("example__toy-101")
     with pytest.raises(sk.InputError, match=r"unresolved_ids\[3\]: instance 'example__toy-101' is also "
                                             r"resolved_ids\[0\]"):
@@ -181,7 +183,7 @@ def test_id_in_two_lists_names_both_positions(tmp_path: Path) -> None:
      r"infra_failure_ids\[0\]: .* neither"),
 ])
 def test_damaged_report_is_one_line_naming_file_and_position(tmp_path: Path, edit: Any, message: str) -> None:
-    data = _json(REPORT)
+    data = _report()
     edit(data)
     path = _write(tmp_path, data)
     with pytest.raises(sk.InputError, match=message) as err:
@@ -192,7 +194,7 @@ def test_damaged_report_is_one_line_naming_file_and_position(tmp_path: Path, edi
 def test_damaged_per_instance_report_is_an_input_error(tmp_path: Path) -> None:
     shutil.copytree(RUN_A, tmp_path / "run-a")
     bad = tmp_path / "run-a" / "logs" / "run_evaluation" / "toy-a" / "agent-swe-a" / "example__toy-102" / "report.json"
-    data = _json(bad)
+    data = json.loads(bad.read_text(encoding="utf-8"))
     data["example__toy-102"]["tests_status"]["FAIL_TO_PASS"]["failure"] = [3]
     bad.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(sk.InputError, match=r"FAIL_TO_PASS\.failure\[0\]: expected a test name"):
@@ -205,7 +207,7 @@ def test_damaged_per_instance_report_is_an_input_error(tmp_path: Path) -> None:
 
 
 def test_older_report_without_lists_reads_missing_as_empty(tmp_path: Path) -> None:
-    data = {k: v for k, v in _json(REPORT).items()
+    data = {k: v for k, v in _report().items()
             if k not in ("schema_version", "incomplete_ids", "infra_failure_ids", "ambiguous_failure_ids",
                          "infra_failure_instances", "ambiguous_failure_instances", "failure_reasons")}
     run = _one(_write(tmp_path, data))
@@ -217,7 +219,7 @@ def test_older_report_without_lists_reads_missing_as_empty(tmp_path: Path) -> No
 
 
 def test_infra_failure_is_error_with_reason(tmp_path: Path) -> None:
-    data = _json(REPORT)
+    data = _report()
     data["infra_failure_ids"] = ["example__toy-102"]
     data["infra_failure_instances"] = 1
     data["failure_reasons"] = {"example__toy-102": "docker_oom"}
@@ -282,7 +284,7 @@ def test_cli_run_from_gates_it(run_cli: Any, tmp_path: Path) -> None:
 
 
 def test_cli_damaged_report_exits_2_in_one_line(run_cli: Any, tmp_path: Path) -> None:
-    data = _json(REPORT)
+    data = _report()
     data["resolved_ids"] = [{"id": "example__toy-101"}]
     path = _write(tmp_path, data)
     code, out, err = run_cli("import", "--from", "swe-bench", path, "--out-dir", tmp_path / "out")
