@@ -40,9 +40,11 @@ from typing import Any
 
 from .._errors import InputError, NoSamplesError
 from ._base import (
+    HEAD_BYTES,
     ROWS_FLOOR,
     ROWS_PER_ITEM,
     bounded_count,
+    head_bytes,
     head_text,
     json_file,
     kind_of,
@@ -238,8 +240,8 @@ def _tests_detail(body: Mapping[str, Any], where: str) -> str | None:
 
 def _instance_report(path: Path, instance: str) -> Mapping[str, Any] | None:
     """The body of a per-instance report (None: an empty file, which the harness counts an error)."""
-    raw = path.read_bytes() if path.stat().st_size < (1 << 20) else None
-    if raw is not None and not raw.strip():
+    head = head_bytes(path)
+    if head is not None and len(head) < HEAD_BYTES and not head.strip():
         return None
     data = json_file(path, "SWE-bench per-instance report")
     top = record(data, str(path))
@@ -267,6 +269,20 @@ def _row(instance: str, agent: str, run_id: str, status: str, reason: str | None
     if detail is not None:
         row["detail"] = detail
     return row
+
+
+_SLASH = "'__' read back as '/': the harness writes a model name's '/' as '__' in folder and file names"
+
+
+def _model(name: str) -> str:
+    """The model a folder or file name stands for: the harness wrote its ``/`` as ``__``.
+
+    Examples
+    --------
+    >>> _model("org__agent-swe-b"), _model("agent-swe-a")
+    ('org/agent-swe-b', 'agent-swe-a')
+    """
+    return name.replace("__", "/")
 
 
 def _frame(rows: list[dict[str, Any]]) -> Any:
@@ -370,16 +386,18 @@ def _from_run_report(path: Path, data: Mapping[str, Any]) -> ImportedRun:
 
     model_dir = _model_dir_of(path)
     if model_dir is not None:
-        agent, run_id = model_dir.name, model_dir.parent.name
-        notes.append(f"agent = {agent!r}, the per-instance folder's name (the harness writes '/' in a model name as "
-                     f"'__'); task = the run id {run_id!r}; the report itself names neither")
+        agent, run_id = _model(model_dir.name), model_dir.parent.name
+        notes.append(f"agent = {agent!r}, the model named by the per-instance folder {model_dir.name!r} ({_SLASH}); "
+                     f"task = the run id {run_id!r}; the report itself names neither")
     else:
         stem = path.name.removesuffix(".json")
-        agent, _, run_id = stem.rpartition(".")
-        if not agent or not run_id:
-            agent, run_id = stem, stem
+        name, _, run_id = stem.rpartition(".")
+        if not name or not run_id:
+            name, run_id = stem, stem
+        agent = _model(name)
         notes.append(f"agent = {agent!r}, task = the run id {run_id!r}: from the file name <model>.<run_id>.json "
-                     "(split at its last dot; the report names neither and no per-instance folder was found)")
+                     f"(split at its last dot, {_SLASH}; the report names neither and no per-instance folder was "
+                     "found)")
     bodies = _bodies(model_dir, graded, set(lists["resolved_ids"]), notes)
     rows: list[dict[str, Any]] = []
     for key, (status, reason) in OUTCOME_LISTS.items():
@@ -474,11 +492,11 @@ def _bodies(model_dir: Path | None, graded: set[str], resolved: set[str], notes:
 
 # --------------------------------------------------------------------------- per-instance reports only
 def _from_instances(model_dir: Path) -> ImportedRun:
-    agent, run_id = model_dir.name, model_dir.parent.name
+    agent, run_id = _model(model_dir.name), model_dir.parent.name
     notes = list(_COMMON_NOTES)
     notes.append(f"built from the per-instance reports under {model_dir} (no run report <model>.<run_id>.json "
                  "beside the logs): total_instances, empty patches and instances never submitted are not known")
-    notes.append(f"agent = {agent!r}, the model folder's name (the harness writes '/' in a model name as '__'); "
+    notes.append(f"agent = {agent!r}, the model named by the folder {model_dir.name!r} ({_SLASH}); "
                  f"task = the run id {run_id!r}, its parent folder's name")
     rows: list[dict[str, Any]] = []
     missing = 0

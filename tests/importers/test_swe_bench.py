@@ -127,9 +127,21 @@ def test_report_alone_uses_file_name_and_notes_it(tmp_path: Path) -> None:
     alone = tmp_path / "org__agent.v2.run-7.json"
     shutil.copy(REPORT, alone)
     run = _one(alone)
-    assert (run.agent, run.task) == ("org__agent.v2", "run-7")
+    assert (run.agent, run.task) == ("org/agent.v2", "run-7")  # the harness writes a model's '/' as '__'
     assert any("from the file name" in n for n in run.notes)
     assert "detail" not in run.rows or run.rows.loc[run.rows["case_id"] == "example__toy-102", "detail"].isna().all()
+
+
+def test_model_with_a_slash_is_read_back_from_its_folder(tmp_path: Path) -> None:
+    """swebench writes model org/agent-swe-a as org__agent-swe-a in the report's name and the logs' folder."""
+    shutil.copytree(RUN_A, tmp_path / "run")
+    logs = tmp_path / "run" / "logs" / "run_evaluation" / "toy-a"
+    (logs / "agent-swe-a").rename(logs / "org__agent-swe-a")
+    reports = tmp_path / "run" / "reports"
+    (reports / "agent-swe-a.toy-a.json").rename(reports / "org__agent-swe-a.toy-a.json")
+    run = _one(tmp_path / "run")
+    assert (run.agent, run.task) == ("org/agent-swe-a", "toy-a") and set(run.rows["agent"]) == {"org/agent-swe-a"}
+    assert run.rows.set_index("case_id").loc["example__toy-102", "detail"].startswith("FAIL_TO_PASS failing")
 
 
 def test_per_instance_reports_only_build_the_run(tmp_path: Path) -> None:
