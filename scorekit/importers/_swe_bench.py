@@ -22,12 +22,13 @@ with no run report are read as one run (from the first instance folder of the mo
 
 One row per instance, dimension ``resolved``, case = the instance id, trial 0, run = the
 run id: resolved → PASS; unresolved → FAIL ``unresolved``; empty patch → FAIL
-``empty_patch``; error → ERROR ``harness_error``; incomplete → ERROR ``incomplete``; an
-unresolved instance swebench classifies as a likely infrastructure failure → ERROR
-``infra_failure``. Instances ``total_instances`` counts that no list names are counted in
-``sample_epochs_planned`` (no rows: nothing names them). Fewer completed than
-``total_instances`` makes the run partial. agent = the model folder's name (the harness
-writes ``/`` as ``__``), else the report's file name; task = the run id. SWE-bench's own
+``empty_patch``; error → ERROR ``harness_error``; incomplete → ERROR ``incomplete``; swebench
+5's infrastructure / ambiguous classification is advisory (the instance keeps its outcome, as
+in swebench's own count) and goes to the row's ``detail``. Instances ``total_instances``
+counts that no list names are counted in ``sample_epochs_planned`` (no rows: nothing names
+them). Fewer completed than ``total_instances`` makes the run partial. agent = the model the
+model folder names (the harness writes its ``/`` as ``__``, read back), else the report's file
+name; task = the run id. SWE-bench's own
 resolved rates go to ``source["metrics"]``.
 """
 
@@ -225,7 +226,7 @@ def _names(value: Any, where: str) -> list[str]:
 def _tests_detail(body: Mapping[str, Any], where: str) -> str | None:
     """What an unresolved instance's per-instance report says: the patch did not apply, or the failing tests."""
     if body.get("patch_successfully_applied") is False:
-        return "the patch did not apply"
+        return "patch_successfully_applied is false: the patch did not apply, or the tests left no parseable output"
     status = optional_record(body.get("tests_status"), f"{where}.tests_status")
     parts = []
     for category in ("FAIL_TO_PASS", "PASS_TO_PASS"):
@@ -404,30 +405,22 @@ def _from_run_report(path: Path, data: Mapping[str, Any]) -> ImportedRun:
         for instance in lists[key]:
             detail: str | None = None
             why = reasons.get(instance)
-            status_: str
-            reason_: str | None
-            if key == "unresolved_ids" and instance in infra:
-                status_, reason_ = "ERROR", "infra_failure"
-                detail = f"likely infrastructure failure: {why}" if why else "likely infrastructure failure"
-            else:
-                status_, reason_ = status, reason
-                body = bodies.get(instance)
-                if key == "unresolved_ids" and body is not None:
-                    detail = _tests_detail(body, f"{model_dir}/{instance}/{_REPORT}: {instance}")
-                if instance in ambiguous or (instance in infra and why):
-                    label = "ambiguous failure" if instance in ambiguous else "likely infrastructure failure"
-                    detail = "; ".join(x for x in (detail, f"{label}: {why}" if why else label) if x)
-                if key == "incomplete_ids":
-                    detail = ("submitted, not completed" if instance in submitted
-                              else "no prediction submitted (in incomplete_ids)")
-                elif key == "error_ids" and detail is None:
-                    detail = "the harness left no usable report.json for this instance"
-            rows.append(_row(instance, agent, run_id, status_, reason_, detail))
-    if infra & graded:
-        notes.append(f"{len(infra & graded)} unresolved instance(s) that swebench classifies as likely infrastructure "
-                     "failures (infra_failure_ids): ERROR infra_failure, its failure reason in detail")
-    if ambiguous:
-        notes.append("ambiguous_failure_ids keep their outcome; the failure reason goes to detail")
+            body = bodies.get(instance)
+            if key == "unresolved_ids" and body is not None:
+                detail = _tests_detail(body, f"{model_dir}/{instance}/{_REPORT}: {instance}")
+            if instance in infra or instance in ambiguous:
+                label = "likely infrastructure failure" if instance in infra else "ambiguous failure"
+                detail = "; ".join(x for x in (detail, f"{label}: {why}" if why else label) if x)
+            if key == "incomplete_ids":
+                detail = ("submitted, not completed" if instance in submitted
+                          else "no prediction submitted (in incomplete_ids)")
+            elif key == "error_ids" and detail is None:
+                detail = "the harness left no usable report.json for this instance"
+            rows.append(_row(instance, agent, run_id, status, reason, detail))
+    if infra or ambiguous:
+        notes.append(f"{len(infra)} likely infrastructure and {len(ambiguous)} ambiguous failure(s) "
+                     "(infra_failure_ids, ambiguous_failure_ids) keep their outcome, as swebench's own count does "
+                     "(its classification is advisory); the failure reason goes to detail")
     held = len(outcome)
     planned = total if total is not None else held
     unnamed = planned - held
@@ -514,12 +507,13 @@ def _from_instances(model_dir: Path) -> ImportedRun:
             rows.append(_row(instance, agent, run_id, "PASS", None, None))
         elif body.get("patch_is_None") is True or body.get("patch_exists") is False:
             rows.append(_row(instance, agent, run_id, "FAIL", "empty_patch", "no patch"))
-        elif body.get("infra_failure") is True:
-            why = nonblank(body.get("infra_failure_reason"))
-            rows.append(_row(instance, agent, run_id, "ERROR", "infra_failure",
-                             f"likely infrastructure failure: {why}" if why else "likely infrastructure failure"))
         else:
-            rows.append(_row(instance, agent, run_id, "FAIL", "unresolved", _tests_detail(body, where)))
+            detail = _tests_detail(body, where)
+            if body.get("infra_failure") is True:  # advisory (swebench 5): the instance stays unresolved
+                why = nonblank(body.get("infra_failure_reason"))
+                label = f"likely infrastructure failure: {why}" if why else "likely infrastructure failure"
+                detail = "; ".join(x for x in (detail, label) if x)
+            rows.append(_row(instance, agent, run_id, "FAIL", "unresolved", detail))
     if not rows:
         raise NoSamplesError(f"{model_dir}: no per-instance SWE-bench reports")
     partial = missing > 0
