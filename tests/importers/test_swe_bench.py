@@ -158,6 +158,18 @@ def test_per_instance_reports_only_build_the_run(tmp_path: Path) -> None:
     assert not any("skipped" in n for n in run.notes)  # the other report.json files are the layout's
 
 
+def test_per_instance_report_larger_than_the_detection_head(tmp_path: Path) -> None:
+    """A long tests_status (thousands of PASS_TO_PASS tests) still reads the run from its first instance."""
+    shutil.copytree(RUN_A / "logs", tmp_path / "logs")
+    lead = tmp_path / "logs" / "run_evaluation" / "toy-a" / "agent-swe-a" / "example__toy-101" / "report.json"
+    data = json.loads(lead.read_text(encoding="utf-8"))
+    data["example__toy-101"]["tests_status"]["PASS_TO_PASS"]["success"] = [f"t.py::test_{i}" for i in range(6000)]
+    lead.write_text(json.dumps(data, indent=4), encoding="utf-8")
+    assert lead.stat().st_size > 64 * 1024
+    run = _one(tmp_path)
+    assert len(run.rows) == 4 and _by_case(run)["example__toy-101"] == ("PASS", None)
+
+
 def test_directory_reads_the_report_with_its_layout_nothing_skipped() -> None:
     run = _one(RUN_A)
     assert not any("skipped" in n for n in run.notes)
