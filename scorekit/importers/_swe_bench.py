@@ -181,7 +181,8 @@ def _run_report_of(model_dir: Path) -> Path | None:
         return None
     base = run_dir.parent.parent.parent
     name = f"{model_dir.name}.{run_dir.name}.json"
-    for candidate in [base / name, *sorted(base.glob(f"*/{name}"))]:
+    # literal paths, never a glob of folder names (SPEC §20)
+    for candidate in [base / name, *sorted(d / name for d in base.iterdir() if d.is_dir())]:
         if candidate.is_file() and _is_run_report(candidate):
             return candidate
     return None

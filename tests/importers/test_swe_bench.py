@@ -144,6 +144,17 @@ def test_model_with_a_slash_is_read_back_from_its_folder(tmp_path: Path) -> None
     assert run.rows.set_index("case_id").loc["example__toy-102", "detail"].startswith("FAIL_TO_PASS failing")
 
 
+def test_glob_characters_in_a_model_name_are_literal(tmp_path: Path) -> None:
+    """The layout is found by literal paths: a model named agent[1]* is one run, never two."""
+    shutil.copytree(RUN_A, tmp_path / "run")
+    logs = tmp_path / "run" / "logs" / "run_evaluation" / "toy-a"
+    (logs / "agent-swe-a").rename(logs / "agent[1]*")
+    reports = tmp_path / "run" / "reports"
+    (reports / "agent-swe-a.toy-a.json").rename(reports / "agent[1]*.toy-a.json")
+    run = _one(tmp_path / "run")
+    assert run.agent == "agent[1]*" and len(run.rows) == 7
+
+
 def test_per_instance_reports_only_build_the_run(tmp_path: Path) -> None:
     shutil.copytree(RUN_A / "logs", tmp_path / "logs")
     (tmp_path / "logs" / "run_evaluation" / "toy-a" / "agent-swe-a" / "example__toy-105").mkdir()  # no report
