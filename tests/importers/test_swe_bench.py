@@ -132,27 +132,19 @@ def test_report_alone_uses_file_name_and_notes_it(tmp_path: Path) -> None:
     assert "detail" not in run.rows or run.rows.loc[run.rows["case_id"] == "example__toy-102", "detail"].isna().all()
 
 
-def test_model_with_a_slash_is_read_back_from_its_folder(tmp_path: Path) -> None:
-    """swebench writes model org/agent-swe-a as org__agent-swe-a in the report's name and the logs' folder."""
+@pytest.mark.parametrize(("folder", "agent"), [
+    ("org__agent-swe-a", "org/agent-swe-a"),  # swebench writes model org/agent-swe-a's '/' as '__'
+    ("agent[1]*", "agent[1]*"),  # the layout is found by literal paths, never a glob: one run, never two
+])
+def test_model_named_by_its_folder(tmp_path: Path, folder: str, agent: str) -> None:
     shutil.copytree(RUN_A, tmp_path / "run")
     logs = tmp_path / "run" / "logs" / "run_evaluation" / "toy-a"
-    (logs / "agent-swe-a").rename(logs / "org__agent-swe-a")
+    (logs / "agent-swe-a").rename(logs / folder)
     reports = tmp_path / "run" / "reports"
-    (reports / "agent-swe-a.toy-a.json").rename(reports / "org__agent-swe-a.toy-a.json")
+    (reports / "agent-swe-a.toy-a.json").rename(reports / f"{folder}.toy-a.json")
     run = _one(tmp_path / "run")
-    assert (run.agent, run.task) == ("org/agent-swe-a", "toy-a") and set(run.rows["agent"]) == {"org/agent-swe-a"}
+    assert (run.agent, run.task, len(run.rows)) == (agent, "toy-a", 7) and set(run.rows["agent"]) == {agent}
     assert run.rows.set_index("case_id").loc["example__toy-102", "detail"].startswith("FAIL_TO_PASS failing")
-
-
-def test_glob_characters_in_a_model_name_are_literal(tmp_path: Path) -> None:
-    """The layout is found by literal paths: a model named agent[1]* is one run, never two."""
-    shutil.copytree(RUN_A, tmp_path / "run")
-    logs = tmp_path / "run" / "logs" / "run_evaluation" / "toy-a"
-    (logs / "agent-swe-a").rename(logs / "agent[1]*")
-    reports = tmp_path / "run" / "reports"
-    (reports / "agent-swe-a.toy-a.json").rename(reports / "agent[1]*.toy-a.json")
-    run = _one(tmp_path / "run")
-    assert run.agent == "agent[1]*" and len(run.rows) == 7
 
 
 def test_per_instance_reports_only_build_the_run(tmp_path: Path) -> None:
