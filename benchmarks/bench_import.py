@@ -355,10 +355,11 @@ def write_swe_bench(path: Path, n: int) -> Path:
         if template in bodies:
             (folder / instance).mkdir(parents=True, exist_ok=True)
             (folder / instance / "report.json").write_text(json.dumps({instance: bodies[template]}), encoding="utf-8")
-    counted = {"resolved": "resolved_ids", "unresolved": "unresolved_ids", "empty_patch": "empty_patch_ids",
-               "error": "error_ids", "completed": "completed_ids", "submitted": "submitted_ids"}
-    report.update({f"{k}_instances": len(report[v]) for k, v in counted.items()}, total_instances=n, schema_version=2)
-    path.write_text(json.dumps(report), encoding="utf-8")
+    lists_of = {key: report.get(key, real[key]) for key in real if key.endswith("_ids")}
+    # in the harness's own key order (its counts first, then the id lists), indented as it writes it
+    out = {key: (n if key == "total_instances" else len(lists_of[key.replace("_instances", "_ids")]))
+           if key.endswith("_instances") else lists_of.get(key, real[key]) for key in real}
+    path.write_text(json.dumps(out, indent=4), encoding="utf-8")
     return path
 
 

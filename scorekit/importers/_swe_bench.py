@@ -89,6 +89,10 @@ _COUNTED = {
     "unstopped_instances": "unstopped_containers",
 }
 _SHOWN = 5  # test names a detail lists per category
+#: The keys a run report may open with (what a larger file's head is told by).
+_REPORT_KEYS = frozenset({*OUTCOME_LISTS, *_OTHER_LISTS, *_COUNTED, "total_instances", "failure_reasons",
+                          "schema_version"})
+_FIRST_KEY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"([a-z_]+)"\s*:')
 
 
 # --------------------------------------------------------------------------- detection
@@ -130,12 +134,20 @@ def _is_instance_report(path: Path) -> bool:
 
 
 def _is_run_report(path: Path) -> bool:
-    text = head_text(path)
-    if text is None or text.lstrip()[:1] != "{" or '"resolved_ids"' not in text or '"unresolved_ids"' not in text:
+    """A run report by content: a small file by its shape; a larger one by its head.
+
+    The harness writes the counts first (``total_instances``, ``resolved_instances``, …) and then
+    the id lists, which for a full dataset run past the head: a larger file's first key must be
+    one of the report's and its head must name ``resolved_ids`` or ``resolved_instances``.
+    """
+    head = head_bytes(path)
+    if head is None:
         return False
-    if len(text.encode("utf-8")) < 60 * 1024:  # a whole small file: its shape decides
+    if len(head) < HEAD_BYTES:  # the whole file: its shape decides
         return _report_shape(_parsed_head(path))
-    return True  # a larger one: its head (the reader checks every field)
+    first = _FIRST_KEY.match(head)
+    return (first is not None and first.group(1).decode("ascii") in _REPORT_KEYS
+            and (b'"resolved_ids"' in head or b'"resolved_instances"' in head))
 
 
 def detect(path: Path) -> bool:

@@ -29,10 +29,14 @@ EXPECTED_RATE_OF_TOTAL = 0.14285714285714285
 EXPECTED_RATE_OF_SUBMITTED = 0.16666666666666666
 
 
+def _report_of(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
 def _report() -> dict[str, Any]:
     """run-a's run report, a fresh copy (a test may edit it)."""
-    data: dict[str, Any] = json.loads(REPORT.read_text(encoding="utf-8"))
-    return data
+    return _report_of(REPORT)
 
 
 def _write(tmp_path: Path, data: Any, name: str = "agent-x.run-1.json") -> Path:
@@ -171,6 +175,19 @@ def test_per_instance_report_larger_than_the_detection_head(tmp_path: Path) -> N
     assert lead.stat().st_size > 64 * 1024
     run = _one(tmp_path)
     assert len(run.rows) == 4 and _by_case(run)["example__toy-101"] == ("PASS", None)
+
+
+def test_full_size_report_is_told_by_its_head(tmp_path: Path) -> None:
+    """A full dataset's report (the harness's key order, indented) runs past the detection head: still ours."""
+    from shared import load_benchmark
+
+    path = load_benchmark("bench_import").write_swe_bench(tmp_path / "org__agent.full.json", 3000)
+    assert path.stat().st_size > 64 * 1024
+    assert b'"unresolved_ids"' not in path.read_bytes()[:64 * 1024]  # what the head cannot show
+    assert _swe_bench.detect(path)
+    run = sk.import_results(path)[0]  # auto
+    assert (run.agent, run.task, len(run.rows), run.source["dataset_size"]) == ("org/agent", "full", 3000, 3000)
+    assert run.source["metrics"]["counts"] == {k: v for k, v in _report_of(path).items() if k.endswith("_instances")}
 
 
 def test_directory_reads_the_report_with_its_layout_nothing_skipped() -> None:
