@@ -337,3 +337,8 @@ def test_cli_damaged_report_exits_2_in_one_line(run_cli: Any, tmp_path: Path) ->
     assert code == 2
     line = err.strip()
     assert "\n" not in line and str(path) in line and "resolved_ids[0]" in line and "Traceback" not in err
+
+
+def test_cli_run_without_from_names_the_format(run_cli: Any, tmp_path: Path) -> None:
+    code, out, err = run_cli("run", "--results", REPORT, "--out-dir", tmp_path)
+    assert code == 2 and "--from swe-bench" in err and "\n" not in err.strip()
