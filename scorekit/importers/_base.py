@@ -41,6 +41,7 @@ __all__ = [
     "record_list",
     "source_dict",
     "source_line",
+    "text",
 ]
 
 #: How much of a file detection reads (its head: a format is told by its first keys).
@@ -97,6 +98,15 @@ def finite_json(value: Any) -> Any:
         return {str(k): finite_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [finite_json(v) for v in value]
+    return value
+
+
+def text(value: Any, where: str, *, optional: bool = False) -> str | None:
+    """``value`` when it is a string (None when it is null and ``optional``); else InputError at ``where``."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{where}: expected a string, found {kind_of(value)}")
     return value
 
 

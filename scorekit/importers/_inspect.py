@@ -81,6 +81,7 @@ from ._base import (
     record_list,
     source_dict,
 )
+from ._base import text as _text
 from ._inspect_provenance import Provenance, early_stops, reduction_notes
 from ._run import SOURCE_STATUSES, ImportedRun
 
@@ -397,14 +398,6 @@ def _found(value: Any) -> str:
 def _at(where: str, field_name: str) -> str:
     """A field of the record at ``where``: ``l.json: samples[3].scores``, ``l.eval!samples/1_epoch_1.json: scores``."""
     return f"{where}.{field_name}" if where.endswith("]") else f"{where}: {field_name}"
-
-
-def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise InputError(f"{where}: expected a string, {_found(value)}")
-    return value
 
 
 def _keyed(where: str, sample: Mapping[str, Any]) -> tuple[tuple[int, Any], int, str, Mapping[str, Any]]:

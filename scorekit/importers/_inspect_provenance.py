@@ -20,7 +20,7 @@ from typing import Any
 
 from .._errors import InputError
 from .._stats import pass_at_k, pass_hat_k
-from ._base import finite_json, kind_of, optional_record, record, record_list
+from ._base import finite_json, kind_of, optional_record, record, record_list, text
 
 __all__ = ["EarlyStops", "Provenance", "early_stops", "reduction_notes"]
 
@@ -33,20 +33,12 @@ _REDUCER = re.compile(r"^(pass_k|pass_at)_(\d+)$")
 _INT_MAX = (1 << 53) - 1
 
 
-def _text(value: Any, where: str, *, optional: bool = True) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise InputError(f"{where}: expected a string, found {kind_of(value)}")
-    return value
-
-
 def _provenance(value: Any, where: str) -> str:
     """``by AUTHOR at TIME: REASON`` of a ``ProvenanceData`` record (its author is required, as in Inspect)."""
     data = record(value, where)
-    author = _text(data.get("author"), f"{where}.author", optional=False)
-    timestamp = _text(data.get("timestamp"), f"{where}.timestamp")
-    reason = _text(data.get("reason"), f"{where}.reason")
+    author = text(data.get("author"), f"{where}.author")
+    timestamp = text(data.get("timestamp"), f"{where}.timestamp", optional=True)
+    reason = text(data.get("reason"), f"{where}.reason", optional=True)
     return f"by {author}" + (f" at {timestamp}" if timestamp else "") + (f": {reason}" if reason else "")
 
 
@@ -176,7 +168,7 @@ def early_stops(results: Mapping[str, Any], name: str) -> EarlyStops | None:
     if results.get("early_stopping") is None:
         return None
     summary = record(results["early_stopping"], where)
-    manager = str(_text(summary.get("manager"), f"{where}.manager", optional=False))
+    manager = str(text(summary.get("manager"), f"{where}.manager"))
     key = "stopped_samples" if "stopped_samples" in summary and "early_stops" not in summary else "early_stops"
     stops: dict[tuple[Any, int], str] = {}
     for i, entry in enumerate(record_list(summary.get(key), f"{where}.{key}", missing_ok=False)):
@@ -188,7 +180,7 @@ def early_stops(results: Mapping[str, Any], name: str) -> EarlyStops | None:
             raise InputError(f"{at}.epoch: expected a whole number >= 1 (Inspect counts epochs from 1), found "
                              f"{json.dumps(epoch)[:40]}")
         stop = entry if key == "early_stops" else optional_record(entry.get("early_stop"), f"{at}.early_stop")
-        reason = _text(stop.get("reason"), f"{at}.reason")
+        reason = text(stop.get("reason"), f"{at}.reason", optional=True)
         stops[(sid, epoch)] = f"stopped early by {manager}" + (f": {reason}" if reason else "")
     metadata = optional_record(summary.get("metadata"), f"{where}.metadata")
     return EarlyStops(manager=manager, stops=stops, keys=sorted(map(str, metadata)))
