@@ -33,6 +33,10 @@ _DESCRIPTIONS = {
     "openai-evals": "OpenAI Evals run output",
     "assevra": "an Assevra dataset",
     "deepeval": "a DeepEval test run",
+    "lm-eval": "lm-evaluation-harness results",
+    "helm": "a HELM run",
+    "eee": "an Every Eval Ever aggregate",
+    "swe-bench": "a SWE-bench harness report",
 }
 
 

@@ -153,7 +153,8 @@ def import_results(path: str | Path, format: str = "auto") -> ImportedRuns:
         A results file, or a directory of them.
     format : str
         ``auto`` (detect by content) or one of ``inspect``, ``promptfoo``, ``tau``,
-        ``openai-evals``, ``assevra``, ``deepeval``.
+        ``openai-evals``, ``assevra``, ``lm-eval``, ``deepeval``, ``helm``, ``eee``,
+        ``swe-bench``, or an installed plug-in's name.
 
     Returns
     -------
