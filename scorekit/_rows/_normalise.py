@@ -33,7 +33,7 @@ from ._fields import (
     kind,
 )
 from ._formats import open_source
-from ._screens import NESTED_TOO_DEEPLY, bad_numbers, nested_too_deeply
+from ._screens import NESTED_TOO_DEEPLY, bad_numbers, nested_too_deeply, plain_json
 
 __all__ = ["RowTable", "check_row", "read_row_table", "read_rows"]
 
@@ -97,6 +97,9 @@ def check_row(value: Any, deep: bool = True) -> tuple[dict[str, Any] | None, lis
         return None, [("row", NESTED_TOO_DEEPLY)]
     row = value
     problems: list[tuple[str, str]] = []
+    if deep:  # a row given as Python values: a dict subclass, a tuple, a NumPy number is read as its JSON value
+        row, problems = plain_json(row)
+        problems = [(path.lstrip(".") or "row", message) for path, message in problems]
     if "trial_id" in row:
         if row.get("trial") is not None:
             if row["trial_id"] != row["trial"]:

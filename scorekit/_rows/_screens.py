@@ -41,6 +41,7 @@ __all__ = [
     "has_escaped_surrogate",
     "may_repeat_a_key",
     "nested_too_deeply",
+    "plain_json",
     "span_is_clean",
     "text_is_clean",
 ]
@@ -74,6 +75,81 @@ def bad_numbers(value: Any, path: str) -> Iterable[tuple[str, str]]:
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
             yield from bad_numbers(item, f"{path}[{i}]")
+    else:
+        yield path, f"expected a JSON value, got a Python {type(value).__name__}"
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+def plain_json(value: Any) -> tuple[Any, list[tuple[str, str]]]:
+    """``value`` with its JSON data as plain Python types, and the (path, message) of each key that is no JSON key.
+
+    A subclass of dict, list, str, int or float (a ``ToolSchemas``, an ``OrderedDict``, a NumPy
+    float, a str enum) becomes its plain value, a tuple a list; ``value`` itself is returned when
+    it already is plain (the common case: nothing is copied). What JSON cannot hold at all (a set,
+    a date, an object) is left for :func:`bad_numbers` to name; a key that is not a string is named
+    here (JSON would turn ``1`` into ``"1"``, a different row).
+
+    Examples
+    --------
+    >>> from collections import OrderedDict
+    >>> plain_json({"a": OrderedDict(b=(1, 2))})
+    ({'a': {'b': [1, 2]}}, [])
+    >>> plain_json({"a": {1: "x"}})[1]
+    [('.a', 'key 1 is not a string (JSON object keys are)')]
+    """
+    problems: list[tuple[str, str]] = []
+    if _is_plain(value):
+        return value, problems
+    return _plain(value, "", problems), problems
+
+
+def _is_plain(value: Any) -> bool:
+    """Whether ``value`` holds only exact dict (with str keys), list, str, int, float, bool and None: one
+    walk without recursion or copies (a row's nesting was bounded before)."""
+    stack = [value]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is dict:
+            for key in item:
+                if type(key) is not str:
+                    return False
+            extend(item.values())
+        elif kind is list:
+            extend(item)
+        elif kind not in _PLAIN:
+            return False
+    return True
+
+
+def _plain(value: Any, path: str, problems: list[tuple[str, str]]) -> Any:
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict or isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                if not isinstance(key, str):
+                    problems.append((path, f"key {key!r} is not a string (JSON object keys are)"))
+                    continue
+                key = str(key)
+            out[key] = _plain(item, f"{path}.{key}", problems)
+        return out
+    if kind is list or isinstance(value, (list, tuple)):
+        return [_plain(item, f"{path}[{i}]", problems) for i, item in enumerate(value)]
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    return value  # no JSON value: bad_numbers names it
 
 
 def nested_too_deeply(value: Any, limit: int = ROW_NESTING) -> bool:

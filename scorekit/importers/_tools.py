@@ -29,27 +29,14 @@ from typing import Any
 from .._errors import InputError
 from .._io import DEFAULT_LIMIT, read_json_strict
 
-__all__ = ["ToolSchemas", "tool_contracts"]
+__all__ = ["tool_contracts"]
 
 _WHAT = "tool definitions file"
 #: What a function with no ``parameters`` accepts: no arguments at all (OpenAI's "empty parameter list").
 _NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
-class ToolSchemas(dict[str, Any]):
-    """Tool name → JSON Schema of its arguments (a plain dict), with :attr:`notes`.
-
-    ``notes`` lists the reading's decisions: the dialect found, tools skipped and why.
-    """
-
-    notes: list[str]
-
-    def __init__(self, schemas: dict[str, Any], notes: list[str]) -> None:
-        super().__init__(schemas)
-        self.notes = list(notes)
-
-
-def tool_contracts(path: str | os.PathLike[str]) -> ToolSchemas:
+def tool_contracts(path: str | os.PathLike[str], *, notes: list[str] | None = None) -> dict[str, Any]:
     """Read OpenAI / Anthropic / MCP tool definitions into ``tool_schemas``.
 
     Parameters
@@ -58,12 +45,15 @@ def tool_contracts(path: str | os.PathLike[str]) -> ToolSchemas:
         A JSON file: an OpenAI ``tools`` array, Anthropic ``tools``, an MCP
         ``tools/list`` result (bare or inside a JSON-RPC response), or a request body
         with a ``tools`` key.
+    notes : list of str, optional
+        A list the reading's decisions are appended to: the dialect found, the tools
+        skipped and why, the functions that take no arguments.
 
     Returns
     -------
-    ToolSchemas
-        A dict tool name → JSON Schema, to use as a row's ``tool_schemas`` (or through
-        the policy key ``tool_contracts``); ``.notes`` says what was skipped.
+    dict
+        Tool name → JSON Schema, plain JSON data (SPEC §15): use it as a row's
+        ``tool_schemas`` as it is (or through the policy key ``tool_contracts``).
 
     Raises
     ------
@@ -77,20 +67,23 @@ def tool_contracts(path: str | os.PathLike[str]) -> ToolSchemas:
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "tools.json"
     >>> _ = p.write_text(json.dumps([{"name": "get_weather",
     ...     "input_schema": {"type": "object", "required": ["city"]}}]))
-    >>> dict(tool_contracts(p))
+    >>> notes = []
+    >>> tool_contracts(p, notes=notes)
     {'get_weather': {'type': 'object', 'required': ['city']}}
+    >>> notes
+    ['read a tools array']
     """
     name = os.fspath(path)
     data = read_json_strict(Path(name), _WHAT, InputError, limit=DEFAULT_LIMIT)
-    notes: list[str] = []
+    said: list[str] = []
     tools, container = _tool_list(data, name)
-    notes.append(f"read {container}")
+    said.append(f"read {container}")
     schemas: dict[str, Any] = {}
     for i, entry in enumerate(tools):
         where = f"{name}: tools[{i}]"
         if not isinstance(entry, dict):
             raise InputError(f"{where}: expected a tool object, got {type(entry).__name__}")
-        found = _one_tool(entry, where, notes)
+        found = _one_tool(entry, where, said)
         if found is None:
             continue
         tool, schema = found
@@ -99,7 +92,9 @@ def tool_contracts(path: str | os.PathLike[str]) -> ToolSchemas:
         schemas[tool] = schema
     if not schemas:
         raise InputError(f"{name}: the {_WHAT} defines no tool with an argument schema")
-    return ToolSchemas(schemas, notes)
+    if notes is not None:
+        notes.extend(said)
+    return schemas
 
 
 def _tool_list(data: Any, name: str) -> tuple[list[Any], str]:

@@ -35,24 +35,27 @@ def test_openai_function_tools_read() -> None:
 
 
 def test_openai_function_without_parameters_takes_no_arguments() -> None:
-    schemas = tool_contracts(DATA / "openai-chat-tools.json")
+    notes: list[str] = []
+    schemas = tool_contracts(DATA / "openai-chat-tools.json", notes=notes)
     assert schemas["get_time"] == {"type": "object", "properties": {}, "additionalProperties": False}
-    assert any("get_time" in note and "no parameters" in note for note in schemas.notes)
+    assert any("get_time" in note and "no parameters" in note for note in notes)
 
 
 def test_openai_non_function_tool_skipped_with_note() -> None:
-    schemas = tool_contracts(DATA / "openai-responses-tools.json")
+    notes: list[str] = []
+    schemas = tool_contracts(DATA / "openai-responses-tools.json", notes=notes)
     assert list(schemas) == ["get_weather"]
     assert schemas["get_weather"]["required"] == ["location"]
-    skipped = [note for note in schemas.notes if note.startswith("skipped")]
+    skipped = [note for note in notes if note.startswith("skipped")]
     assert len(skipped) == 2 and "web_search_preview" in skipped[0] and "file_search" in skipped[1]
 
 
 def test_anthropic_input_schema_read_server_tool_skipped() -> None:
     source = _json(DATA / "anthropic-tools.json")
-    schemas = tool_contracts(DATA / "anthropic-tools.json")
-    assert dict(schemas) == {"get_stock_price": source[0]["input_schema"]}
-    assert any("web_search" in note for note in schemas.notes)
+    notes: list[str] = []
+    schemas = tool_contracts(DATA / "anthropic-tools.json", notes=notes)
+    assert schemas == {"get_stock_price": source[0]["input_schema"]}
+    assert any("web_search" in note for note in notes)
 
 
 def test_mcp_tools_list_result_bare() -> None:
@@ -92,6 +95,110 @@ def test_tool_file_errors_are_one_line(tmp_path: Path) -> None:
         with pytest.raises(sk.InputError) as err:
             tool_contracts(path)
         assert str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+# --------------------------------------------------------------------------- plain JSON data, usable in a row
+def _plain(value: Any) -> bool:
+    """Only dict, list, str, int, float, bool and None, all the way down (exact types)."""
+    if type(value) is dict:
+        return all(type(k) is str and _plain(v) for k, v in value.items())
+    if type(value) is list:
+        return all(_plain(v) for v in value)
+    return type(value) in (str, int, float, bool, type(None))
+
+
+# file, a call its contract accepts, one it refuses (a required argument missing)
+TOOL_FILES = [
+    ("openai-chat-tools.json", {"name": "get_weather", "arguments": {"location": "Oslo", "units": "celsius"}},
+     {"name": "get_weather", "arguments": {"city": "Oslo"}}),
+    ("openai-responses-tools.json", {"name": "get_weather", "arguments": {"location": "Oslo"}},
+     {"name": "get_weather", "arguments": {"city": "Oslo"}}),
+    ("anthropic-tools.json", {"name": "get_stock_price", "arguments": {"ticker": "AAPL"}},
+     {"name": "get_stock_price", "arguments": {"symbol": "AAPL"}}),
+    ("mcp-tools-list.json", {"name": "get_weather", "arguments": {"location": "Oslo"}},
+     {"name": "get_weather", "arguments": {"city": "Oslo"}}),
+    ("mcp-tools-list-jsonrpc.json", {"name": "get_weather", "arguments": {"location": "Oslo"}},
+     {"name": "get_weather", "arguments": {"city": "Oslo"}}),
+]
+
+
+def _tool_rows(schemas: Any, good: dict[str, Any], bad: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"id": f"{case}-{trial}", "case_id": case, "trial": trial, "dimension": "tool_call",
+             "tool_calls": [call], "tool_schemas": schemas}
+            for case, call in (("good", good), ("bad", bad)) for trial in range(2)]
+
+
+@pytest.mark.parametrize(("name", "good", "bad"), TOOL_FILES)
+def test_tool_contracts_are_plain_json_usable_as_row_tool_schemas(name: str, good: Any, bad: Any) -> None:
+    # SPEC §15: "What it returns is plain JSON data, usable as a row's tool_schemas as it is."
+    schemas = tool_contracts(DATA / name)
+    assert _plain(schemas)
+    assert json.loads(json.dumps(schemas)) == schemas
+    status = _status(sk.evaluate(_tool_rows(schemas, good, bad)))
+    expected = {"good-0": "PASS", "good-1": "PASS", "bad-0": "FAIL", "bad-1": "FAIL"}
+    assert {k: v[0] for k, v in status.items()} == expected
+
+
+@pytest.mark.parametrize(("name", "good", "bad"), TOOL_FILES)
+def test_tool_contracts_rows_through_the_cli(tmp_path: Path, name: str, good: Any, bad: Any) -> None:
+    from tests.shared import scorekit_process
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps(r) + "\n" for r in _tool_rows(tool_contracts(DATA / name), good, bad)),
+                    encoding="utf-8")
+    expected = {"good-0": "PASS", "good-1": "PASS", "bad-0": "FAIL", "bad-1": "FAIL"}
+    done = scorekit_process("run", "--results", rows, "--out-dir", tmp_path / "out", cwd=tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert _evidence_status(tmp_path / "out") == expected
+    # The policy key gives the same contracts to rows without their own (the CLI's other path).
+    shutil.copy(DATA / name, tmp_path / name)
+    (tmp_path / "policy.yml").write_text(f"tool_contracts: {name}\n", encoding="utf-8")
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "tool_schemas"}) + "\n"
+                            for r in _tool_rows(None, good, bad)), encoding="utf-8")
+    done = scorekit_process("run", "--results", bare, "--policy", tmp_path / "policy.yml",
+                            "--out-dir", tmp_path / "out2", cwd=tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert _evidence_status(tmp_path / "out2") == expected
+
+
+def _evidence_status(out: Path) -> dict[str, str]:
+    import pandas as pd
+
+    evidence = pd.read_parquet(out / "evidence.parquet")
+    return dict(zip(evidence["id"], evidence["status"].astype(str), strict=True))
+
+
+class _Schemas(dict):  # type: ignore[type-arg]
+    """A dict subclass with an attribute, as tool_contracts once returned."""
+
+    notes = ["read"]
+
+
+def test_dict_subclass_in_a_row_is_read_as_its_plain_json_value() -> None:
+    from collections import OrderedDict
+
+    schemas = {"get_weather": WEATHER}
+    good = {"name": "get_weather", "arguments": {"location": "Oslo"}}
+    bad = {"name": "get_weather", "arguments": {"city": "Oslo"}}
+    plain = sk.evaluate(_tool_rows(schemas, good, bad))
+    wrappings = (_Schemas(schemas), OrderedDict(get_weather=OrderedDict(WEATHER)), {"get_weather": _Schemas(WEATHER)})
+    for wrapped in wrappings:
+        card = sk.evaluate(_tool_rows(wrapped, good, bad))
+        assert _status(card) == _status(plain)
+        assert _suite(card) == _suite(plain)  # the same definitions: the same suite hash
+
+
+@pytest.mark.parametrize("value", [{1, 2}, object(), b"bytes", {"get_weather": {"type": "object", 1: "x"}}])
+def test_non_json_value_in_a_row_is_an_invalid_row_naming_the_field(value: Any) -> None:
+    rows = [{"id": f"r{i}", "case_id": "c", "trial": i, "dimension": "tool_call", "tool_schemas": value,
+             "tool_calls": [{"name": "get_weather", "arguments": {}}]} for i in range(2)]
+    evidence = sk.evaluate(rows).evidence
+    assert list(evidence["status"]) == ["ERROR", "ERROR"]
+    assert set(evidence["reason"]) == {"invalid_row"}
+    assert all(d.startswith("tool_schemas") and "\n" not in d for d in evidence["detail"])
+    with pytest.raises(sk.InputError, match="tool_schemas"):
+        sk.read_rows(rows)
 
 
 # --------------------------------------------------------------------------- the policy key
