@@ -9,9 +9,16 @@ Two shapes, told apart by content:
   info, tasks, simulations}`` (``Results`` in ``tau2/data_model/simulation.py``): each
   simulation has ``task_id``, ``trial``, ``termination_reason`` and
   ``reward_info.reward``; the agent is ``info.agent_info.llm``. Its directory layout
-  (``tau2 convert-results --to dir``: ``results.json`` + ``simulations/<id>.json``) is
-  read from ``results.json``, whose ``simulation_index`` lists every simulation's task,
-  trial, reward, termination, cost and duration (the files add the messages only).
+  (``tau2 convert-results --to dir``, τ² 1.0's ``Results.save(format="dir")``: a
+  ``results.json`` with ``info`` and ``tasks`` and no ``simulations``, beside a
+  ``simulations/`` folder of ``<id>.json`` files) is read as τ²'s ``Results.load`` reads it:
+  each simulation from its own file (in file-name order), and ``results.json``'s
+  ``simulation_index``, where present, checked against the files (a listed simulation without
+  its file, or a file the index does not list, is an input error, as τ² refuses them). A
+  ``results.json`` with a ``simulation_index`` but no ``simulations/`` folder beside it is read
+  from the index (task, trial, reward, termination, cost, duration). A τ² leaderboard
+  ``submission.json`` holds only aggregate pass^k figures and no simulation: a source without
+  samples (:class:`~scorekit._errors.NoSamplesError`, naming the file).
 
 Every result is one row of dimension ``tau_reward``: PASS when the reward is 1 within
 1e-6 (τ's own ``is_successful``), else FAIL ``reward_not_one`` — a partial reward is
@@ -53,6 +60,9 @@ from ._run import ImportedRun
 
 __all__ = ["DIMENSION", "FORMAT", "TOLERANCE", "claims", "detect", "pass_hat_k_by_task", "read"]
 
+#: The folder of τ²'s directory layout beside ``results.json`` (τ²'s ``SIMULATIONS_DIR``).
+SIMULATIONS_DIR = "simulations"
+
 FORMAT = "tau"
 DIMENSION = "tau_reward"
 #: A reward within this of 1 is a success (τ-bench's and τ²-bench's ``is_successful``).
@@ -79,7 +89,7 @@ def detect(path: Path) -> bool:
         if b'"task_id"' not in head or b'"reward"' not in head:
             return False
     elif text[:1] == b"{":
-        if b'"simulations"' not in head and b'"agent_info"' not in head:
+        if b'"simulations"' not in head and b'"agent_info"' not in head and b'"pass_1"' not in head:
             return False
     else:
         return False
@@ -89,30 +99,50 @@ def detect(path: Path) -> bool:
         data = read_json_strict(path, _WHAT, InputError)
     except InputError:
         return False
-    return _shape(data) is not None
+    return _shape(data, path) is not None
 
 
 def claims(path: Path) -> set[Path]:
-    """The files of τ²'s directory layout read from ``path``: ``simulations/*.json`` beside a ``results.json``.
+    """The files of τ²'s directory layout read with ``path``: ``simulations/*.json`` beside its ``results.json``.
 
-    ``results.json``'s ``simulation_index`` holds what the rows need; the simulation files add only
-    messages, so a directory walk does not note each of them as a file it skipped.
+    They are read with ``results.json`` (each simulation's outcome), so a directory walk does not
+    note each of them as a file it skipped.
     """
-    path = Path(path)
-    folder = path.parent / "simulations"
-    if path.name != "results.json" or not folder.is_dir():
-        return set()
-    return {p for p in folder.glob("*.json") if p.is_file()}
+    folder = _simulations_folder(Path(path))
+    return set() if folder is None else set(_simulation_files(folder))
 
 
-def _shape(data: Any) -> str | None:
+def _simulations_folder(path: Path) -> Path | None:
+    """The ``simulations/`` folder beside ``path`` when it is one (τ²'s ``_detect_format``: a sibling folder)."""
+    folder = path.parent / SIMULATIONS_DIR
+    return folder if folder.is_dir() else None
+
+
+def _simulation_files(folder: Path) -> list[Path]:
+    """The simulation files of the layout, in name order (τ²'s ``sorted(sims_dir.glob("*.json"))``)."""
+    return sorted(p for p in folder.glob("*.json") if p.is_file())
+
+
+def _leaderboard(data: Any) -> bool:
+    """A τ² leaderboard submission: ``results`` per domain with ``pass_1``… figures, and no simulation."""
+    if not isinstance(data, dict) or "simulations" in data or "simulation_index" in data:
+        return False
+    results = data.get("results")
+    return isinstance(results, dict) and any(isinstance(v, dict) and "pass_1" in v for v in results.values())
+
+
+def _shape(data: Any, path: Path | None = None) -> str | None:
     if isinstance(data, list):
         first = next((x for x in data if isinstance(x, dict)), None)
         if first is not None and "task_id" in first and "reward" in first:
             return "tau"
         return None
-    if isinstance(data, dict) and ("simulations" in data or "simulation_index" in data) and "info" in data:
+    if isinstance(data, dict) and "info" in data and (
+            "simulations" in data or "simulation_index" in data
+            or ("tasks" in data and path is not None and _simulations_folder(path) is not None)):
         return "tau2"  # its shape is checked by the reader: a damaged τ² file is an error naming the field
+    if _leaderboard(data):
+        return "leaderboard"
     return None
 
 
@@ -127,11 +157,15 @@ def read(path: Path) -> list[ImportedRun]:
     """
     path = Path(path)
     data = read_json_strict(path, _WHAT, InputError)
-    shape = _shape(data)
+    shape = _shape(data, path)
     if shape == "tau":
         return [_tau1(data, path)]
     if shape == "tau2":
         return [_tau2(data, path)]
+    if shape == "leaderboard":
+        raise NoSamplesError(f"{path}: a τ²-bench leaderboard submission: it holds only leaderboard figures "
+                             "(pass_k per domain), no simulation to import; give the run's results.json or its "
+                             "directory")
     if data == [] or (isinstance(data, dict) and (data.get("simulations") == [] or data.get("simulation_index") == [])):
         raise NoSamplesError(f"{path}: the {_WHAT} holds no results")
     if isinstance(data, list):  # a τ-bench list whose first result is not one
@@ -285,6 +319,45 @@ def _indexed(entry: dict[str, Any]) -> dict[str, Any]:
     return sim
 
 
+def _layout_simulations(data: dict[str, Any], path: Path, folder: Path,
+                        notes: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The simulations of τ²'s directory layout, one per ``simulations/<id>.json`` (in name order), with the
+    prefix naming a field of each (``simulations/<id>.json: ``); ``results.json``'s ``simulation_index``,
+    where present, must list exactly them.
+
+    Raises
+    ------
+    InputError
+        A simulation file unreadable, not strict JSON or not an object (naming it), or the index and the
+        files disagree (naming the index entry or the file).
+    """
+    sims: list[dict[str, Any]] = []
+    places: list[str] = []
+    by_id: dict[str, Path] = {}
+    for file in _simulation_files(folder):
+        sims.append(dict(record(read_json_strict(file, "τ²-bench simulation file", InputError), f"{file}")))
+        places.append(f"{file}: ")
+        by_id[file.stem] = file
+    notes.append(f"τ²'s directory layout: each simulation read from its own file in {folder.name}/ (as τ²'s "
+                 "Results.load reads it): task, trial, reward_info.reward, termination, cost, duration")
+    if "simulation_index" in data:
+        index = record_list(data["simulation_index"], f"{path}: simulation_index", missing_ok=False)
+        listed: set[str] = set()
+        for i, item in enumerate(index):
+            ident = record_key(record(item, f"{path}: simulation_index[{i}]").get("id"),
+                               f"{path}: simulation_index[{i}].id")
+            if ident not in by_id:
+                raise InputError(f"{path}: simulation_index[{i}]: simulation {ident!r} has no file "
+                                 f"{folder.name}/{ident}.json (τ² refuses the layout too)")
+            listed.add(ident)
+        extra = sorted(set(by_id) - listed)
+        if extra:
+            raise InputError(f"{by_id[extra[0]]}: a simulation file results.json's simulation_index does not list "
+                             f"({len(extra)} such file(s); τ² refuses the layout too)")
+        notes.append("results.json's simulation_index lists exactly the simulation files (checked)")
+    return sims, places
+
+
 def _tau2_tasks(value: Any, path: Path) -> dict[str, Any]:
     """Task id → definition, from a τ² file's ``tasks`` (absent: none listed)."""
     tasks: dict[str, Any] = {}
@@ -310,27 +383,34 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
     task = nonblank(environment.get("domain_name")) or path.stem
     notes.append(f"task = {task!r} (info.environment_info.domain_name, else the file name's stem)")
     tasks = _tau2_tasks(data.get("tasks"), path)
-    field = "simulations" if "simulations" in data else "simulation_index"
-    listed = record_list(data[field], f"{path}: {field}", missing_ok=False)
-    sims = [dict(record(sim, f"{path}: {field}[{i}]")) for i, sim in enumerate(listed)]
+    folder = None if "simulations" in data else _simulations_folder(path)
+    files: list[str] = [str(path)]
+    if folder is not None:  # tau2 convert-results --to dir: results.json + simulations/<id>.json
+        sims, places = _layout_simulations(data, path, folder, notes)
+        files.append(str(folder))
+    else:
+        field = "simulations" if "simulations" in data else "simulation_index"
+        listed = record_list(data[field], f"{path}: {field}", missing_ok=False)
+        sims = [dict(record(sim, f"{path}: {field}[{i}]")) for i, sim in enumerate(listed)]
+        places = [f"{path}: {field}[{i}]." for i in range(len(sims))]
+        if field == "simulation_index":  # the layout's results.json without its simulations/ folder
+            sims = [_indexed(entry) for entry in sims]
+            notes.append("results.json of τ²'s directory layout without its simulations/ folder: the simulations are "
+                         "read from its simulation_index (task, trial, reward, termination, cost, duration)")
     if not sims:
         raise NoSamplesError(f"{path}: the {_WHAT} holds no simulations")
-    if field == "simulation_index":  # tau2 convert-results --to dir: results.json + simulations/<id>.json
-        sims = [_indexed(entry) for entry in sims]
-        notes.append("τ²'s directory layout: the simulations are read from results.json's simulation_index "
-                     "(task, trial, reward, termination, cost, duration); simulations/*.json add only messages")
-    keys = [record_key(s.get("task_id"), f"{path}: {field}[{i}].task_id") for i, s in enumerate(sims)]
+    flat = folder is None and "simulations" not in data  # an index entry's reward is its own field
+    keys = [record_key(s.get("task_id"), f"{where}task_id") for s, where in zip(sims, places, strict=True)]
     trials = _trials([s.get("trial") for s in sims], keys, notes)
     rows: list[dict[str, Any]] = []
     rewards: dict[str, list[float]] = {}
     success: dict[str, list[bool]] = {}
     infra = unscored = 0
-    for i, (sim, case, trial) in enumerate(zip(sims, keys, trials, strict=True)):
-        where = f"{path}: {field}[{i}]"
+    for sim, case, trial, where in zip(sims, keys, trials, places, strict=True):
         status: str
         reason: str | None
         value: float | None
-        reward_info = optional_record(sim.get("reward_info"), f"{where}.reward_info")
+        reward_info = optional_record(sim.get("reward_info"), f"{where}reward_info")
         if sim.get("termination_reason") == "infrastructure_error":
             status, reason, value = "ERROR", "infrastructure_error", None
             infra += 1
@@ -338,16 +418,15 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
             status, reason, value = "ERROR", "unscored", None
             unscored += 1
         else:
-            flat = field == "simulation_index"  # its reward is the entry's own field
             status, reason, value = _reward_status(reward_info["reward"],
-                                                   f"{where}.reward" if flat else f"{where}.reward_info.reward")
+                                                   f"{where}reward" if flat else f"{where}reward_info.reward")
         row = _row(case, trial, agent, "tau2-bench", status, reason)
         if case in tasks:
             row["input"] = tasks[case]
-        cost = amount(sim.get("agent_cost"), f"{where}.agent_cost")
+        cost = amount(sim.get("agent_cost"), f"{where}agent_cost")
         if cost is not None:
             row["cost_usd"] = cost
-        duration = amount(sim.get("duration"), f"{where}.duration")
+        duration = amount(sim.get("duration"), f"{where}duration")
         if duration is not None:
             row["latency_s"] = duration
         rows.append(row)
@@ -397,7 +476,7 @@ def _tau2(data: dict[str, Any], path: Path) -> ImportedRun:
     metrics = _headline(rewards, success)
     metrics["infra_error_count"] = infra
     source = source_dict(
-        fmt=FORMAT, files=[str(path)], status=None, samples_run=len(ran), epochs=epochs,
+        fmt=FORMAT, files=files, status=None, samples_run=len(ran), epochs=epochs,
         dataset_size=len(tasks) or None, created=nonblank(data.get("timestamp")), harness="tau2-bench",
         harness_version=nonblank(info.get("git_commit")), metrics=metrics, notes=notes,
         sample_epochs_run=len(pairs), sample_epochs_planned=planned if planned is not None else len(pairs),

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scorekit as sk
+from scorekit._errors import NoSamplesError
 from scorekit.importers import FORMATS, _tau
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "tau"
@@ -312,3 +313,143 @@ def test_tau2_directory_layout_damaged_index_names_its_position(tmp_path: Path) 
     data["simulation_index"][2]["reward"] = "1"
     with pytest.raises(sk.InputError, match=r"results.json: simulation_index\[2\]\.reward: expected a number"):
         _tau.read(_write(tmp_path, data))
+
+
+# --------------------------------------------------------------------------- τ² 1.0 directory layout, file by file
+TAU2_EXPECTED = {"metrics": {"avg_reward": 0.25, "pass_hat_ks": {"1": 0.25, "2": 0.25, "3": 0.25}},
+                 "num_trials": 3, "total_tasks": 4}  # shared data/imports-2/expected.json, section "tau2"
+LEADERBOARD = DATA / "leaderboard" / "claude-opus-4-5_sierra_2026-02-26" / "submission.json"
+
+
+def _layout_copy(tmp_path: Path, *, index: bool = True) -> Path:
+    """The real directory copied to ``tmp_path`` (a test may then damage the copy), its index kept or dropped."""
+    target = tmp_path / "run"
+    shutil.copytree(TAU2_DIR, target)
+    for p in [target, *target.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    if not index:
+        data = _json(target / "results.json")
+        del data["simulation_index"]
+        (target / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    return target
+
+
+def _expected_from_files(folder: Path) -> tuple[dict[tuple[str, int], str], dict[int, float]]:
+    """Each simulation's outcome and τ²'s pass^k (mean over tasks of C(c,k)/C(n,k)), from the files' own JSON."""
+    outcomes: dict[tuple[str, int], str] = {}
+    success: dict[str, list[bool]] = {}
+    for sim_file in sorted((folder / "simulations").glob("*.json")):
+        sim = _json(sim_file)
+        ok = 1 - 1e-6 <= sim["reward_info"]["reward"] <= 1 + 1e-6
+        outcomes[(sim["task_id"], sim["trial"])] = "PASS" if ok else "FAIL"
+        success.setdefault(sim["task_id"], []).append(ok)
+    pass_k = {k: sum(math.comb(sum(v), k) / math.comb(len(v), k) for v in success.values()) / len(success)
+              for k in (1, 2, 3)}
+    return outcomes, pass_k
+
+
+@pytest.mark.parametrize("index", [True, False])
+@pytest.mark.parametrize("how", ["directory", "results.json", "auto directory", "auto results.json"])
+def test_tau2_layout_reads_each_simulation_file_with_tau2s_own_figures(tmp_path: Path, index: bool, how: str) -> None:
+    folder = _layout_copy(tmp_path, index=index)
+    source = folder if how.endswith("directory") else folder / "results.json"
+    runs = sk.import_results(source, format="auto" if how.startswith("auto") else "tau")
+    assert len(runs) == 1
+    run = runs[0]
+    outcomes, pass_k = _expected_from_files(folder)
+    assert len(run.rows) == len(outcomes) == TAU2_EXPECTED["total_tasks"] * TAU2_EXPECTED["num_trials"]
+    for (task, trial), status in outcomes.items():
+        assert _status(run, task, trial)[0] == status
+    assert run.rows["status"].value_counts().to_dict() == {"FAIL": 9, "PASS": 3}
+    for k, value in TAU2_EXPECTED["metrics"]["pass_hat_ks"].items():
+        assert run.source["metrics"][f"pass^{k}"] == pytest.approx(value) == pytest.approx(pass_k[int(k)])
+    assert run.source["metrics"]["avg_reward"] == pytest.approx(TAU2_EXPECTED["metrics"]["avg_reward"])
+    assert not run.partial and run.source["epochs"] == 3 and run.source["dataset_size"] == 4
+    dim = next(d for d in sk.evaluate(run).to_dict()["dimensions"] if d["name"] == "tau_reward")
+    assert dim["pass_k"]["2"] == pytest.approx(TAU2_EXPECTED["metrics"]["pass_hat_ks"]["2"])
+
+
+def test_tau2_layout_without_its_folder_reads_the_index_alike(tmp_path: Path) -> None:
+    shutil.copy(TAU2_DIR / "results.json", tmp_path / "results.json")
+    alone = _one(tmp_path / "results.json")
+    with_files = _one(TAU2_DIR / "results.json")
+    key = ["case_id", "trial", "status"]
+    assert alone.rows[key].sort_values(key).values.tolist() == with_files.rows[key].sort_values(key).values.tolist()
+
+
+def _one_sim(folder: Path) -> Path:
+    return sorted((folder / "simulations").glob("*.json"))[0]
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    (lambda sim: sim["reward_info"].update(reward="1.0"), r": reward_info\.reward: expected a number, found a string"),
+    (lambda sim: sim.pop("task_id"), r": task_id: "),
+    (lambda sim: sim.update(reward_info=[1.0]), r": reward_info: expected an object"),
+    (lambda sim: sim.update(duration="fast"), r": duration: "),
+])
+def test_tau2_damaged_simulation_file_exits_2_naming_file_and_field(run_cli, tmp_path: Path, damage: Any,
+                                                                    message: str) -> None:
+    folder = _layout_copy(tmp_path)
+    sim_file = _one_sim(folder)
+    sim = _json(sim_file)
+    damage(sim)
+    sim_file.write_text(json.dumps(sim), encoding="utf-8")
+    with pytest.raises(sk.InputError, match=sim_file.name + message):
+        sk.import_results(folder, format="tau")
+    code, _out, err = run_cli("import", "--from", "tau", folder, "--out-dir", tmp_path / "out")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and sim_file.name in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", ""])
+def test_tau2_unreadable_simulation_file_is_an_input_error_naming_it(tmp_path: Path, text: str) -> None:
+    folder = _layout_copy(tmp_path)
+    sim_file = _one_sim(folder)
+    sim_file.write_text(text, encoding="utf-8")
+    with pytest.raises(sk.InputError, match=sim_file.name) as info:
+        sk.import_results(folder / "results.json", format="tau")
+    assert "\n" not in str(info.value)
+
+
+def test_tau2_index_and_files_must_agree_as_tau2_requires(tmp_path: Path) -> None:
+    folder = _layout_copy(tmp_path)
+    gone = _one_sim(folder)
+    gone.unlink()
+    with pytest.raises(sk.InputError, match=rf"simulation_index\[\d+\]: simulation '{gone.stem}' has no file"):
+        sk.import_results(folder, format="tau")
+    folder = _layout_copy(tmp_path / "extra")
+    shutil.copy(_one_sim(folder), folder / "simulations" / "0-extra.json")
+    with pytest.raises(sk.InputError, match=r"0-extra\.json: a simulation file results\.json's simulation_index"):
+        sk.import_results(folder, format="tau")
+
+
+def test_tau2_layout_import_and_run_from_the_cli(run_cli, tmp_path: Path) -> None:
+    code, out, err = run_cli("import", "--from", "tau", TAU2_DIR, "--out-dir", tmp_path / "out")
+    assert code == 0, err
+    written = sorted(p for p in (tmp_path / "out").iterdir() if p.is_dir())
+    assert len(written) == 1 and (tmp_path / "out" / "policy.stub.yml").is_file()
+    rows = sk.read_rows(written[0] / "results.jsonl")
+    assert len(rows) == 12 and (rows["status"] == "PASS").sum() == 3
+    policy = tmp_path / "policy.yml"
+    policy.write_text("gate:\n  thresholds:\n    tau_reward: 0.2\n", encoding="utf-8")
+    code, out, err = run_cli("run", "--from", "auto", "--results", TAU2_DIR, "--policy", policy,
+                             "--out-dir", tmp_path / "r1")
+    assert code in (0, 1) and "Traceback" not in err, err
+    card = json.loads((tmp_path / "r1" / "scorecard.json").read_text(encoding="utf-8"))
+    assert card["source"]["format"] == "tau" and card["agent"]["name"] == "gpt-4.1-mini"
+
+
+def test_tau2_leaderboard_submission_is_a_source_without_samples(run_cli, tmp_path: Path) -> None:
+    data = _json(LEADERBOARD)
+    assert "simulations" not in data and all("pass_1" in v for v in data["results"].values())  # figures only
+    assert _tau.detect(LEADERBOARD)
+    with pytest.raises(NoSamplesError, match=r"submission\.json: .*only leaderboard figures"):
+        sk.import_results(LEADERBOARD, format="tau")
+    for fmt in ("tau", "auto"):
+        code, _out, err = run_cli("import", "--from", fmt, LEADERBOARD, "--out-dir", tmp_path / fmt)
+        assert code == 2 and len(err.strip().splitlines()) == 1
+        assert "submission.json" in err and "leaderboard" in err
+        code, _out, err = run_cli("run", "--from", fmt, "--results", LEADERBOARD, "--out-dir", tmp_path / fmt)
+        assert code == 2 and "leaderboard" in err and len(err.strip().splitlines()) == 1
+    # in a directory it is skipped with a note; a directory left with nothing is the error
+    with pytest.raises(sk.InputError, match="nothing to import.*leaderboard"):
+        sk.import_results(LEADERBOARD.parent.parent, format="auto")
