@@ -40,10 +40,24 @@ _DESCRIPTIONS = {
 }
 
 
-def _formats() -> list[str]:
-    from .importers._read import format_names
+class _Formats:
+    """The ``--from`` choices, looked up when asked: a built-in name is checked without looking up the
+    importer plug-ins (entry points), so a command that is not given another name pays nothing for
+    them; ``--help`` and an unknown name list them all."""
 
-    return ["auto", *format_names()]
+    def __contains__(self, name: object) -> bool:
+        from .importers._read import is_format
+
+        return isinstance(name, str) and is_format(name)
+
+    def __iter__(self) -> Any:
+        from .importers._read import format_names
+
+        return iter(["auto", *format_names()])
+
+
+def _formats() -> _Formats:
+    return _Formats()
 
 
 def check_not_foreign(path: str) -> None:
@@ -214,7 +228,7 @@ def add_parsers(sub: Any) -> None:
                     "(agent, task, log) with results.jsonl and source.json, and policy.stub.yml.",
     )
     imp.add_argument("--from", dest="from_format", default="auto", choices=formats, metavar="FORMAT",
-                     help=f"the tool that wrote SRC: {', '.join(formats)} (auto: by content; default)")
+                     help="the tool that wrote SRC: %(choices)s (auto: by content; default)")
     imp.add_argument("sources", nargs="+", metavar="SRC", help="a results file or a directory of them")
     imp.add_argument("--out-dir", required=True, metavar="D", help="where to write the runs and policy.stub.yml")
     imp.set_defaults(handler=_cmd_import)
@@ -222,4 +236,4 @@ def add_parsers(sub: Any) -> None:
         parser = getattr(sub, "choices", {}).get(command)
         if parser is not None and "--from" not in parser._option_string_actions:
             parser.add_argument("--from", dest="from_format", choices=formats, metavar="FORMAT",
-                                help=f"the results are another tool's ({', '.join(formats)}): import them first")
+                                help="the results are another tool's (%(choices)s): import them first")

@@ -8,6 +8,14 @@ asked format names it in its ``HIDDEN_FILES``: DeepEval's ``.deepeval/.latest_te
 a log without samples is skipped with a note on the runs that remain, a file no format
 recognises is skipped with a note (unless a file read as a whole layout claims it: a module's
 optional ``claims(path)``), and a directory left with no run is an input error.
+file is read by the format that recognises it; a log without samples is skipped with a note on
+the runs that remain, a file no format recognises is skipped with a note (unless a file read as
+a whole layout claims it: a module's optional ``claims(path)``), and a directory left with no run
+is an input error.
+
+Importer plug-ins (:mod:`~scorekit.importers._plugins`: entry points in the group
+``scorekit.importers``) add ``--from`` names after the built-in ones; built-in formats are asked
+first, and the entry points are looked up only when a plug-in name is needed.
 """
 
 from __future__ import annotations
@@ -19,9 +27,10 @@ from types import ModuleType
 from typing import Any
 
 from .._errors import InputError, NoSamplesError
+from ._plugins import Plugin, plugin, plugin_names
 from ._run import ImportedRun, ImportedRuns
 
-__all__ = ["FORMATS", "detect_format", "format_names", "import_results", "read_directory"]
+__all__ = ["FORMATS", "detect_format", "format_names", "import_results", "is_format", "read_directory"]
 
 #: Each ``--from`` name and its format module (imported only when used). Held here, where it is
 #: read, and re-exported by the package, so the package and this module do not import each other.
@@ -40,12 +49,23 @@ FORMATS: dict[str, str] = {
 
 
 def format_names() -> list[str]:
-    """The ``--from`` names (``auto`` not included)."""
-    return list(FORMATS)
+    """The ``--from`` names (``auto`` not included): the built-in ones, then the installed plug-ins'."""
+    return [*FORMATS, *plugin_names(FORMATS)]
 
 
-def _module(name: str) -> ModuleType | None:
-    """The format module of ``name``, or None when it is not present in this installation."""
+def is_format(name: str) -> bool:
+    """Whether ``name`` is a ``--from`` name (``auto`` included); a built-in name looks up no plug-in."""
+    return name == "auto" or name in FORMATS or plugin(name, FORMATS) is not None
+
+
+#: A built-in format's module or a plug-in: both have ``detect`` and ``read`` (and may have ``claims``).
+Reader = ModuleType | Plugin
+
+
+def _module(name: str) -> Reader | None:
+    """The format module (or plug-in) of ``name``, or None when it is not present in this installation."""
+    if name not in FORMATS:
+        return plugin(name, FORMATS)
     module = FORMATS[name]
     try:
         return importlib.import_module(module)
@@ -55,7 +75,7 @@ def _module(name: str) -> ModuleType | None:
         raise
 
 
-def _present(names: Sequence[str]) -> list[tuple[str, ModuleType]]:
+def _present(names: Sequence[str]) -> list[tuple[str, Reader]]:
     return [(name, m) for name in names if (m := _module(name)) is not None]
 
 
@@ -63,10 +83,15 @@ def detect_format(path: str | Path, names: Sequence[str] | None = None, *, certa
     """The format (a ``--from`` name) whose module recognises the file ``path`` by content, or None.
 
     ``certain``: only on evidence no scorekit results file carries (a module's ``certain(path)``
-    where it has one, else its ``detect``) — what ``run`` and ``validate`` refuse a file on.
+    where it has one, else its ``detect``) — what ``run`` and ``validate`` refuse a file on; only
+    the built-in formats are asked then. Without ``names``, plug-ins are asked after the built-in
+    formats, and only when none recognises the file.
     """
     path = Path(path)
-    for name, module in _present(list(names) if names is not None else format_names()):
+    if names is None:
+        found = detect_format(path, list(FORMATS), certain=certain)
+        return found if found is not None or certain else detect_format(path, plugin_names(FORMATS))
+    for name, module in _present(list(names)):
         check = getattr(module, "certain", module.detect) if certain else module.detect
         if check(path):
             return name
@@ -120,7 +145,7 @@ def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
     return runs
 
 
-def _claims(module: ModuleType, path: Path) -> set[Path]:
+def _claims(module: Reader, path: Path) -> set[Path]:
     """The files a format's directory layout adds to ``path`` (its module's ``claims``), which are not skipped.
 
     A format read from one file of a layout (τ²'s ``results.json`` beside ``simulations/``) claims the
@@ -138,8 +163,8 @@ def _with_notes(run: ImportedRun, notes: list[str]) -> ImportedRun:
 
 
 def _check_format(format: Any) -> str:
-    known = ["auto", *format_names()]
-    if not isinstance(format, str) or format not in known:
+    if not isinstance(format, str) or not is_format(format):
+        known = ["auto", *format_names()]
         raise InputError(f"unknown import format {format!r}; expected one of {', '.join(known)}")
     return format
 
@@ -155,6 +180,7 @@ def import_results(path: str | Path, format: str = "auto") -> ImportedRuns:
         ``auto`` (detect by content) or one of ``inspect``, ``promptfoo``, ``tau``,
         ``openai-evals``, ``assevra``, ``lm-eval``, ``deepeval``, ``helm``, ``eee``,
         ``swe-bench``, or an installed plug-in's name.
+        ``openai-evals``, ``assevra``, or an installed importer plug-in's name.
 
     Returns
     -------
