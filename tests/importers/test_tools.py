@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scorekit as sk
 from scorekit._policy import load_policy
@@ -295,3 +297,32 @@ def test_policy_tool_contracts_unreadable_is_policy_error_naming_file(tmp_path: 
 def test_policy_without_tool_contracts_keeps_its_form() -> None:
     assert "tool_contracts" not in load_policy(None).to_dict()
     assert load_policy(None).tool_contracts is None
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=12)
+
+
+def _wrapped(value: Any, draw: Any) -> Any:
+    """``value`` with its containers swapped for subclasses and tuples, as Python callers build rows."""
+    from collections import OrderedDict
+
+    if isinstance(value, dict):
+        items = {k: _wrapped(v, draw) for k, v in value.items()}
+        return draw(st.sampled_from([dict, OrderedDict, _Schemas]))(items)
+    if isinstance(value, list):
+        items = [_wrapped(v, draw) for v in value]
+        return draw(st.sampled_from([list, tuple]))(items)
+    return value
+
+
+@given(st.data(), _JSON)
+@settings(max_examples=150, deadline=None)
+def test_plain_json_reads_any_wrapping_as_the_plain_value(data: Any, value: Any) -> None:
+    from scorekit._rows._screens import plain_json
+
+    plain, problems = plain_json(_wrapped(value, data.draw))
+    assert problems == [] and plain == value and _plain(plain)
