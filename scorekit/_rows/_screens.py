@@ -85,11 +85,11 @@ _PLAIN = frozenset((str, int, float, bool, type(None)))
 def plain_json(value: Any) -> tuple[Any, list[tuple[str, str]]]:
     """``value`` with its JSON data as plain Python types, and the (path, message) of each key that is no JSON key.
 
-    A subclass of dict, list, str, int or float (a ``ToolSchemas``, an ``OrderedDict``, a NumPy
-    float, a str enum) becomes its plain value, a tuple a list; ``value`` itself is returned when
-    it already is plain (the common case: nothing is copied). What JSON cannot hold at all (a set,
-    a date, an object) is left for :func:`bad_numbers` to name; a key that is not a string is named
-    here (JSON would turn ``1`` into ``"1"``, a different row).
+    A subclass of dict, list, str, int or float (a dict subclass with attributes, an ``OrderedDict``,
+    a str enum) becomes its plain value, a tuple a list, a NumPy scalar or array its Python value;
+    ``value`` itself is returned when it already is plain (the common case: nothing is copied). What
+    JSON cannot hold at all (a set, a date, an object) is left for :func:`bad_numbers` to name; a key
+    that is not a string is named here (JSON would turn ``1`` into ``"1"``, a different row).
 
     Examples
     --------
@@ -141,8 +141,8 @@ def _plain(value: Any, path: str, problems: list[tuple[str, str]]) -> Any:
         return out
     if kind is list or isinstance(value, (list, tuple)):
         return [_plain(item, f"{path}[{i}]", problems) for i, item in enumerate(value)]
-    if isinstance(value, bool):
-        return bool(value)
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):  # np.bool_, np.float32, an array
+        return _plain(value.tolist(), path, problems)
     if isinstance(value, str):
         return str(value)
     if isinstance(value, int):

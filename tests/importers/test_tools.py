@@ -326,3 +326,13 @@ def test_plain_json_reads_any_wrapping_as_the_plain_value(data: Any, value: Any)
 
     plain, problems = plain_json(_wrapped(value, data.draw))
     assert problems == [] and plain == value and _plain(plain)
+
+
+def test_numpy_values_in_a_row_are_read_as_their_python_values() -> None:
+    import numpy as np
+
+    rows = [{"id": f"r{i}", "case_id": "c", "trial": i, "dimension": "x", "status": "PASS", "evaluator": "h",
+             "input": {"flag": np.bool_(True), "ids": np.arange(2), "t": np.float32(0.5)}} for i in range(2)]
+    plain = [{**row, "input": {"flag": True, "ids": [0, 1], "t": 0.5}} for row in rows]
+    card, expected = sk.evaluate(rows), sk.evaluate(plain)
+    assert list(card.evidence["status"]) == ["PASS", "PASS"] and _suite(card) == _suite(expected)
