@@ -8,10 +8,6 @@ asked format names it in its ``HIDDEN_FILES``: DeepEval's ``.deepeval/.latest_te
 a log without samples is skipped with a note on the runs that remain, a file no format
 recognises is skipped with a note (unless a file read as a whole layout claims it: a module's
 optional ``claims(path)``), and a directory left with no run is an input error.
-file is read by the format that recognises it; a log without samples is skipped with a note on
-the runs that remain, a file no format recognises is skipped with a note (unless a file read as
-a whole layout claims it: a module's optional ``claims(path)``), and a directory left with no run
-is an input error.
 
 Importer plug-ins (:mod:`~scorekit.importers._plugins`: entry points in the group
 ``scorekit.importers``) add ``--from`` names after the built-in ones; built-in formats are asked
