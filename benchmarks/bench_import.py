@@ -1,15 +1,13 @@
 """Benchmark the importers: time per item of every format scorekit imports, at two sizes.
 
 ``formats`` (the default) writes, in a temporary directory, one file of each format
-``sk.import_results`` reads — Inspect AI ``.eval`` and ``.json``, promptfoo
-``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and an
-lm-eval results file with its samples file — each holding N items (samples, results,
-simulations, output items, rows, sample lines), at each size of
-``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and a DeepEval test run — each
-holding N items (samples, results, simulations, output items, rows, test cases), at each size of
-``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and a HELM run directory — each
-holding N items (samples, results, simulations, output items, rows, instance trials), at each size of
-``--sizes``. Every file is built from the project's real files of that tool
+``sk.import_results`` reads — Inspect AI ``.eval`` and ``.json`` (and a ``.json`` with
+provenance records), promptfoo ``results.json``, τ-bench, τ²-bench, OpenAI Evals output items,
+an Assevra dataset, an lm-eval results file with its samples file, a DeepEval test run, a HELM
+run directory, an Every Eval Ever aggregate with its instance file and a SWE-bench run report
+with its per-instance reports — each holding N items (samples, results, simulations, output
+items, rows, sample lines, test cases, instance trials, instance lines, instances), at each size
+of ``--sizes``. Every file is built from the project's real files of that tool
 (``tests/data/imports``): their records cloned with new ids, the bulky parts a scorer never
 reads trimmed (Inspect's events and messages, τ-bench's trajectories), so the shapes are the
 tools' own. Each file is imported with ``sk.import_results(path, format=FMT)`` (after a
@@ -17,27 +15,6 @@ warm-up on a small file of the same format) and the best of ``--runs`` is printe
 seconds and µs per item. An importer linear in its input shows the same µs/item at both
 sizes: the last column is the ratio of the two totals (≈ the size ratio, 10 by default;
 a quadratic importer shows ≈ 100).
-``results.json``, τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset, an Every
-Eval Ever aggregate with its instance file — each holding N items (samples, results,
-simulations, output items, rows, instance lines), at each size of ``--sizes``. Every file is
-built from the project's real files of that tool (``tests/data/imports``): their records
-cloned with new ids, the bulky parts a scorer never reads trimmed (Inspect's events and
-messages, τ-bench's trajectories), so the shapes are the tools' own. Each file is imported
-with ``sk.import_results(path, format=FMT)`` (after a warm-up on a small file of the same
-format) and the best of ``--runs`` is printed as total seconds and µs per item. An importer
-linear in its input shows the same µs/item at both sizes: the last column is the ratio of the
-two totals (≈ the size ratio, 10 by default; a quadratic importer shows ≈ 100).
-``sk.import_results`` reads — Inspect AI ``.eval`` and ``.json``, promptfoo ``results.json``,
-τ-bench, τ²-bench, OpenAI Evals output items, an Assevra dataset and a SWE-bench run report with
-its per-instance reports — each holding N items (samples, results, simulations, output items,
-rows, instances), at each size of ``--sizes``. Every file is built from the project's real files
-of that tool (``tests/data/imports``): their records cloned with new ids, the bulky parts a
-scorer never reads trimmed (Inspect's events and messages, τ-bench's trajectories), so the
-shapes are the tools' own. Each file is imported with ``sk.import_results(path, format=FMT)``
-(after a warm-up on a small file of the same format) and the best of ``--runs`` is printed as
-total seconds and µs per item. An importer linear in its input shows the same µs/item at both
-sizes: the last column is the ratio of the two totals (≈ the size ratio, 10 by default; a
-quadratic importer shows ≈ 100).
 
 ``inspect-ai`` times importing a directory of Inspect logs against inspect_ai's own reader
 (``read_eval_log``), each in its own process, in a virtual environment holding inspect_ai.
@@ -254,6 +231,8 @@ def write_lm_eval(path: Path, n: int) -> Path:
     with (folder / f"samples_skq_gen_{stamp}.jsonl").open("w", encoding="utf-8") as f:
         f.writelines(json.dumps(x) + "\n" for x in out)
     return results
+
+
 def write_deepeval(path: Path, n: int) -> Path:
     """A DeepEval test run export of n test cases: run-a's six cases cloned with new names (3 metrics each),
     ``metricsScores``, ``testPassed`` and ``testFailed`` counted over the clones as DeepEval counts them."""
@@ -274,6 +253,8 @@ def write_deepeval(path: Path, n: int) -> Path:
                testFailed=len(cases) - passed)
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
+
+
 def write_helm(path: Path, n: int) -> Path:
     """A HELM run directory of n (instance, train trial) pairs: n / 4 instances × 4 train trials.
 
@@ -298,6 +279,8 @@ def write_helm(path: Path, n: int) -> Path:
         (path / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
     (path / "stats.json").write_text((real / "stats.json").read_text(encoding="utf-8"), encoding="utf-8")
     return path / "run_spec.json"
+
+
 def write_eee(path: Path, n: int) -> Path:
     """An Every Eval Ever aggregate and its instance file of n lines: n / 8 samples × 2 results × 4 repetitions.
 
@@ -328,6 +311,9 @@ def write_eee(path: Path, n: int) -> Path:
     doc["detailed_evaluation_results"].update(file_path=f"data/skq_mc/scorekit/dummy-lm/{side.name}",
                                               checksum=hashlib.sha256(body).hexdigest(), total_rows=len(out))
     path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
 def write_swe_bench(path: Path, n: int) -> Path:
     """A SWE-bench run report of n instances with its per-instance reports beside it (logs/run_evaluation/...).
 
