@@ -18,6 +18,11 @@ a quadratic importer shows ≈ 100).
 
 ``inspect-ai`` times importing a directory of Inspect logs against inspect_ai's own reader
 (``read_eval_log``), each in its own process, in a virtual environment holding inspect_ai.
+``lm-eval`` writes an lm-eval results file with its samples file of ``--items`` lines (as
+``formats`` does) and times ``sk.import_results`` against lm-eval's own loading of them
+(``lm_eval.utils``' file pickers, then ``datasets.load_dataset("json")``, as its
+``EvaluationTracker`` reads a run back), each in its own process: medians of ``--runs``, in
+seconds and µs per sample line, and their ratio.
 
 Usage::
 
@@ -25,6 +30,10 @@ Usage::
     python -m venv /tmp/inspect-venv && /tmp/inspect-venv/bin/pip install inspect_ai
     python benchmarks/bench_import.py inspect-ai [--dir tests/data/imports/inspect] [--runs 5] \\
         [--inspect-python /tmp/inspect-venv/bin/python]
+    python -m venv /tmp/lmeval-venv && /tmp/lmeval-venv/bin/pip install --no-deps lm_eval \\
+        && /tmp/lmeval-venv/bin/pip install datasets jinja2  # what its loading needs
+    python benchmarks/bench_import.py lm-eval [--items 100000] [--runs 3] \\
+        [--lm-eval-python /tmp/lmeval-venv/bin/python]
 """
 
 from __future__ import annotations
@@ -410,11 +419,11 @@ def bench_formats(sizes: list[int], runs: int, only: list[str] | None) -> int:
 _SCOREKIT = """
 import json, sys, time
 import scorekit as sk
-d, runs = sys.argv[1], int(sys.argv[2])
-sk.import_results(d, format="inspect")  # warm-up: imports, first read
+d, runs, fmt = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+sk.import_results(d, format=fmt)  # warm-up: imports, first read
 times = []
 for _ in range(runs):
-    t = time.perf_counter(); out = sk.import_results(d, format="inspect"); times.append(time.perf_counter() - t)
+    t = time.perf_counter(); out = sk.import_results(d, format=fmt); times.append(time.perf_counter() - t)
 print(json.dumps({"times": times, "runs": len(out), "rows": sum(len(r.rows) for r in out)}))
 """
 
@@ -434,8 +443,8 @@ print(json.dumps({"times": times, "logs": len(logs), "samples": sum(len(l.sample
 """
 
 
-def _run(python: str, code: str, directory: Path, runs: int) -> dict[str, Any]:
-    proc = subprocess.run([python, "-c", code, str(directory), str(runs)], capture_output=True, text=True, check=False)
+def _run(python: str, code: str, *args: object) -> dict[str, Any]:
+    proc = subprocess.run([python, "-c", code, *map(str, args)], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{python}: benchmark failed:\n{proc.stderr.strip()}")
     result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -449,7 +458,9 @@ def _median(values: list[float]) -> float:
 
 
 def bench_inspect_ai(directory: Path, runs: int, inspect_python: str) -> int:
-    ours = _run(sys.executable, _SCOREKIT, directory, runs)
+    if not Path(inspect_python).exists():
+        return _no_venv(inspect_python, "inspect_ai")
+    ours = _run(sys.executable, _SCOREKIT, directory, runs, "inspect")
     theirs = _run(inspect_python, _INSPECT, directory, runs)
     a, b = _median(ours["times"]), _median(theirs["times"])
     print(f"directory: {directory} ({theirs['logs']} logs, {theirs['samples']} samples)")
@@ -457,6 +468,65 @@ def bench_inspect_ai(directory: Path, runs: int, inspect_python: str) -> int:
           f"{ours['rows']} rows)")
     print(f"inspect_ai read_eval_log:  {b * 1000:8.1f} ms median of {runs}")
     print(f"ratio (inspect_ai / scorekit): {b / a:.2f}x")
+    return 0
+
+
+# --------------------------------------------------------------------------- scorekit vs lm-eval
+# lm-eval reads its own output back with Hugging Face datasets: EvaluationTracker.recreate_metadata_card
+# picks the files with lm_eval.utils' get_results_filenames / get_sample_results_filenames /
+# get_latest_filename and loads them with load_dataset("json", ...), and the card it writes tells
+# users to load a run's samples the same way. A fresh cache_dir each run: the JSON is parsed, not
+# an Arrow copy cached by the run before.
+_LM_EVAL = """
+import json, sys, tempfile, time
+from pathlib import Path
+import datasets
+from lm_eval.utils import (get_file_task_name, get_latest_filename, get_results_filenames,
+                           get_sample_results_filenames)
+datasets.disable_progress_bars()
+datasets.logging.set_verbosity_error()
+d, runs = Path(sys.argv[1]), int(sys.argv[2])
+def read_all():
+    names = [str(p) for p in sorted(d.iterdir())]
+    with tempfile.TemporaryDirectory() as cache:
+        results = datasets.load_dataset("json", data_files=get_latest_filename(get_results_filenames(names)),
+                                        split="train", cache_dir=cache)
+        samples = {get_file_task_name(Path(f).name): datasets.load_dataset("json", data_files=f, split="train",
+                                                                           cache_dir=cache)
+                   for f in get_sample_results_filenames(names)}
+        return results["results"][0], {task: ds.num_rows for task, ds in samples.items()}
+read_all()  # warm-up: imports, first read
+times = []
+for _ in range(runs):
+    t = time.perf_counter(); out = read_all(); times.append(time.perf_counter() - t)
+print(json.dumps({"times": times, "tasks": sorted(out[0]), "rows": sum(out[1].values())}))
+"""
+
+
+def _no_venv(python: str, tool: str) -> int:
+    print(f"{python}: no such interpreter; make a virtual environment holding {tool} (see this file's docstring)",
+          file=sys.stderr)
+    return 2
+
+
+def _side_by_side(ours: dict[str, Any], theirs: dict[str, Any], tool: str, items: int, runs: int) -> None:
+    a, b = _median(ours["times"]), _median(theirs["times"])
+    print(f"{'scorekit.import_results':<34}{a:8.2f} s {a / items * 1e6:8.1f} µs/item  median of {runs} "
+          f"({ours['rows']:,} rows)")
+    print(f"{tool:<34}{b:8.2f} s {b / items * 1e6:8.1f} µs/item  median of {runs} ({theirs['rows']:,} rows)")
+    print(f"ratio ({tool.split()[0]} / scorekit): {b / a:.2f}x")
+
+
+def bench_lm_eval(items: int, runs: int, lm_eval_python: str) -> int:
+    if not Path(lm_eval_python).exists():
+        return _no_venv(lm_eval_python, "lm_eval and datasets")
+    with tempfile.TemporaryDirectory(prefix="sk-bench-lm-eval-") as tmp:
+        results = write_lm_eval(Path(tmp) / "lm-eval.json", items)
+        lines = sum(1 for _ in next(results.parent.glob("samples_*.jsonl")).open(encoding="utf-8"))
+        print(f"lm-eval results file with its samples file: {lines:,} sample lines ({results.parent.name}/)")
+        ours = _run(sys.executable, _SCOREKIT, results, runs, "lm-eval")
+        theirs = _run(lm_eval_python, _LM_EVAL, results.parent, runs)
+    _side_by_side(ours, theirs, "lm-eval (datasets.load_dataset)", lines, runs)
     return 0
 
 
@@ -471,7 +541,13 @@ def main(argv: list[str] | None = None) -> int:
     versus.add_argument("--dir", type=Path, default=DATA / "inspect")
     versus.add_argument("--runs", type=int, default=5)
     versus.add_argument("--inspect-python", default="/tmp/inspect-venv/bin/python")
+    lm_eval = sub.add_parser("lm-eval", help="scorekit against lm-eval's own loading of its results and samples")
+    lm_eval.add_argument("--items", type=int, default=100_000, help="sample lines in the generated samples file")
+    lm_eval.add_argument("--runs", type=int, default=3)
+    lm_eval.add_argument("--lm-eval-python", default="/tmp/lmeval-venv/bin/python")
     args = parser.parse_args(argv)
+    if args.command == "lm-eval":
+        return bench_lm_eval(args.items, args.runs, args.lm_eval_python)
     if args.command == "inspect-ai":
         return bench_inspect_ai(args.dir, args.runs, args.inspect_python)
     if args.command is None:
