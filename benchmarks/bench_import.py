@@ -22,7 +22,10 @@ a quadratic importer shows ≈ 100).
 ``formats`` does) and times ``sk.import_results`` against lm-eval's own loading of them
 (``lm_eval.utils``' file pickers, then ``datasets.load_dataset("json")``, as its
 ``EvaluationTracker`` reads a run back), each in its own process: medians of ``--runs``, in
-seconds and µs per sample line, and their ratio.
+seconds and µs per sample line, and their ratio. ``eee`` does the same with an Every Eval Ever
+aggregate and its instance file against every_eval_ever's own models of them (each line
+through ``strict_json_loads`` and ``InstanceLevelEvaluationLog``, as its validator reads them),
+its ``validate_file`` of both files beside them.
 
 Usage::
 
@@ -34,6 +37,10 @@ Usage::
         && /tmp/lmeval-venv/bin/pip install datasets jinja2  # what its loading needs
     python benchmarks/bench_import.py lm-eval [--items 100000] [--runs 3] \\
         [--lm-eval-python /tmp/lmeval-venv/bin/python]
+    # every_eval_ever is not on PyPI: install its checkout (github.com/evaleval/every_eval_ever), Python >= 3.12
+    python3.12 -m venv /tmp/eee-venv && /tmp/eee-venv/bin/pip install --no-deps ./every_eval_ever \\
+        && /tmp/eee-venv/bin/pip install pydantic rich  # what its models and validator need
+    python benchmarks/bench_import.py eee [--items 100000] [--runs 3] [--eee-python /tmp/eee-venv/bin/python]
 """
 
 from __future__ import annotations
@@ -530,6 +537,60 @@ def bench_lm_eval(items: int, runs: int, lm_eval_python: str) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- scorekit vs every_eval_ever
+# every_eval_ever has no loader returning records beside its validator: the validator reads an
+# aggregate and each instance line with strict_json_loads (no duplicate keys, no NaN) and checks
+# them against its pydantic models, EvaluationLog and InstanceLevelEvaluationLog. Loading is that,
+# keeping the models (the aggregate's detailed_evaluation_results.file_path names the instance
+# file); validate_file, its check of both files, is timed beside it.
+_EEE = """
+import json, sys, time
+from pathlib import Path
+from every_eval_ever.eval_types import EvaluationLog
+from every_eval_ever.instance_level_types import InstanceLevelEvaluationLog
+from every_eval_ever.validator.json_utils import strict_json_loads
+from every_eval_ever.validator.validation_core import validate_file
+path, runs = Path(sys.argv[1]), int(sys.argv[2])
+def load():
+    log = EvaluationLog.model_validate(strict_json_loads(path.read_text(encoding="utf-8")))
+    side = path.with_name(Path(log.detailed_evaluation_results.file_path).name)
+    with side.open(encoding="utf-8") as f:
+        rows = [InstanceLevelEvaluationLog.model_validate(strict_json_loads(line)) for line in f if line.strip()]
+    return log, rows
+def validate():
+    reports = [validate_file(p) for p in (path, path.with_name(f"{path.stem}_samples.jsonl"))]
+    errors = [e for r in reports for e in r.errors]
+    if errors:
+        raise SystemExit(f"every_eval_ever refuses the files: {errors[:3]}")
+load(); validate()  # warm-up: imports, first read
+times, checks = [], []
+for _ in range(runs):
+    t = time.perf_counter(); log, rows = load(); times.append(time.perf_counter() - t)
+    del log, rows
+    t = time.perf_counter(); validate(); checks.append(time.perf_counter() - t)
+print(json.dumps({"times": times, "validate": checks, "rows": len(load()[1])}))
+"""
+
+#: The name of the aggregate eee mode writes: EEE's schema wants a UUID4 file name for the instance file.
+EEE_NAME = "e9a70a55-a357-471b-9b11-fa588ec527f9.json"
+
+
+def bench_eee(items: int, runs: int, eee_python: str) -> int:
+    if not Path(eee_python).exists():
+        return _no_venv(eee_python, "every_eval_ever")
+    with tempfile.TemporaryDirectory(prefix="sk-bench-eee-") as tmp:
+        aggregate = write_eee(Path(tmp) / EEE_NAME, items)
+        lines = sum(1 for _ in aggregate.with_name(f"{aggregate.stem}_samples.jsonl").open(encoding="utf-8"))
+        print(f"Every Eval Ever aggregate with its instance file: {lines:,} instance lines")
+        ours = _run(sys.executable, _SCOREKIT, aggregate, runs, "eee")
+        theirs = _run(eee_python, _EEE, aggregate, runs)
+    _side_by_side(ours, theirs, "every_eval_ever (pydantic models)", lines, runs)
+    check = _median(theirs["validate"])
+    print(f"{'every_eval_ever validate_file':<34}{check:8.2f} s {check / lines * 1e6:8.1f} µs/item  "
+          f"median of {runs} (both files valid)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command")
@@ -545,7 +606,13 @@ def main(argv: list[str] | None = None) -> int:
     lm_eval.add_argument("--items", type=int, default=100_000, help="sample lines in the generated samples file")
     lm_eval.add_argument("--runs", type=int, default=3)
     lm_eval.add_argument("--lm-eval-python", default="/tmp/lmeval-venv/bin/python")
+    eee = sub.add_parser("eee", help="scorekit against every_eval_ever's own models of an aggregate and its lines")
+    eee.add_argument("--items", type=int, default=100_000, help="lines in the generated instance file")
+    eee.add_argument("--runs", type=int, default=3)
+    eee.add_argument("--eee-python", default="/tmp/eee-venv/bin/python")
     args = parser.parse_args(argv)
+    if args.command == "eee":
+        return bench_eee(args.items, args.runs, args.eee_python)
     if args.command == "lm-eval":
         return bench_lm_eval(args.items, args.runs, args.lm_eval_python)
     if args.command == "inspect-ai":
