@@ -8,6 +8,7 @@ be imported reliably from a test.
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -224,3 +225,12 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses resolve their module by name
     spec.loader.exec_module(module)
     return module
+
+
+def writable_copy(source: Path, target: Path) -> Path:
+    """``source`` (a shared test-data folder) copied to ``target`` with every file writable: a test
+    may then damage or vary the copy (a checkout may hold the data read-only)."""
+    shutil.copytree(source, target)
+    for p in [target, *target.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return target

@@ -18,6 +18,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared import writable_copy
 
 import scorekit as sk
 from scorekit._errors import NoSamplesError
@@ -52,11 +53,7 @@ def _dump(path: Path, data: Any) -> None:
 
 def _copy(tmp_path: Path, source: Path = SIMPLE) -> Path:
     """A writable copy of a shared run directory (its name kept) to damage or vary."""
-    folder = tmp_path / source.name
-    shutil.copytree(source, folder)
-    for p in folder.iterdir():
-        p.chmod(0o644)
-    return folder
+    return writable_copy(source, tmp_path / source.name)
 
 
 def _one(path: Path) -> sk.importers.ImportedRun:

@@ -21,6 +21,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared import writable_copy
 
 import scorekit as sk
 from scorekit._errors import NoSamplesError
@@ -76,11 +77,7 @@ def _runs(path: Path, fmt: str = "lm-eval") -> dict[str, sk.importers.ImportedRu
 
 
 def _copy(tmp_path: Path, src: Path = FULL) -> Path:
-    dst = tmp_path / src.name
-    shutil.copytree(src, dst)
-    for p in dst.iterdir():
-        p.chmod(0o644)
-    return dst
+    return writable_copy(src, tmp_path / src.name)
 
 
 def _edit_results(folder: Path, edit: Any) -> Path:

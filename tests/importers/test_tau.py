@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared import writable_copy
 
 import scorekit as sk
 from scorekit._errors import NoSamplesError
@@ -323,10 +324,7 @@ LEADERBOARD = DATA / "leaderboard" / "claude-opus-4-5_sierra_2026-02-26" / "subm
 
 def _layout_copy(tmp_path: Path, *, index: bool = True) -> Path:
     """The real directory copied to ``tmp_path`` (a test may then damage the copy), its index kept or dropped."""
-    target = tmp_path / "run"
-    shutil.copytree(TAU2_DIR, target)
-    for p in [target, *target.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
+    target = writable_copy(TAU2_DIR, tmp_path / "run")
     if not index:
         data = _json(target / "results.json")
         del data["simulation_index"]
