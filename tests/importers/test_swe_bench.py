@@ -342,3 +342,77 @@ def test_cli_damaged_report_exits_2_in_one_line(run_cli: Any, tmp_path: Path) ->
 def test_cli_run_without_from_names_the_format(run_cli: Any, tmp_path: Path) -> None:
     code, out, err = run_cli("run", "--results", REPORT, "--out-dir", tmp_path)
     assert code == 2 and "--from swe-bench" in err and "\n" not in err.strip()
+
+
+# --------------------------------------------------------------------------- run-b: a '/' in the model name
+#: run-b: written by swebench 5.0.2's own harness, make_swebench_reports.py variant b (README of tests/data/imports)
+RUN_B = RUN_A.parent / "run-b"
+REPORT_B = RUN_B / "reports" / "org__agent-swe-b.toy-b.json"
+MODEL_DIR_B = RUN_B / "logs" / "run_evaluation" / "toy-b" / "org__agent-swe-b"
+#: swebench's own summary of run-b as it printed it (and wrote the counts): 5 instances, 4 submitted and completed,
+#: 3 resolved (201, 202 and the FAIL_ONLY 204), 1 unresolved (203: the tests-errored marker), 1 incomplete (205)
+EXPECTED_COUNTS_B = {"total_instances": 5, "submitted_instances": 4, "completed_instances": 4, "resolved_instances": 3,
+                     "unresolved_instances": 1, "empty_patch_instances": 0, "error_instances": 0,
+                     "infra_failure_instances": 0, "ambiguous_failure_instances": 0}
+
+
+@pytest.mark.parametrize(("path", "fmt"), [(REPORT_B, "swe-bench"), (RUN_B, "swe-bench"), (RUN_B, "auto"),
+                                           (REPORT_B, "auto")])
+def test_run_b_counts_ids_and_agent_equal_swe_benchs_own(path: Path, fmt: str) -> None:
+    report = _report_of(REPORT_B)
+    runs = sk.import_results(path, format=fmt)
+    assert len(runs) == 1
+    run = runs[0]
+    assert (run.agent, run.task) == ("org/agent-swe-b", "toy-b")  # the harness wrote the '/' as '__'
+    got = _by_case(run)
+    assert len(got) == len(run.rows) == report["total_instances"] == 5
+    assert sorted(i for i, (s, _) in got.items() if s == "PASS") == sorted(report["resolved_ids"])
+    assert sorted(report["resolved_ids"]) == ["example__toy-201", "example__toy-202", "example__toy-204"]
+    assert sorted(i for i, v in got.items() if v == ("FAIL", "unresolved")) == report["unresolved_ids"]
+    assert sorted(i for i, v in got.items() if v == ("ERROR", "incomplete")) == report["incomplete_ids"]
+    assert report["empty_patch_ids"] == report["error_ids"] == []
+    for key, value in EXPECTED_COUNTS_B.items():
+        assert run.source["metrics"]["counts"][key] == value == report[key]
+    # SWE-bench's own rates, recomputed from the report's JSON
+    assert run.source["metrics"]["resolved_rate_of_total"] == pytest.approx(
+        report["resolved_instances"] / report["total_instances"]) == pytest.approx(0.6)
+    assert run.source["metrics"]["resolved_rate_of_submitted"] == pytest.approx(
+        report["resolved_instances"] / report["submitted_instances"]) == pytest.approx(0.75)
+    # 4 of 5 completed: partial, and every row says so
+    assert run.partial and all(run.rows["partial_run"])
+    assert (run.source["sample_epochs_run"], run.source["sample_epochs_planned"]) == (4, 5)
+    assert run.source["created"] == json.loads((MODEL_DIR_B.parent / "run.json").read_text())["created_at"]
+
+
+def test_run_b_rows_agree_with_the_per_instance_reports() -> None:
+    rows = _one(RUN_B).rows.set_index("case_id")
+    for folder in sorted(MODEL_DIR_B.iterdir()):
+        body = json.loads((folder / "report.json").read_text())[folder.name]
+        assert (rows.loc[folder.name, "status"] == "PASS") == body["resolved"]
+    # the tests-errored marker: the harness grades the instance unresolved with patch_successfully_applied false
+    assert rows.loc["example__toy-203", "detail"].startswith("patch_successfully_applied is false")
+    assert rows.loc["example__toy-205", "detail"] == "no prediction submitted (in incomplete_ids)"
+
+
+def test_run_b_scorekit_figures_and_decision() -> None:
+    report = _report_of(REPORT_B)
+    card = sk.evaluate(_one(RUN_B), policy={"purpose": "exploratory"})
+    dim = next(d for d in card.to_dict()["dimensions"] if d["name"] == "resolved")
+    assert (dim["passes"], dim["fails"], dim["errors"]) == (3, 1, 1)
+    assert dim["pass_k"]["1"] == pytest.approx(report["resolved_instances"] / report["completed_instances"])
+    assert card.decision == "TRIAGE"
+
+
+def test_run_b_cli_import_and_run(run_cli: Any, tmp_path: Path) -> None:
+    code, out, err = run_cli("import", "--from", "swe-bench", RUN_B, "--out-dir", tmp_path / "out")
+    assert code == 0, err
+    folder = next(p for p in (tmp_path / "out").iterdir() if p.is_dir())
+    assert json.loads((folder / "source.json").read_text())["agent"] == "org/agent-swe-b"
+    assert len(sk.read_rows(folder / "results.jsonl")) == 5
+    policy = tmp_path / "policy.yml"
+    policy.write_text("gate:\n  thresholds:\n    resolved: 0.5\n", encoding="utf-8")
+    code, out, err = run_cli("run", "--from", "swe-bench", "--results", RUN_B, "--policy", policy,
+                             "--out-dir", tmp_path / "card")
+    assert code == 0 and "decision: TRIAGE" in out, out + err
+    data = json.loads((tmp_path / "card" / "scorecard.json").read_text())
+    assert data["agent"]["name"] == "org/agent-swe-b"
