@@ -436,8 +436,9 @@ def _run(folder: Path, spec: Any, spec_path: Path | None, stats_data: Any, stats
         notes.append(f"named stat(s) {', '.join(continuous)} (F1, ROUGE, BLEU, ...: not HELM's 0/1 correctness "
                      "stats) are not pass/fail dimensions; HELM's aggregates of them are in source metrics")
     if not metrics and (present or not named):
+        why = "" if named else " (its run spec names none: metric_specs args.names are empty)"
         raise NoSamplesError(f"{stats_path or spec_path or folder}: the per-instance stats hold no 0/1 stat of the "
-                             f"run's main metrics ({', '.join(order[:6])}, ...): nothing to import as rows")
+                             f"run's main metrics{why} ({', '.join(order[:6])}, ...): nothing to import as rows")
     if not metrics:
         metrics = list(named)  # none of them scored: every instance unscored on the metrics the run names
 
