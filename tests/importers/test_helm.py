@@ -28,6 +28,10 @@ from scorekit.importers._read import detect_format
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "helm"
 MMLU = DATA / "mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2"
 SIMPLE = DATA / "simple_mcqa:model=simple_model1"
+#: built by hand after HELM 0.5.16's source (tests/data/build_helm_simple_runs.py; README of tests/data/imports): the
+#: held-back runs of make_helm_runs.sh, whose helm-run could not run here (crfm-helm needs torch)
+CLASSIFICATION = DATA / "simple_classification:model=simple_model1"
+SIMPLE1 = DATA / "simple1:model=simple_model1"
 METRICS = ("exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match")
 #: expected.json ("helm" section of shared/data/imports-2): HELM's headline means per split.
 EXPECTED = {
@@ -185,9 +189,10 @@ def test_helm_does_not_claim_other_formats_files_nor_they_its() -> None:
 
 def test_helm_directory_walk_reads_each_run_once_and_notes_nothing_skipped() -> None:
     runs = sk.import_results(DATA, format="auto")
-    assert sorted(r.task for r in runs) == sorted(_json(d / "run_spec.json")["name"] for d in (MMLU, SIMPLE))
-    for run in runs:
-        assert not any("skipped" in note for note in run.notes)
+    assert sorted(r.task for r in runs) == sorted(_json(d / "run_spec.json")["name"]
+                                                  for d in (MMLU, SIMPLE, CLASSIFICATION))
+    for run in runs:  # simple1 has no main metric: skipped with a note, nothing else is
+        assert all(str(SIMPLE1) in note for note in run.notes if "skipped" in note)
     assert _helm.claims(MMLU / "run_spec.json") == {MMLU / n for n in ("scenario.json", "scenario_state.json",
                                                                         "stats.json", "per_instance_stats.json")}
 
@@ -466,7 +471,7 @@ def test_helm_scorekit_import_writes_rows_source_and_stub(run_cli, tmp_path: Pat
     assert "exact_match@valid" in stub["gate"]["required_dimensions"]
     code, stdout, err = run_cli("import", "--from", "auto", DATA, "--out-dir", tmp_path / "auto")
     assert code == 0, err
-    assert len([p for p in (tmp_path / "auto").iterdir() if p.is_dir()]) == 2
+    assert len([p for p in (tmp_path / "auto").iterdir() if p.is_dir()]) == 3  # mmlu, simple_mcqa, classification
 
 
 def test_helm_run_from_gates_as_the_evidence_says(run_cli, tmp_path: Path) -> None:
@@ -487,3 +492,54 @@ def test_helm_run_from_gates_as_the_evidence_says(run_cli, tmp_path: Path) -> No
 def test_helm_run_spec_given_to_run_without_from_exits_2_naming_from_helm(run_cli, tmp_path: Path) -> None:
     code, _, err = run_cli("run", "--results", MMLU / "run_spec.json", "--out-dir", tmp_path)
     assert code == 2 and "--from helm" in err and len(err.strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------------------- make_helm_runs.sh's other runs
+def test_helm_simple_classification_counts_and_pass1_equal_helms_own() -> None:
+    """simple_classification names exact_match & co. (get_exact_match_metric_specs): one 0/1 stat per instance."""
+    run = _one(CLASSIFICATION)
+    spec = _json(CLASSIFICATION / "run_spec.json")
+    assert (run.agent, run.task) == ("simple/model1", "simple_classification:model=simple_model1") == (
+        spec["adapter_spec"]["model_deployment"], spec["name"])
+    assert not run.partial and run.source["samples_run"] == 10
+    want = _file_counts(CLASSIFICATION)  # from per_instance_stats.json, read here
+    assert set(want) == {f"{m}@test" for m in METRICS} and all(w == {"PASS": 0, "FAIL": 10} for w in want.values())
+    rows = run.rows
+    assert set(rows["dimension"]) == set(want) and not (rows["status"] == "ERROR").any()
+    for dimension, counts in want.items():
+        mine = rows[rows["dimension"] == dimension]
+        assert ((mine["status"] == "PASS").sum(), (mine["status"] == "FAIL").sum()) == (counts["PASS"], counts["FAIL"])
+    dims = _dimensions(sk.evaluate(run, policy={"purpose": "exploratory"}))
+    helm = _helm_means(CLASSIFICATION)  # HELM's own stats.json
+    for dimension in want:
+        assert dims[dimension]["pass_k"]["1"] == pytest.approx(helm[dimension], abs=1e-12) == 0.0
+        assert run.source["metrics"][dimension]["mean"] == helm[dimension]
+    state = _json(CLASSIFICATION / "scenario_state.json")["request_states"]
+    assert sorted(set(rows["case_id"])) == sorted(rs["instance"]["id"] for rs in state)
+
+
+def test_helm_simple1_names_no_main_metric_so_it_has_no_samples(run_cli, tmp_path: Path) -> None:
+    """simple1 (BasicGenerationMetric(names=[])): token counts, finish reasons, logprobs, no correctness stat.
+
+    SPEC §15: a source without samples is an input error naming the file; in a directory it is skipped with a note
+    and the other runs are read.
+    """
+    spec = _json(SIMPLE1 / "run_spec.json")
+    assert [m["args"].get("names") for m in spec["metric_specs"] if "names" in m["args"]] == [[]]
+    stats = _json(SIMPLE1 / "per_instance_stats.json")
+    assert len(stats) == 30 and {e["train_trial_index"] for e in stats} == {0, 1, 2}  # 10 instances x 3 trials
+    assert not {s["name"]["name"] for e in stats for s in e["stats"]} & set(_helm.CORRECTNESS)
+    for path in (SIMPLE1, SIMPLE1 / "run_spec.json"):
+        with pytest.raises(NoSamplesError, match=r"per_instance_stats\.json: .*no 0/1 stat.*run spec names none"):
+            _helm.read(path)
+    code, out, err = run_cli("import", "--from", "helm", SIMPLE1 / "run_spec.json", "--out-dir", tmp_path / "o")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "per_instance_stats.json" in err, err
+    assert "Traceback" not in err and not (tmp_path / "o").exists()
+    code, out, err = run_cli("import", "--from", "auto", SIMPLE1, "--out-dir", tmp_path / "a")
+    assert code == 2 and "nothing to import" in err and "no 0/1 stat" in err, err
+    folder = tmp_path / "runs"
+    for source in (SIMPLE1, CLASSIFICATION):
+        shutil.copytree(source, folder / source.name)
+    runs = sk.import_results(folder, format="helm")
+    assert [r.task for r in runs] == ["simple_classification:model=simple_model1"]
+    assert any(n.startswith("skipped ") and "simple1" in n and "no 0/1 stat" in n for n in runs[0].notes)
