@@ -416,3 +416,17 @@ def test_run_b_cli_import_and_run(run_cli: Any, tmp_path: Path) -> None:
     assert code == 0 and "decision: TRIAGE" in out, out + err
     data = json.loads((tmp_path / "card" / "scorecard.json").read_text())
     assert data["agent"]["name"] == "org/agent-swe-b"
+
+
+def test_run_b_per_instance_reports_alone_agree_with_the_run_report(tmp_path: Path) -> None:
+    """Without the run report the logs still give the completed instances' outcomes (and the '/' of the model)."""
+    report = _report_of(REPORT_B)
+    shutil.copytree(RUN_B / "logs", tmp_path / "logs")
+    run = _one(tmp_path)
+    assert (run.agent, run.task) == ("org/agent-swe-b", "toy-b")
+    got = _by_case(run)
+    assert sorted(got) == sorted(report["completed_ids"])
+    assert sorted(i for i, (s, _) in got.items() if s == "PASS") == sorted(report["resolved_ids"])
+    assert sorted(i for i, v in got.items() if v == ("FAIL", "unresolved")) == report["unresolved_ids"]
+    assert run.source["metrics"]["counts"] == {"completed_instances": report["completed_instances"],
+                                               "resolved_instances": report["resolved_instances"]}
