@@ -126,9 +126,8 @@ def read_directory(root: Path, names: Sequence[str]) -> list[ImportedRun]:
             continue
         try:
             runs.extend(module.read(path))
-        except NoSamplesError as exc:
+        except NoSamplesError as exc:  # its layout's other files are still its own: not noted one by one
             skipped.append((None, f"skipped {exc}"))
-            continue
         claimed |= _claims(module, path)
     if bar is not None:
         bar.close()
