@@ -451,3 +451,54 @@ def test_tau2_leaderboard_submission_is_a_source_without_samples(run_cli, tmp_pa
     # in a directory it is skipped with a note; a directory left with nothing is the error
     with pytest.raises(sk.InputError, match="nothing to import.*leaderboard"):
         sk.import_results(LEADERBOARD.parent.parent, format="auto")
+
+
+# --------------------------------------------------------------------------- τ² run where every reward is 0
+ALLFAIL_DIR = DATA / "mock-llm_agent-allfail-dir"
+# τ²'s own figures for it (tau2 1.0.1's load_results_dict + compute_metrics, as make_expected.py's tau2 section)
+ALLFAIL_EXPECTED = {"avg_reward": 0.0, "pass_hat_ks": {"1": 0.0, "2": 0.0}, "total_simulations": 6, "total_tasks": 3,
+                    "infra_error_count": 0, "num_trials": 2,
+                    "simulations": [[task, trial, "user_stop", 0.0]
+                                    for task in ("create_task_1", "impossible_task_1", "update_task_1")
+                                    for trial in (0, 1)]}
+
+
+def test_tau2_all_fail_directory_has_tau2s_own_figures() -> None:
+    """A real τ² 1.0.1 run (3 tasks x 2 trials, every reward 0): nothing passes, pass^1 = pass^2 = 0 as τ² says."""
+    (run,) = sk.import_results(ALLFAIL_DIR, format="auto")
+    assert run.source["format"] == "tau" and (run.agent, run.task) == ("gpt-4.1-mini", "mock")
+    assert run.source["epochs"] == ALLFAIL_EXPECTED["num_trials"] and not run.partial
+    assert run.source["dataset_size"] == ALLFAIL_EXPECTED["total_tasks"]
+    assert len(run.rows) == ALLFAIL_EXPECTED["total_simulations"]
+    assert (run.rows["status"] == "FAIL").all() and set(run.rows["reason"]) == {"reward_not_one"}
+    assert run.source["metrics"]["avg_reward"] == ALLFAIL_EXPECTED["avg_reward"]
+    assert run.source["metrics"]["infra_error_count"] == ALLFAIL_EXPECTED["infra_error_count"]
+    # each simulation file's own task, trial and reward, read without scorekit
+    sims = sorted([s["task_id"], s["trial"], s["termination_reason"], s["reward_info"]["reward"]]
+                  for s in map(_json, (ALLFAIL_DIR / "simulations").glob("*.json")))
+    assert sims == ALLFAIL_EXPECTED["simulations"]
+    got = sorted(zip(run.rows["case_id"], run.rows["trial"], run.rows["status"], strict=True))
+    assert got == [(task, trial, "FAIL") for task, trial, _, _ in sims]
+    card = sk.evaluate(run, policy={"pass_k": [1, 2]})
+    pass_k = next(d for d in card.to_dict()["dimensions"] if d["name"] == "tau_reward")["pass_k"]
+    for k, want in ALLFAIL_EXPECTED["pass_hat_ks"].items():
+        assert run.source["metrics"][f"pass^{k}"] == want
+        assert pass_k[k] == want
+        results = [{"task_id": t, "reward": r} for t, _, _, r in sims]
+        assert _tau_pass_hat_k(results, int(k)) == want  # τ-bench's formula on the files' own rewards
+
+
+def test_tau2_all_fail_directory_fails_its_gate_from_the_cli(run_cli, tmp_path: Path) -> None:
+    code, _out, err = run_cli("import", "--from", "tau", ALLFAIL_DIR, "--out-dir", tmp_path / "out")
+    assert code == 0, err
+    (folder,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
+    rows = sk.read_rows(folder / "results.jsonl")
+    assert len(rows) == 6 and (rows["status"] == "FAIL").all()
+    assert json.loads((folder / "source.json").read_text(encoding="utf-8"))["metrics"]["pass^2"] == 0.0
+    policy = tmp_path / "policy.yml"
+    policy.write_text("gate:\n  thresholds:\n    tau_reward: 0.2\n", encoding="utf-8")
+    code, _out, err = run_cli("run", "--from", "tau", "--results", ALLFAIL_DIR, "--policy", policy,
+                              "--out-dir", tmp_path / "card", "--gate")
+    assert code == 1, err
+    card = json.loads((tmp_path / "card" / "scorecard.json").read_text(encoding="utf-8"))
+    assert card["decision"] == "FAIL" and not card["overall_pass"]
