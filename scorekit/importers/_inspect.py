@@ -27,8 +27,9 @@ absent                  definition where the log has it (another epoch of the sa
 Provenance (:mod:`._inspect_provenance`): a sample Inspect invalidated after the run is ERROR
 ``invalidated`` on each of the task's scorers (``detail``: who, when, why), never counted; an edited
 score keeps its final value and its edits (old → new, author, time, reason) go to the row's
-``detail`` and the notes; the sample epochs of ``results.early_stopping`` are planned ones, ERROR
-``early_stopped``, and make the run partial; each stored epoch reduction goes to
+``detail`` and the notes (a scorer only ``edit_score`` added is a dimension of its own, ERROR
+``unscored`` on every other valid sample epoch); the sample epochs of ``results.early_stopping``
+are planned ones, ERROR ``early_stopped``, and make the run partial; each stored epoch reduction goes to
 ``source["metrics"]["<scorer>/<reducer>"]``, compared in the notes with scorekit's own figure.
 
 The task's scorers are the union of those named by the eval spec, its results and its samples.
@@ -567,7 +568,7 @@ def _rows_of_sample(
         return
     for name in scorers.names:
         outcomes = _score_outcomes(name, scorers.keys.get(name), scorers.dimensions(name), scores.get(name))
-        edits = provenance.edits(scores.get(name), _at(where, f"scores[{json.dumps(name)}]"), f"{label} {name}")
+        edits = provenance.edits(scores.get(name), _at(where, f"scores[{json.dumps(name)}]"), label, name)
         for dimension, outcome in outcomes.items():
             item = outcome.get("raw")
             if isinstance(item, float) and math.isnan(item):
@@ -729,6 +730,11 @@ def _runs_of_log(path: Path, log: dict[str, Any], raw_samples: Sequence[tuple[st
         base.update(found or (definitions.get(key, {}) if crashed else {}))
         base.update(_measured(sample))
         rows.extend(_rows_of_sample(sample, where, scorers, base, counts, provenance))
+    for scorer in provenance.added_only():  # a scorer only edits added: its other sample epochs say why they lack it
+        dimensions, missing = set(scorers.dimensions(scorer)), provenance.missing_detail(scorer)
+        for row in rows:
+            if row["dimension"] in dimensions and row.get("reason") == "unscored" and "detail" not in row:
+                row["detail"] = missing
 
     if materialise:
         detail = _absent_detail(name, log, raw_status)

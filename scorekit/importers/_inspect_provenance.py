@@ -13,6 +13,7 @@ scorekit's own figure over the same rows; the Inspect importer (``_inspect``) ca
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ def _provenance(value: Any, where: str) -> str:
 def _shown(value: Any, key: str | None = None) -> str:
     """A score value as a note shows it (a dict-valued score's ``key``), at most 60 characters."""
     if value is _NOT_RECORDED:
-        return "(not recorded)"
+        return "(no score before: added by this edit)"
     if key is not None and isinstance(value, Mapping):
         value = value.get(key)
     return json.dumps(finite_json(value), ensure_ascii=False)[:60]
@@ -59,7 +60,11 @@ class _Edit:
 
 
 def _edits(score: Mapping[str, Any], where: str) -> list[_Edit]:
-    """The edits of a score's ``history`` (the original score first, without provenance), old → new value."""
+    """The edits of a score's ``history`` (the original score first, without provenance), old → new value.
+
+    A history whose first entry is itself an edit is a score the edit added (Inspect's ``edit_score`` on a
+    score name the sample did not have writes ``history=[edit]``): its old value is :data:`_NOT_RECORDED`.
+    """
     history = record_list(score.get("history"), f"{where}.history")
     current: Any = _NOT_RECORDED
     out: list[_Edit] = []
@@ -82,6 +87,8 @@ class Provenance:
     edited: int = 0  # score edits
     named: dict[str, list[str]] = field(default_factory=lambda: {"invalidated": [], "edited": []})  # the first few
     differing: int = 0  # edited scores whose value is not their history's last value
+    added: dict[str, list[str]] = field(default_factory=dict)  # scorer → sample epochs where an edit added its score
+    original: set[str] = field(default_factory=set)  # scorers with at least one score from the run itself
 
     def invalidation(self, sample: Mapping[str, Any], where: str, label: str) -> str | None:
         """The ``detail`` of an invalidated sample's rows (who and why), or None when it is valid."""
@@ -93,11 +100,23 @@ class Provenance:
             self.named["invalidated"].append(f"{label} {text}")
         return f"invalidated in Inspect after the run {text}"
 
-    def edits(self, score: Any, where: str, label: str) -> list[_Edit]:
-        """A score's edits (none for a score without history), each stated in the run's notes."""
-        if not isinstance(score, Mapping) or score.get("history") is None:
+    def edits(self, score: Any, where: str, label: str, scorer: str) -> list[_Edit]:
+        """A score's edits (none for a score without history), each stated in the run's notes.
+
+        ``label`` names the sample epoch; ``scorer`` is the score's name: a score an edit added is
+        remembered per scorer (see :meth:`added_only`).
+        """
+        if not isinstance(score, Mapping):
+            return []
+        if score.get("history") is None:
+            self.original.add(scorer)
             return []
         found = _edits(score, where)
+        if found and found[0].old is _NOT_RECORDED:
+            self.added.setdefault(scorer, []).append(label)
+        else:
+            self.original.add(scorer)
+        label = f"{label} {scorer}"
         for edit in found:
             self.edited += 1
             if self._named("edited"):
@@ -105,6 +124,16 @@ class Provenance:
         if found and "value" in score and found[-1].new != score["value"]:
             self.differing += 1
         return found
+
+    def added_only(self) -> dict[str, list[str]]:
+        """The scorers whose every score was added after the run by an edit, each with those sample epochs."""
+        return {name: labels for name, labels in self.added.items() if name not in self.original}
+
+    def missing_detail(self, scorer: str) -> str:
+        """The ``detail`` of a valid sample epoch without a score from a scorer only edits added."""
+        labels = self.added[scorer]
+        return (f"no {scorer} score: {scorer} was added after the run by a score edit on {len(labels)} sample "
+                f"epoch(s) only ({_listed(labels[:3], len(labels))})")
 
     def _named(self, kind: str) -> bool:
         """Whether one more of a kind is named in its note (the first :data:`LISTED`; the rest are counted)."""
@@ -132,6 +161,16 @@ class Provenance:
         if self.edited:
             out.append(f"{self.edited} score edit(s) after the run: the final value is used, each edit is in "
                        f"its row's detail: {_listed(self.named['edited'], self.edited)}")
+        for name, labels in self.added.items():
+            if name in self.original:
+                out.append(f"{len(labels)} {name} score(s) added after the run by a score edit, where the sample "
+                           f"had none: {_listed(labels[:LISTED], len(labels))}")
+            else:
+                out.append(f"scorer {name} exists only through scores added after the run by a score edit "
+                           f"({len(labels)} sample epoch(s): {_listed(labels[:LISTED], len(labels))}): it is a "
+                           f"dimension of its own, and every other valid sample epoch is ERROR unscored on it (never "
+                           f"PASS or FAIL), so it cannot pass a gate while it covers only some sample epochs; "
+                           f"Inspect's metrics for it cover only the added scores")
         if self.differing:
             out.append(f"{self.differing} edited score(s) whose value is not their history's last value: the score's "
                        "value (what Inspect's metrics use) is used")
@@ -253,6 +292,8 @@ def reduction_notes(scores: list[Any], rows: list[dict[str, Any]], *, invalidate
             why.append("Inspect averages partial credit, scorekit applies the policy's partial rule")
         if figure is not None and abs(figure - value) <= 1e-9:
             notes.append(f"{theirs}; {mine}: equal")
+        elif figure is None and math.isnan(value):
+            notes.append(f"{theirs}; {mine}: neither has a value")
         else:
             notes.append(f"{theirs}; {mine}" + (f" ({'; '.join(why)})" if why else ""))
     return notes

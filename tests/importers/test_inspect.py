@@ -245,7 +245,7 @@ def test_a_log_without_samples_in_a_directory_is_skipped_with_a_note(tmp_path):
 
 def test_a_directory_gives_one_run_per_log_and_mixed_agents_are_split():
     runs = import_results(INSPECT)
-    assert len(runs) == 8  # nine logs, one without samples
+    assert len(runs) == 11  # twelve logs, one without samples
     for run in runs:
         assert set(run.rows["agent"]) == {run.agent}
     assert len({r.agent for r in runs}) >= 4

@@ -220,14 +220,19 @@ def test_every_sample_invalidated_leaves_nothing_counted(tmp_path):
     assert note.count("by a@example.org") == 20 and note.endswith("; and 4 more")  # the first 20 named
 
 
-def test_an_edit_without_an_original_in_its_history_says_the_old_value_is_not_recorded(tmp_path):
+def test_an_edit_without_an_original_in_its_history_is_a_score_the_edit_added(tmp_path):
+    """Inspect's edit_score on a score the sample lacks writes history=[edit]: no old value to show."""
     def added(log: dict[str, Any]) -> None:
         score = log["samples"][3]["scores"]["match"]
         score["history"] = [{"value": score["value"], "provenance": {"author": "a@example.org", "reason": "added"}}]
+    log = raw_log(PROV)
     run = one(json_copy(PROV, tmp_path, added))
     detail = run.rows["detail"].dropna()
-    assert any(d.startswith("score edited after the run: (not recorded) -> ") and d.endswith("a@example.org: added")
-               for d in detail)
+    assert any(d.startswith("score edited after the run: (no score before: added by this edit) -> ")
+               and d.endswith("a@example.org: added") for d in detail)
+    label = f"sample {log['samples'][3]['id']} epoch {log['samples'][3]['epoch']}"
+    assert f"1 match score(s) added after the run by a score edit, where the sample had none: {label}" in run.notes
+    assert not any(n.startswith("scorer match exists only") for n in run.notes)  # the run scored match itself
 
 
 # --------------------------------------------------------------------------- damaged provenance records
@@ -304,3 +309,183 @@ def test_a_damaged_provenance_record_is_an_input_error_and_exit_2_naming_file_an
         code, _, err = run_cli(*argv)
         (line,) = err.strip().splitlines()  # one line, no traceback
         assert code == 2 and str(path) in line and re.search(message, line), err
+
+
+# --------------------------------------------------------------------------- a second run of the same script
+# Written by make_inspect_provenance.py (its "hidden" logs, inspect_ai 0.3.285): a JSON log with a score edited
+# twice and a score added by edit_score, an .eval log with every sample invalidated, a JSON early-stopped log.
+PROV_Q = INSPECT / "2026-12-07T19-23-24-00-00_quiz-prov_Qn3QfLsLttCTWLqnAYxL6P.json"
+INVALL = INSPECT / "2026-12-07T19-23-25-00-00_quiz-invall_3YVDNqATSK7QQxzterrjDs.eval"
+EARLY_Q = INSPECT / "2026-12-07T19-23-26-00-00_quiz-early_LHKg6pWPjGxpcBSm4sT6AD.json"
+NAN = float("nan")
+
+# Inspect's own figures: make_expected.py's inspect section run on these files with inspect_ai 0.3.285
+# (read_eval_log; pass^k by Inspect's pass_k reducer over the valid samples' match scores)
+EXPECTED_2: dict[Path, dict[str, Any]] = {
+    PROV_Q: {
+        "pass_k_valid_match": {"1": 0.4583333333333333, "2": 0.125, "3": 0.0},
+        "results": {"match": {"mean": 0.4583333333333333, "pass_k_2": 0.16666666666666666, "pass_at_2": 0.75},
+                    "human_review": {"mean": 1.0, "pass_k_2": NAN, "pass_at_2": NAN}},
+        "invalidated": {"2#3": ("a@example.org", "contaminated items"), "7#2": ("a@example.org", "contaminated items")},
+        "history": {"2#1": {"match": ["I", "C", "I"]}, "5#1": {"human_review": ["C"]}},
+        "early_stops": None, "samples_present": 24,
+    },
+    INVALL: {
+        "pass_k_valid_match": {},
+        "results": {"match": {"mean": 0.75, "pass_k_2": 0.75}},
+        "invalidated": {f"{i}#{e}": ("a@example.org", "wrong dataset version") for i in range(1, 5) for e in (1, 2)},
+        "history": {}, "early_stops": None, "samples_present": 8,
+    },
+    EARLY_Q: {
+        "pass_k_valid_match": {"1": 0.5208333333333333, "2": 0.0, "3": 0.0},
+        "results": {"match": {"mean": 0.5208333333333333, "pass_k_2": 0.0, "pass_at_2": 0.4666666666666666}},
+        "invalidated": {}, "history": {},
+        "early_stops": [[1, 2], [5, 2], [8, 2], [1, 3], [4, 3], [5, 3], [8, 3]], "samples_present": 17,
+    },
+}
+SECOND = pytest.mark.parametrize("path", list(EXPECTED_2), ids=["prov-json", "invalidated-all", "early-json"])
+REAL = {"gate": {"thresholds": {"match": 0.1}}}  # a gate on match; the agent renamed from mockllm (SPEC §8)
+
+
+def expected_rows(log: dict[str, Any]) -> Counter:
+    """(dimension, status, reason) per row, from the log's own JSON: every scorer any sample carries, an invalidated
+    sample epoch ERROR on each, a missing score ERROR unscored, an early stop ERROR early_stopped on each."""
+    scorers = sorted({name for s in log["samples"] for name in s["scores"]})
+    want: Counter = Counter()
+    for s in log["samples"]:
+        for name in scorers:
+            score = s["scores"].get(name)
+            want[(name, "ERROR", "invalidated") if s.get("invalidation") is not None else
+                 (name, "ERROR", "unscored") if score is None else
+                 (name, {"C": "PASS", "I": "FAIL"}[score["value"]], None)] += 1
+    stops = (log["results"].get("early_stopping") or {}).get("early_stops", [])
+    for name in scorers:
+        want[(name, "ERROR", "early_stopped")] += len(stops)
+    return +want
+
+
+def eval_copy(path: Path, tmp: Path) -> Path:
+    """The same records as an .eval archive (header.json + samples/<id>_epoch_<n>.json, zstd), written here."""
+    log = json.loads(path.read_text())
+    files = {"header.json": json.dumps({k: v for k, v in log.items() if k != "samples"}).encode()}
+    files.update((f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s).encode()) for s in log["samples"])
+    return write_zip(tmp / f"{path.stem}.eval", files, 93)
+
+
+@SECOND
+def test_second_run_pass_k_over_the_valid_samples_equals_inspects(path):
+    got = sk.evaluate(one(path), policy=PASS_K).dimensions.at["match", "pass_k"]
+    want = EXPECTED_2[path]["pass_k_valid_match"]
+    values = valid_values(raw_log(path))
+    for k in ("1", "2", "3"):
+        if k in want:
+            assert got[k] == pytest.approx(want[k], abs=1e-12)
+            assert pass_hat(values, int(k)) == pytest.approx(want[k], abs=1e-12)
+        else:  # no valid sample: nothing to compute, in Inspect's reducer as in scorekit
+            assert got[k] is None and not values
+
+
+@SECOND
+def test_second_run_counts_per_status_per_scorer(path):
+    run = one(path)
+    log = raw_log(path)
+    assert len(log["samples"]) == EXPECTED_2[path]["samples_present"]
+    got = Counter((d, s, r if isinstance(r, str) else None)
+                  for d, s, r in zip(run.rows["dimension"], run.rows["status"], run.rows["reason"], strict=True))
+    assert got == expected_rows(log)
+    invalidated = run.rows[run.rows["reason"] == "invalidated"]
+    assert {f"{c}#{t + 1}" for c, t in zip(invalidated["case_id"], invalidated["trial"], strict=True)} == set(
+        EXPECTED_2[path]["invalidated"])
+    for (author, reason), detail in zip([EXPECTED_2[path]["invalidated"][f"{c}#{t + 1}"] for c, t in zip(
+            invalidated["case_id"], invalidated["trial"], strict=True)], invalidated["detail"], strict=True):
+        assert author in detail and reason in detail
+
+
+@SECOND
+def test_second_run_stored_reductions_are_carried_as_inspect_wrote_them(path):
+    metrics = one(path).source["metrics"]
+    for scorer, reductions in EXPECTED_2[path]["results"].items():
+        for reducer, accuracy in reductions.items():
+            got = metrics[f"{scorer}/{reducer}"]["accuracy"]
+            assert got is None if math.isnan(accuracy) else got == accuracy  # NaN never reaches a row or source
+
+
+def test_a_score_edited_twice_keeps_its_last_value_and_both_edits_in_order():
+    run = one(PROV_Q)
+    assert EXPECTED_2[PROV_Q]["history"]["2#1"]["match"] == ["I", "C", "I"]
+    row = run.rows.set_index(["case_id", "trial", "dimension"]).loc[("2", 0, "match")]
+    assert row["status"] == "FAIL"  # the last value, I
+    first, second = row["detail"].removeprefix("score edited after the run: ").split("; ")
+    assert first.startswith('"I" -> "C" by a@example.org at ') and first.endswith(": first regrade")
+    assert second.startswith('"C" -> "I" by b@example.org at ') and second.endswith(": second regrade")
+    assert any(n.startswith("3 score edit(s) after the run") for n in run.notes)
+
+
+def test_a_scorer_added_by_an_edit_is_its_own_dimension_and_fails_closed_elsewhere():
+    """edit_score added human_review to one sample epoch: its other valid sample epochs are ERROR, never PASS."""
+    run = one(PROV_Q)
+    log = raw_log(PROV_Q)
+    (added,) = [s for s in log["samples"] if "human_review" in s["scores"]]
+    assert (added["id"], added["epoch"]) == (5, 1) and len(added["scores"]["human_review"]["history"]) == 1
+    rows = run.rows[run.rows["dimension"] == "human_review"].set_index(["case_id", "trial"])
+    assert rows.loc[("5", 0), "status"] == "PASS"
+    assert rows.loc[("5", 0), "detail"].startswith(
+        'score edited after the run: (no score before: added by this edit) -> "C" by a@example.org at ')
+    others = rows.drop(index=("5", 0))
+    assert set(others["status"]) == {"ERROR"}
+    missing = others[others["reason"] == "unscored"]
+    assert len(missing) == 21 and set(missing["detail"]) == {
+        "no human_review score: human_review was added after the run by a score edit on 1 sample epoch(s) only "
+        "(sample 5 epoch 1)"}
+    assert any(n.startswith("scorer human_review exists only through scores added after the run by a score edit "
+                            "(1 sample epoch(s): sample 5 epoch 1): it is a dimension of its own") for n in run.notes)
+    assert ("Inspect human_review pass_k_2 accuracy nan; scorekit pass^2 over valid sample epochs (none): neither "
+            "has a value") in run.notes
+    card = sk.evaluate(run.rows.assign(agent="agent-q"), policy=REAL)
+    assert card.decision != "PASS" and not card.overall_pass
+
+
+def test_every_sample_invalidated_by_inspect_counts_nothing_and_never_passes(run_cli, tmp_path):
+    run = one(INVALL)
+    assert len(run.rows) == 8 and set(run.rows["reason"]) == {"invalidated"} and set(run.rows["status"]) == {"ERROR"}
+    assert "Inspect match mean accuracy 0.75; scorekit pass^1 over valid sample epochs (none) (Inspect counts the 8 " \
+           "invalidated sample epoch(s))" in run.notes
+    assert any(n.startswith("8 sample epoch(s) invalidated in Inspect (log invalidated: true)") for n in run.notes)
+    card = sk.evaluate(run.rows.assign(agent="agent-r"), policy=REAL)
+    assert card.decision != "PASS" and not card.overall_pass
+    code, _, err = run_cli("run", "--from", "inspect", "--results", INVALL, "--out-dir", tmp_path / "card", "--gate")
+    assert code == 1, err
+    assert json.loads((tmp_path / "card" / "scorecard.json").read_text())["decision"] != "PASS"
+
+
+def test_a_json_early_stopped_log_is_partial_with_inspects_stops():
+    run = one(EARLY_Q)
+    assert run.partial and (run.source["sample_epochs_run"], run.source["sample_epochs_planned"]) == (17, 24)
+    stopped = run.rows[run.rows["reason"] == "early_stopped"]
+    assert sorted(zip(stopped["case_id"].astype(int), stopped["trial"] + 1, strict=True)) == sorted(
+        map(tuple, EXPECTED_2[EARLY_Q]["early_stops"]))
+    assert sk.evaluate(run.rows.assign(agent="agent-q"), policy=REAL).decision == "TRIAGE"
+    equal = "Inspect match pass_at_2 accuracy 0.4667; scorekit pass@2 over valid sample epochs 0.4667: equal"
+    assert equal in run.notes
+
+
+@SECOND
+def test_second_run_json_and_eval_logs_of_the_same_records_give_the_same_rows(tmp_path, path):
+    other = json_copy(path, tmp_path) if path.suffix == ".eval" else eval_copy(path, tmp_path)
+    a, b = one(path), one(other)
+    cols = ["case_id", "trial", "dimension", "status", "reason", "detail"]
+    ordered = [run.rows[cols].sort_values(cols[:3]).reset_index(drop=True) for run in (a, b)]
+    assert ordered[0].equals(ordered[1])
+    assert (a.partial, a.source["metrics"], a.notes) == (b.partial, b.source["metrics"], b.notes)
+
+
+def test_second_run_import_and_run_from_the_cli(run_cli, tmp_path):
+    code, _, err = run_cli("import", "--from", "auto", PROV_Q, "--out-dir", tmp_path / "out")
+    assert code == 0, err
+    (folder,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
+    assert json.loads((folder / "source.json").read_text())["format"] == "inspect"
+    assert len(sk.read_rows(folder / "results.jsonl")) == 48  # 24 sample epochs x (match, human_review)
+    stub = (tmp_path / "out" / "policy.stub.yml").read_text()
+    assert '"match"' in stub and '"human_review"' in stub
+    code, _, err = run_cli("run", "--from", "inspect", "--results", PROV_Q, "--out-dir", tmp_path / "card", "--gate")
+    assert code == 1, err  # a mock agent, and a scorer covering one sample epoch: never a pass
