@@ -15,7 +15,7 @@ def test_import_writes_one_jsonl_per_run_a_source_json_beside_each_and_a_policy_
     code, out, err = run_cli("import", "--from", "auto", INSPECT, PROMPTFOO_EXPORT, "--out-dir", tmp_path)
     assert code == 0, err
     folders = sorted(p for p in tmp_path.iterdir() if p.is_dir())
-    assert len(folders) == 10  # eight Inspect logs with samples, two promptfoo providers
+    assert len(folders) == 13  # eleven Inspect logs with samples, two promptfoo providers
     for folder in folders:
         source = json.loads((folder / "source.json").read_text())
         rows = sk.read_rows(folder / "results.jsonl")
