@@ -489,3 +489,46 @@ def test_second_run_import_and_run_from_the_cli(run_cli, tmp_path):
     assert '"match"' in stub and '"human_review"' in stub
     code, _, err = run_cli("run", "--from", "inspect", "--results", PROV_Q, "--out-dir", tmp_path / "card", "--gate")
     assert code == 1, err  # a mock agent, and a scorer covering one sample epoch: never a pass
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.randoms(use_true_random=False))
+def test_second_run_counts_pass_k_and_added_scorer_do_not_depend_on_sample_order(tmp_path_factory, rnd):
+    tmp = tmp_path_factory.mktemp("shuffled2")
+    run = one(json_copy(PROV_Q, tmp, lambda log: rnd.shuffle(log["samples"])))
+    got = Counter((d, s, r if isinstance(r, str) else None)
+                  for d, s, r in zip(run.rows["dimension"], run.rows["status"], run.rows["reason"], strict=True))
+    assert got == expected_rows(raw_log(PROV_Q))
+    assert sk.evaluate(run, policy=PASS_K).dimensions.at["match", "pass_k"] == pytest.approx(
+        EXPECTED_2[PROV_Q]["pass_k_valid_match"], abs=1e-12)
+    assert any(n.startswith("scorer human_review exists only through scores added") for n in run.notes)
+
+
+def _sample_of(log: dict[str, Any], sid: int, epoch: int) -> dict[str, Any]:
+    return next(s for s in log["samples"] if (s["id"], s["epoch"]) == (sid, epoch))
+
+
+def _no_author(log: dict[str, Any]) -> None:
+    _sample_of(log, 5, 1)["scores"]["human_review"]["history"][0]["provenance"].pop("author")
+
+
+def _no_value(log: dict[str, Any]) -> None:
+    _sample_of(log, 2, 1)["scores"]["match"]["history"][2].pop("value")
+
+
+JSON_CASES = {
+    "added-score-edit-without-author": (_no_author, r'\.json: samples\[\d+\]\.scores\["human_review"\]\.history\[0\]'
+                                                    r'\.provenance\.author: expected a string, found null'),
+    "second-edit-without-value": (_no_value, r'\.json: samples\[1\]\.scores\["match"\]\.history\[2\]: no value'),
+}
+
+
+@pytest.mark.parametrize("case", list(JSON_CASES))
+def test_a_damaged_edit_in_the_json_log_is_exit_2_naming_file_and_position(run_cli, tmp_path, case):
+    change, message = JSON_CASES[case]
+    path = json_copy(PROV_Q, tmp_path, change)
+    with pytest.raises(sk.InputError, match=message):
+        import_results(path, format="inspect")
+    code, _, err = run_cli("import", "--from", "auto", path, "--out-dir", tmp_path / "out")
+    (line,) = err.strip().splitlines()
+    assert code == 2 and str(path) in line and re.search(message, line), err
