@@ -34,6 +34,14 @@ NAMED = DATA / "named-dummy"
 FULL_STAMP = "2026-12-06T20-24-10.049831"
 FULL_RESULTS = FULL / f"results_{FULL_STAMP}.json"
 NAMED_RESULTS = NAMED / "results_2026-12-06T20-32-18.084218.json"
+# made by lm-eval 0.4.13 here with the hidden line of make_lm_eval_runs.sh (--limit 5 --seed 7): a partial run
+LIMIT = DATA / "limit5-seed7"
+LIMIT_STAMP = "2026-12-07T19-23-43.056200"
+# the harness's own figures for it, as its results file has them and `lm_eval` printed them (5 of 12 docs)
+LIMIT_HARNESS = {
+    "skq_mc": {"acc,none": 0.4, "acc_norm,none": 0.2},
+    "skq_gen": {"exact_match,take_first": 0.4, "exact_match,maj@3": 0.4, "exact_match,strict-match": 0.0},
+}
 
 # shared/data/imports-2/expected.json, section "lm-eval" (make_expected.py: the results file's own values,
 # each equal to the mean of its samples' per-doc values): the harness's headline figures
@@ -374,6 +382,59 @@ def test_a_limit_makes_the_run_partial_and_triage(tmp_path: Path) -> None:
     assert any("config.limit" in n and "5 of the dataset's 12" in n for n in run.notes)
     policy = {"purpose": "release", "gate": {"thresholds": {"acc,none": 0.0, "acc_norm,none": 0.0}}}
     assert sk.evaluate(run, policy=policy).decision == "TRIAGE"
+
+
+def test_the_harness_limit_run_matches_its_own_figures_and_is_partial_triage() -> None:
+    runs = _runs(LIMIT)
+    data = _json(LIMIT / f"results_{LIMIT_STAMP}.json")
+    assert data["config"]["limit"] == 5.0 and data["model_name"] == "0k9ep1fr"  # lm-eval's random name, no pretrained=
+    for task, run in runs.items():
+        assert data["n-samples"][task] == {"original": 12, "effective": 5}
+        own = _independent(LIMIT, task)
+        assert set(own) == set(LIMIT_HARNESS[task]) == set(run.rows["dimension"])
+        counts = _status_counts(run)
+        dims = {d["name"]: d for d in sk.evaluate(run, policy={"purpose": "exploratory"}).to_dict()["dimensions"]}
+        for dim, per_doc in own.items():
+            assert len(per_doc) == 5
+            passes = sum(1 for v in per_doc.values() if v == 1)
+            assert counts[dim] == {"PASS": passes, "FAIL": 5 - passes, "ERROR": 0}
+            assert data["results"][task][dim] == pytest.approx(LIMIT_HARNESS[task][dim], abs=1e-12)
+            assert dims[dim]["rate"] == pytest.approx(LIMIT_HARNESS[task][dim], abs=1e-12)  # pass^1
+            assert dims[dim]["pass_k"]["1"] == pytest.approx(LIMIT_HARNESS[task][dim], abs=1e-12)
+        assert run.agent == "0k9ep1fr" and run.partial and run.rows["partial_run"].all()
+        src = run.source
+        assert (src["limit"], src["dataset_size"], src["samples_run"]) == (5.0, 12, 5)
+        assert any("config.limit 5.0" in n and "5 of the dataset's 12" in n for n in run.notes)
+        policy = {"purpose": "release", "gate": {"thresholds": dict.fromkeys(LIMIT_HARNESS[task], 0.0)}}
+        assert sk.evaluate(run, policy=policy).decision == "TRIAGE"
+    assert sorted(runs) == ["skq_gen", "skq_mc"]
+    assert {r.task for r in sk.import_results(LIMIT / f"results_{LIMIT_STAMP}.json", format="auto")} == set(runs)
+
+
+def test_the_harness_limit_run_through_the_cli_import_and_run_gates_triage(run_cli: Any, tmp_path: Path) -> None:
+    code, _, err = run_cli("import", "--from", "lm-eval", LIMIT, "--out-dir", tmp_path / "imp")
+    assert code == 0, err
+    for task in LIMIT_HARNESS:
+        folder = tmp_path / "imp" / f"0k9ep1fr__{task}"
+        assert set(sk.read_rows(folder / "results.jsonl")["dimension"]) == set(LIMIT_HARNESS[task])
+        assert _json(folder / "source.json")["limit"] == 5.0
+    assert (tmp_path / "imp" / "policy.stub.yml").is_file()
+    folder = writable_copy(LIMIT, tmp_path / "one")
+
+    def drop_gen(d: dict[str, Any]) -> None:
+        for key in ("results", "configs", "n-samples", "higher_is_better", "versions", "n-shot", "task_hashes"):
+            d[key].pop("skq_gen")
+
+    results = _edit_results(folder, drop_gen)
+    (folder / f"samples_skq_gen_{LIMIT_STAMP}.jsonl").unlink()
+    policy = tmp_path / "policy.yml"
+    policy.write_text(yaml.safe_dump({"purpose": "release", "gate": {"required_dimensions": ["acc,none"],
+                                                                     "thresholds": {"acc,none": 0.3}}}))
+    code, _, err = run_cli("run", "--from", "lm-eval", "--results", results, "--policy", policy, "--gate",
+                           "--out-dir", tmp_path / "out")
+    card = _json(tmp_path / "out" / "scorecard.json")
+    acc = next(d for d in card["dimensions"] if d["name"] == "acc,none")
+    assert acc["rate"] == pytest.approx(0.4) and card["decision"] == "TRIAGE" and code == 1, err
 
 
 def test_a_missing_line_under_one_filter_is_error_and_partial(tmp_path: Path) -> None:
