@@ -28,6 +28,12 @@ from scorekit.importers import FORMATS, _deepeval
 RUN_A = DATA / "deepeval" / "run-a"
 CACHE = RUN_A / ".deepeval" / ".latest_test_run.json"
 EXPORT = RUN_A / "test_run_20261206_201157.json"
+# VARIANT b of make_deepeval_runs.py, run here with deepeval 4.3.1 (5 cases x 2 metrics, Keyword Guard raising on 2)
+RUN_B = DATA / "deepeval" / "run-b"
+CACHE_B = RUN_B / ".deepeval" / ".latest_test_run.json"
+EXPORT_B = RUN_B / "test_run_20261207_192429.json"
+# DeepEval's own figures in both run-b files (metricsScores, testPassed/testFailed), restated
+EXPECTED_B = {"Exact Match": (3, 2, 0), "Keyword Guard": (2, 1, 2)}
 
 # expected.json, section "deepeval" (both files): DeepEval's own figures
 EXPECTED_HEADLINE = {"testPassed": 3, "testFailed": 3}
@@ -94,6 +100,48 @@ def test_test_passed_equals_cases_whose_every_metric_row_passes(path: Path) -> N
     passed = rows.groupby("case_id")["status"].apply(lambda s: bool((s == "PASS").all()))
     assert int(passed.sum()) == _data(path)["testPassed"] == 3
     assert int((~passed).sum()) == _data(path)["testFailed"] == 3
+
+
+@pytest.mark.parametrize("path", [CACHE_B, EXPORT_B], ids=["latest_test_run", "export"])
+def test_variant_b_with_two_raising_metrics_equals_deepevals_own_figures(path: Path) -> None:
+    run = _one(path)
+    data = _data(path)
+    own = {m["metric"]: (m["passes"], m["fails"], m["errors"]) for m in data["metricsScores"]}
+    assert own == EXPECTED_B and (data["testPassed"], data["testFailed"]) == (1, 4)
+    assert (run.agent, run.task) == ("agent-b", "skq-b") and set(run.rows["agent"]) == {"agent-b"}
+    dims = _dims(sk.evaluate(run, policy={"purpose": "exploratory"}))
+    assert set(dims) == set(own)
+    for metric, (passes, fails, errors) in own.items():
+        assert (dims[metric]["passes"], dims[metric]["fails"], dims[metric]["errors"]) == (passes, fails, errors)
+        assert dims[metric]["pass_k"]["1"] == pytest.approx(passes / (passes + fails))
+    for case in data["testCases"]:  # per case, from the file's own metricsData
+        for metric in case["metricsData"]:
+            row = _row(run, case["name"], metric["name"])
+            if metric.get("error") is not None:
+                assert metric["success"] is False and "score" not in metric
+                assert (row["status"], row["reason"]) == ("ERROR", "metric_error")
+                assert "keyword service unavailable" in row["detail"]
+            else:
+                assert row["status"] == ("PASS" if metric["success"] else "FAIL")
+    passed = run.rows.groupby("case_id")["status"].apply(lambda s: bool((s == "PASS").all()))
+    assert (int(passed.sum()), int((~passed).sum())) == (data["testPassed"], data["testFailed"])
+    assert not run.partial
+    assert sk.import_results(path, format="auto")[0].rows.equals(run.rows)
+
+
+def test_variant_b_through_the_cli_errors_keep_the_gate_from_passing(run_cli, tmp_path: Path) -> None:
+    code, out, err = run_cli("import", "--from", "deepeval", EXPORT_B, "--out-dir", tmp_path / "imp")
+    assert code == 0, err
+    (folder,) = [p for p in (tmp_path / "imp").iterdir() if p.is_dir()]
+    rows = sk.read_rows(folder / "results.jsonl")
+    assert len(rows) == 10 and set(rows["agent"]) == {"agent-b"} and int((rows["status"] == "ERROR").sum()) == 2
+    policy = tmp_path / "p.yml"
+    policy.write_text('purpose: release\ngate:\n  required_dimensions: ["Keyword Guard"]\n'
+                      '  thresholds:\n    "Keyword Guard": 0.5\n', encoding="utf-8")
+    code, out, err = run_cli("run", "--from", "deepeval", "--results", EXPORT_B, "--policy", policy,
+                             "--out-dir", tmp_path / "out", "--gate")
+    card = json.loads((tmp_path / "out" / "scorecard.json").read_text())
+    assert code == 1 and card["decision"] == "INCOMPLETE" and card["agent"]["name"] == "agent-b", (out, err)
 
 
 def test_every_case_and_metric_maps_from_the_files_own_fields() -> None:
