@@ -294,7 +294,11 @@ def read(path: Path) -> list[ImportedRun]:
     by_key: dict[str, dict[str, Any]] = {}
     for i, result in enumerate(results):
         if result["key"] in by_key:
-            raise InputError(f"{path}: evaluation_results[{i}]: result {result['key']!r} is listed twice")
+            why = "" if result["id"] is not None else (
+                ": it and an earlier result share evaluation_name and have no evaluation_result_id, so neither "
+                "they nor the instance lines can be told apart (every_eval_ever's lm-eval converter before 0.3.0 "
+                "wrote this)")
+            raise InputError(f"{path}: evaluation_results[{i}]: result {result['key']!r} is listed twice{why}")
         by_key[result["key"]] = result
     by_name: dict[str, list[str]] = {}
     for result in results:

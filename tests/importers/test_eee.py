@@ -30,13 +30,21 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "imports" / "eee"
 MC = DATA / "lm_eval-converted" / "skq_mc" / "scorekit" / "dummy-lm" / "e9a70a55-a357-471b-9b11-fa588ec527f9.json"
 GEN = DATA / "lm_eval-converted" / "skq_gen" / "scorekit" / "dummy-lm" / "c21dd3fd-b3d7-4d8d-8fe9-ac8edf444e23.json"
 DEMO = DATA / "data" / "demo-source" / "demo-org" / "demo-model" / "f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json"
-AGGREGATES = [MC, GEN, DEMO]
+# every_eval_ever 0.3.0's lm-eval converter run here (reviewer r1) on lm-eval 0.4.13's `--limit 5 --seed 7` run
+# (with --model_args pretrained=scorekit/dummy-lm: the converter refuses a model without a developer)
+LIMIT5 = DATA / "lm_eval-limit5"
+MC5 = LIMIT5 / "skq_mc" / "scorekit" / "dummy-lm" / "5b8778fd-f8c6-405d-ab31-f0cc1d692664.json"
+GEN5 = LIMIT5 / "skq_gen" / "scorekit" / "dummy-lm" / "e52fcb4e-0f95-4bcd-861f-105b70905ef8.json"
+AGGREGATES = [MC, GEN, DEMO, MC5, GEN5]
 
 #: expected.json ``eee``: the aggregate scores per result, and whether the sidecar's sha256 matches.
 EXPECTED_SCORES = {
     MC: {"acc": 0.25, "acc_norm": 0.25},
     GEN: {"exact_match:take_first": 1 / 3, "exact_match:strict-match": 0.0, "exact_match:maj@3": 1 / 3},
     DEMO: {"demo-source.demo_bench": 0.75},
+    # the aggregates' own scores, equal to lm-eval's results file and printed table for that run (5 of 12 docs)
+    MC5: {"acc": 0.4, "acc_norm": 0.4},
+    GEN5: {"exact_match:take_first": 0.4, "exact_match:strict-match": 0.0, "exact_match:maj@3": 0.4},
 }
 
 
@@ -113,7 +121,8 @@ def test_counts_per_dimension_equal_the_instance_lines_is_correct(aggregate: Pat
     assert len(run.rows) == len(_lines(aggregate)) == _json(aggregate)["detailed_evaluation_results"]["total_rows"]
 
 
-@pytest.mark.parametrize("aggregate", [MC, GEN], ids=["skq_mc", "skq_gen"])
+@pytest.mark.parametrize("aggregate", [MC, GEN, MC5, GEN5],
+                         ids=["skq_mc", "skq_gen", "skq_mc-limit5", "skq_gen-limit5"])
 def test_pass_at_1_equals_the_aggregate_score(aggregate: Path) -> None:
     run = _one(aggregate)
     doc = _json(aggregate)
@@ -137,6 +146,33 @@ def test_the_demo_reference_aggregate_over_one_instance_is_partial_triage() -> N
     assert any(n.startswith("partial:") and "covers only the instances present" in n for n in run.notes)
     card = sk.evaluate(run, policy={"gate": {"thresholds": {"demo-source.demo_bench": 0.5}}})
     assert card.decision == "TRIAGE"
+
+
+@pytest.mark.parametrize("aggregate", [MC5, GEN5], ids=["skq_mc", "skq_gen"])
+def test_a_converted_limit_run_is_whole_as_far_as_the_eee_file_says(aggregate: Path) -> None:
+    """lm-eval ran 5 of 12 docs, but the converted file states no limit and no dataset size: every result's
+    num_samples equals the instances present, so nothing in the file makes the run partial."""
+    doc = _json(aggregate)
+    assert "limit" not in json.dumps(doc)
+    assert not any("samples_number" in r["source_data"] for r in doc["evaluation_results"])
+    assert {r["score_details"]["uncertainty"]["num_samples"] for r in doc["evaluation_results"]} == {5}
+    run = _one(aggregate)
+    assert sorted(set(run.rows["case_id"]), key=int) == [str(i) for i in range(5)]
+    assert run.partial is False
+
+
+def test_a_pre_0_3_converter_file_with_results_sharing_a_name_is_refused_in_one_line(tmp_path: Path) -> None:
+    """every_eval_ever 0.2.3rc1's lm-eval converter (checked here) names acc and acc_norm both 'skq_mc' with no
+    evaluation_result_id, and writes one instance line per sample: which result a line scores cannot be told."""
+    doc = _json(MC)
+    for result in doc["evaluation_results"]:
+        del result["evaluation_result_id"]
+    lines = [dict(line, evaluation_result_id=None) for line in _lines(MC) if line["evaluation_result_id"] == "acc"]
+    path = _write(tmp_path, doc, lines)
+    with pytest.raises(sk.InputError, match=r"evaluation_results\[1\]: result 'skq_mc' is listed twice: .* no "
+                                            r"evaluation_result_id") as err:
+        _eee.read(path)
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize("aggregate", AGGREGATES, ids=lambda p: p.parent.parent.parent.name)
@@ -397,7 +433,7 @@ def test_detection_by_content_claims_only_eee_aggregates(tmp_path: Path) -> None
 
 def test_a_directory_import_reads_each_aggregate_with_its_instance_file(tmp_path: Path) -> None:
     runs = sk.import_results(DATA)
-    assert sorted(r.task for r in runs) == ["demo_bench", "skq_gen", "skq_mc"]
+    assert sorted(r.task for r in runs) == ["demo_bench", "skq_gen", "skq_gen", "skq_mc", "skq_mc"]
     assert not any("skipped" in n for r in runs for n in r.notes)  # the sidecars are claimed
     assert _eee.claims(MC) == {_sidecar(MC)}
 
