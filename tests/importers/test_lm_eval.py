@@ -298,9 +298,9 @@ def test_a_large_results_file_is_detected_from_its_head(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- values
-def _one_task(tmp_path: Path, task: str = "skq_mc") -> Path:
-    """A copy of full-dummy holding only ``task`` (results and samples), for ``run --from``."""
-    folder = _copy(tmp_path)
+def _one_task(tmp_path: Path, task: str = "skq_mc", src: Path = FULL, stamp: str = FULL_STAMP) -> Path:
+    """A copy of ``src`` (full-dummy) holding only ``task`` (results and samples), for ``run --from``."""
+    folder = _copy(tmp_path, src)
     other = "skq_gen" if task == "skq_mc" else "skq_mc"
 
     def edit(d: dict[str, Any]) -> None:
@@ -308,7 +308,7 @@ def _one_task(tmp_path: Path, task: str = "skq_mc") -> Path:
             d[key].pop(other)
 
     _edit_results(folder, edit)
-    (folder / f"samples_{other}_{FULL_STAMP}.jsonl").unlink()
+    (folder / f"samples_{other}_{stamp}.jsonl").unlink()
     return folder
 
 
@@ -384,6 +384,17 @@ def test_a_limit_makes_the_run_partial_and_triage(tmp_path: Path) -> None:
     assert sk.evaluate(run, policy=policy).decision == "TRIAGE"
 
 
+def _acc_gate(run_cli: Any, tmp_path: Path, results: Path, threshold: float) -> tuple[int, str, Any, Any]:
+    """``run --from lm-eval --gate`` with a release policy on ``acc,none``: (exit code, stderr, card, acc entry)."""
+    policy = tmp_path / "policy.yml"
+    policy.write_text(yaml.safe_dump({"purpose": "release", "gate": {"required_dimensions": ["acc,none"],
+                                                                     "thresholds": {"acc,none": threshold}}}))
+    code, _, err = run_cli("run", "--from", "lm-eval", "--results", results, "--policy", policy, "--gate",
+                           "--out-dir", tmp_path / "out")
+    card = _json(tmp_path / "out" / "scorecard.json")
+    return code, err, card, next(d for d in card["dimensions"] if d["name"] == "acc,none")
+
+
 def test_the_harness_limit_run_matches_its_own_figures_and_is_partial_triage() -> None:
     runs = _runs(LIMIT)
     data = _json(LIMIT / f"results_{LIMIT_STAMP}.json")
@@ -419,21 +430,8 @@ def test_the_harness_limit_run_through_the_cli_import_and_run_gates_triage(run_c
         assert set(sk.read_rows(folder / "results.jsonl")["dimension"]) == set(LIMIT_HARNESS[task])
         assert _json(folder / "source.json")["limit"] == 5.0
     assert (tmp_path / "imp" / "policy.stub.yml").is_file()
-    folder = writable_copy(LIMIT, tmp_path / "one")
-
-    def drop_gen(d: dict[str, Any]) -> None:
-        for key in ("results", "configs", "n-samples", "higher_is_better", "versions", "n-shot", "task_hashes"):
-            d[key].pop("skq_gen")
-
-    results = _edit_results(folder, drop_gen)
-    (folder / f"samples_skq_gen_{LIMIT_STAMP}.jsonl").unlink()
-    policy = tmp_path / "policy.yml"
-    policy.write_text(yaml.safe_dump({"purpose": "release", "gate": {"required_dimensions": ["acc,none"],
-                                                                     "thresholds": {"acc,none": 0.3}}}))
-    code, _, err = run_cli("run", "--from", "lm-eval", "--results", results, "--policy", policy, "--gate",
-                           "--out-dir", tmp_path / "out")
-    card = _json(tmp_path / "out" / "scorecard.json")
-    acc = next(d for d in card["dimensions"] if d["name"] == "acc,none")
+    results = next(_one_task(tmp_path, "skq_mc", LIMIT, LIMIT_STAMP).glob("results_*.json"))
+    code, err, card, acc = _acc_gate(run_cli, tmp_path, results, 0.3)
     assert acc["rate"] == pytest.approx(0.4) and card["decision"] == "TRIAGE" and code == 1, err
 
 
@@ -519,14 +517,9 @@ def test_scorekit_import_writes_rows_source_and_policy_stub(run_cli: Any, tmp_pa
 def test_run_from_gates_a_task_and_refuses_two_at_once(run_cli: Any, tmp_path: Path) -> None:
     folder = _one_task(tmp_path)
     results = next(folder.glob("results_*.json"))
+    code, err, card, acc = _acc_gate(run_cli, tmp_path, results, 0.2)
     policy = tmp_path / "policy.yml"
-    policy.write_text(yaml.safe_dump({"purpose": "release", "gate": {"required_dimensions": ["acc,none"],
-                                                                     "thresholds": {"acc,none": 0.2}}}))
-    code, out, err = run_cli("run", "--from", "lm-eval", "--results", results, "--policy", policy, "--gate",
-                             "--out-dir", tmp_path / "out")
-    card = _json(tmp_path / "out" / "scorecard.json")
     assert card["source"]["format"] == "lm-eval" and card["agent"]["name"] == "i82qcls7"
-    acc = next(d for d in card["dimensions"] if d["name"] == "acc,none")
     assert acc["rate"] == pytest.approx(0.25)  # the harness's acc
     assert (code == 0) == (card["decision"] == "PASS"), (code, card["decision"], err)
     policy.write_text(yaml.safe_dump({"purpose": "release", "gate": {"required_dimensions": ["acc,none"],
