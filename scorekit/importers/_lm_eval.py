@@ -181,7 +181,12 @@ def _pretrained(value: Any, where: str) -> str | None:
 def _agent(data: Mapping[str, Any], config: Mapping[str, Any], path: Path) -> tuple[str, str]:
     name = nonblank(data.get("model_name"))
     if name is not None:
-        return name, "agent = model_name (the harness's own name for the model)"
+        note = "agent = model_name (the harness's own name for the model)"
+        if re.fullmatch(r"[a-z0-9]{8}", name) and _pretrained(config.get("model_args"), f"{path}: config.model_args") \
+                is None:
+            note += (f"; {name!r} looks like the random id lm-eval gives a model run without pretrained= "
+                     "(it changes from run to run: name the agent with --model_args pretrained=...)")
+        return name, note
     pretrained = _pretrained(config.get("model_args"), f"{path}: config.model_args")
     if pretrained is not None:
         return pretrained, "agent = the pretrained= of config.model_args (the file states no model_name)"

@@ -172,8 +172,10 @@ def test_repeats_are_not_invented_as_trials_and_the_notes_say_why() -> None:
 
 def test_agent_is_model_name_and_the_rows_carry_the_document() -> None:
     assert {r.agent for r in _runs(FULL).values()} == {"i82qcls7"}  # the results' own model_name
+    assert all(any("'i82qcls7' looks like the random id" in n for n in r.notes) for r in _runs(FULL).values())
     run = _runs(NAMED)["skq_gen"]
     assert run.agent == "scorekit/dummy-lm" and set(run.rows["agent"]) == {"scorekit/dummy-lm"}
+    assert not any("random id" in n for n in run.notes)
     first = _lines(_samples(NAMED, "skq_gen"))[0]
     row = run.rows[(run.rows["case_id"] == "0") & (run.rows["dimension"] == "exact_match,take_first")].iloc[0]
     assert row["input"] == first["doc"] and row["context"] == {"target": first["target"]}
@@ -413,6 +415,7 @@ def test_the_harness_limit_run_matches_its_own_figures_and_is_partial_triage() -
             assert dims[dim]["rate"] == pytest.approx(LIMIT_HARNESS[task][dim], abs=1e-12)  # pass^1
             assert dims[dim]["pass_k"]["1"] == pytest.approx(LIMIT_HARNESS[task][dim], abs=1e-12)
         assert run.agent == "0k9ep1fr" and run.partial and run.rows["partial_run"].all()
+        assert any("'0k9ep1fr' looks like the random id" in n for n in run.notes)
         src = run.source
         assert (src["limit"], src["dataset_size"], src["samples_run"]) == (5.0, 12, 5)
         assert any("config.limit 5.0" in n and "5 of the dataset's 12" in n for n in run.notes)
