@@ -61,3 +61,41 @@ def test_run_refuses_an_assevra_file_only_on_assevras_own_fields(run_cli, tmp_pa
     path.write_text(json.dumps({**scorekit_row, "action_match": "exact"}) + "\n", encoding="utf-8")
     code, _, err = run_cli("validate", path)
     assert code == 2 and "--from assevra" in err
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_an_import_leaves_the_garbage_collector_as_it_found_it(tmp_path, enabled):
+    """import_results pauses the cyclic collector while it builds rows (linear time in the file), then
+    restores the caller's setting, after a run and after an input error alike."""
+    import gc
+
+    good = Path(__file__).resolve().parents[1] / "data" / "imports" / "promptfoo" / "sample-export.json"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"evalId": "e", "results": {"version": 3, "results": ["oops"]}}', encoding="utf-8")
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        assert sk.import_results(good, format="promptfoo")
+        assert gc.isenabled() is enabled
+        with pytest.raises(sk.InputError):
+            sk.import_results(bad, format="promptfoo")
+        assert gc.isenabled() is enabled
+        assert sk.import_results(good.parent, format="promptfoo")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+def test_an_import_builds_its_rows_with_the_collector_paused(monkeypatch):
+    import gc
+
+    from scorekit.importers import _promptfoo
+
+    seen = []
+    real = _promptfoo.read
+    monkeypatch.setattr(_promptfoo, "read", lambda path: seen.append(gc.isenabled()) or real(path))
+    good = Path(__file__).resolve().parents[1] / "data" / "imports" / "promptfoo" / "sample-export.json"
+    assert gc.isenabled()
+    sk.import_results(good, format="promptfoo")
+    sk.import_results(good.parent, format="promptfoo")
+    assert seen == [False, False] and gc.isenabled()
