@@ -474,6 +474,8 @@ def read_history(
         FAIL) and ``rate`` (NaN when n = 0), sorted by record, dimension, case.
         Records without per-case counts have no rows.
 
+    Notes
+    -----
     A database of an older schema is read as it is, never changed by a read.
     """
     if dimensions and cases:
