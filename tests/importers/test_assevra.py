@@ -252,7 +252,7 @@ def test_assevra_flat_contract_never_passes_what_assevra_rejects(tmp_path: Path,
     python = {"string": (str,), "number": (int, float), "integer": (int,), "boolean": (bool,), "array": (list,),
               "object": (dict,)}
     # The one known difference: JSON Schema's "integer" (which the flat contract becomes) accepts a float
-    # with no fractional part (3.0); Assevra's isinstance check refuses it (docs/importers.md says so).
+    # with no fractional part (3.0); Assevra's isinstance check refuses it (docs/importers/assevra.md says so).
     assume(not (present and kind == "integer" and isinstance(value, float) and value.is_integer()))
     contract: dict[str, Any] = {"types": {"amount": kind}}
     if required:
