@@ -80,6 +80,7 @@ __all__ = [
     "markdown_fence",
     "markdown_text",
     "markdown_unescape",
+    "no_mentions",
     "terminal_text",
     "workflow_command",
     "xml_text",
@@ -220,6 +221,23 @@ def markdown_fence(text: str) -> str:
     """
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     return "`" * max(3, longest + 1)
+
+
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+
+
+def no_mentions(markdown: str) -> str:
+    """Markdown for a GitHub comment in which no ``@name`` (user or team) notifies anyone.
+
+    GitHub turns ``@name`` in a comment's text into a mention that sends a
+    notification; a zero-width space after the ``@`` keeps the text as it reads and
+    stops the mention. Apply it to a whole comment whose evidence strings were
+    already escaped by :func:`markdown_text`.
+
+    >>> no_mentions("case @octocat") == "case @\u200boctocat"
+    True
+    """
+    return _MENTION.sub("@\u200b", markdown)
 
 
 # --------------------------------------------------------------------------- terminal and CI log
