@@ -443,3 +443,47 @@ def test_the_workflow_uses_the_action_on_the_bundled_example(action):
     for s in steps:
         assert "${{" not in str(s.get("run", "")), s
     assert workflow[True if True in workflow else "on"]["pull_request"]  # yaml reads `on:` as True
+
+
+def _regressing_run(runner: Runner, text: str) -> str:
+    """Two runs into one history: every case passes, then three hostile-named cases fail (the regressed
+    case list of the comparison names them). Returns the comment after the second run."""
+    policy = runner.tmp / "policy.json"
+    policy.write_text(json.dumps({"gate": {"thresholds": {f"dim {text}": 0.5}}}), encoding="utf-8")
+    for version, failing in (("1", 0), ("2", 3)):
+        rows = [{"id": f"r{c}-{t}", "dimension": f"dim {text}", "case_id": f"case {c} {text}", "trial": t,
+                 "status": "FAIL" if c < failing else "PASS", "evaluator": "e"} for c in range(20) for t in range(2)]
+        results = _rows_file(runner.tmp / "results.jsonl", rows)
+        done = runner.run(results=str(results), policy=str(policy), history=str(runner.tmp / "h.sqlite"),
+                          agent_version=version)
+        assert done.returncode == 0, done.stderr
+        assert not [line for line in done.stdout.splitlines() if line.lstrip().startswith("::")]
+    [comment] = runner.comments()
+    return comment["body"]
+
+
+def test_a_hostile_case_id_in_the_comparison_cannot_break_the_comment(tmp_path):
+    from test_hostile_text import assert_markdown_safe
+
+    (tmp_path / "h").mkdir()
+    (tmp_path / "p").mkdir()
+    hostile = _regressing_run(Runner(tmp_path / "h"), HOSTILE)
+    plain = _regressing_run(Runner(tmp_path / "p"), "plain")
+    assert "3 regressed cases: case 0 plain" in plain
+    assert "3 regressed cases: case 0 x\\|y ::error::forged" in hostile  # the case ids, escaped
+    assert hostile.count("<!--") == 1 and hostile.count("-->") == 1 and "@octocat" not in hostile
+    assert_markdown_safe(hostile[len(MARKER) + 1:].replace("\u200b", ""), plain[len(MARKER) + 1:])
+
+
+INSPECT_LOG = ROOT / "tests" / "data" / "imports" / "inspect" / "2025-05-12T20-28-26-04-00_security-guide.json"
+
+
+def test_from_auto_imports_another_tools_file_and_from_scorekit_reads_rows(runner):
+    """The default ``from: auto`` recognises an Inspect AI log (which ``run`` without ``--from`` refuses);
+    ``from: scorekit`` reads the file as scorekit rows, so the same log is then exit 2."""
+    done = runner.run(results=str(INSPECT_LOG), comment="false")
+    assert done.returncode == 1, done.stderr  # a partial import (limit 3): TRIAGE, not PASS
+    assert runner.outputs()["decision"] == "TRIAGE"
+    assert "imported from Inspect AI" in done.stdout
+    refused = runner.run(results=str(INSPECT_LOG), comment="false", **{"from": "scorekit"})
+    assert refused.returncode == 2 and "--from inspect" in refused.stderr
