@@ -206,6 +206,8 @@ def _gh(args: Sequence[str], body: str | None = None) -> str:
     try:
         done = subprocess.run(command, input=None if body is None else json.dumps({"body": body}),
                               capture_output=True, text=True, encoding="utf-8", timeout=_GH_TIMEOUT, check=False)
+    except FileNotFoundError:
+        raise ScorekitError("gh (the GitHub CLI) is not on PATH") from None
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ScorekitError(f"gh api {args[-1] if args else ''}: {exc}") from None
     if done.returncode != 0:

@@ -22,6 +22,8 @@ XML (JUnit)        :func:`xml_text`               a character XML 1.0 forbids (e
 terminal, CI log   :func:`terminal_text`          a line break, an escape sequence, bidi
                                                   reordering, a workflow command
 GitHub annotation  :func:`workflow_command`       its data or properties break out
+GitHub comment     :func:`no_mentions` (after     an ``@name`` in the data notifies anyone
+                   :func:`markdown_text`)
 =================  =============================  ==========================================
 
 The Markdown rules (GitHub-flavoured Markdown, which also renders raw HTML):

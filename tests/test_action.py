@@ -125,6 +125,9 @@ class Runner:
         for name, value in inputs.items():
             if name == "fail_gh":
                 env["FAKE_GH_FAIL"] = value
+            elif name == "no_gh":  # no gh anywhere on PATH
+                (self.tmp / "empty").mkdir(exist_ok=True)
+                env["PATH"] = str(self.tmp / "empty")
             else:
                 env[f"INPUT_{name.upper()}"] = value
         return subprocess.run([sys.executable, "-m", "scorekit._action"], cwd=self.work, env=env,
@@ -297,6 +300,15 @@ def test_a_gh_failure_is_a_warning_and_keeps_the_gates_status(runner):
     assert len(warnings) == 1 and "comment was not written" in warnings[0]
     assert "error connecting to api.github.com" in warnings[0]
     assert runner.outputs()["decision"] == "FAIL"
+
+
+def test_without_gh_the_comment_is_a_warning(runner, passing):
+    results, policy = passing
+    done = runner.run(results=str(results), policy=str(policy), no_gh="1")
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stdout.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 1 and "gh (the GitHub CLI) is not on PATH" in warnings[0]
+    assert runner.outputs()["decision"] == "PASS"
 
 
 def test_could_not_run_is_exit_2_and_the_comment_says_so(runner, passing, tmp_path):
