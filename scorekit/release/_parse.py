@@ -284,7 +284,7 @@ def reproduction_command_from_body(body: str) -> str | None:
     """The content of the first fenced code block under the ``## Reproduction`` heading.
 
     Returns None when the body has no such section or no fenced block in it
-    (e.g. "No reproduction command recorded.").
+    (e.g. the pointer to the scorecard documentation a card without a command has).
 
     Examples
     --------

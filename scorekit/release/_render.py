@@ -25,7 +25,15 @@ from ._parse import parse_scorecard_text
 from ._payload import NOTES_END, NOTES_START, ResultPayload
 from ._schema import ScorecardInvalidError, validate_scorecard
 
-__all__ = ["render_scorecard", "write_scorecard"]
+__all__ = ["REPRODUCTION_FALLBACK", "render_scorecard", "write_scorecard"]
+
+#: The ``## Reproduction`` text when the payload records no command: the seed project's pointer to its
+#: scorecard documentation and skill, word for word, so a card reads the same from either renderer.
+REPRODUCTION_FALLBACK = (
+    "See the [eval-scorecard docs](https://amd-gaia.ai/docs/reference/eval-scorecard) "
+    "and the [`adding-eval-scorecard` skill](.claude/skills/adding-eval-scorecard/SKILL.md) "
+    "for the full reproduction recipe."
+)
 
 _PERFORMANCE_LABELS = {
     "ttft_s": "Time to first token (s)",
@@ -147,19 +155,7 @@ def _render_body(front: dict[str, Any], reproduction_command: str | None, notes:
 
     breakdown = results.get("breakdown")
     if isinstance(breakdown, Mapping):
-        out += ["## Breakdown", ""]
-        per_category = breakdown.get("per_category") or []
-        if per_category:
-            out += ["**Per category**", ""]
-            out += _table(["Category", "Total", "Correct", "Accuracy"],
-                          [[_md(r.get("category")), _fmt_number(r.get("total")), _fmt_number(r.get("correct")),
-                            _fmt_metric(r.get("accuracy"))] for r in per_category], "lrrr") + [""]
-        confusions = breakdown.get("top_confusions") or []
-        if confusions:
-            out += ["**Top confusions** (expected → predicted)", ""]
-            out += _table(["Expected", "Predicted", "Count"],
-                          [[_md(r.get("expected")), _md(r.get("predicted")), _fmt_number(r.get("count"))]
-                           for r in confusions], "llr") + [""]
+        out += _breakdown_section(breakdown, recipe["config"].get("n_runs"), results["test_cases_run"])
 
     performance = results.get("performance")
     if isinstance(performance, Mapping) and performance:
@@ -167,6 +163,10 @@ def _render_body(front: dict[str, Any], reproduction_command: str | None, notes:
         out += _table(["Measure", "Value"],
                       [[_md(_PERFORMANCE_LABELS.get(k, k)) + f" (`{k}`)" if k in _PERFORMANCE_LABELS else _md(k),
                         _fmt_number(v)] for k, v in performance.items()], "lr") + [""]
+
+    capability_quality = results.get("capability_quality")
+    if isinstance(capability_quality, Mapping):
+        out += _capability_quality_section(capability_quality)
 
     environment = recipe.get("environment")
     if isinstance(environment, Mapping) and environment:
@@ -179,10 +179,48 @@ def _render_body(front: dict[str, Any], reproduction_command: str | None, notes:
         fence = md_fence(command)
         out += ["Run the following commands from the repository root:", "", f"{fence}bash", command, fence, ""]
     else:
-        out += ["No reproduction command recorded.", ""]
+        out += [REPRODUCTION_FALLBACK, ""]
     if notes:
         out += [NOTES_START, notes, NOTES_END, ""]
     return "\n".join(out)
+
+
+def _breakdown_section(breakdown: Mapping[str, Any], n_runs: Any, test_cases_run: Any) -> list[str]:
+    """``## Category breakdown``: the seed project's heading, which names the pooling of a multi-run card."""
+    runs = n_runs if isinstance(n_runs, int) and not isinstance(n_runs, bool) else 0
+    if runs > 1:
+        out = [f"## Category breakdown (pooled across all {runs} runs)", "",
+               f"_Every run scores each of the {_fmt_number(test_cases_run)} test cases, so the totals below add up "
+               f"to {runs} × test_cases_run._", ""]
+    else:
+        out = ["## Category breakdown", ""]
+    per_category = breakdown.get("per_category") or []
+    if per_category:
+        out += _table(["Category", "Total", "Correct", "Accuracy"],
+                      [[_md(r.get("category")), _fmt_number(r.get("total")), _fmt_number(r.get("correct")),
+                        _fmt_metric(r.get("accuracy"))] for r in per_category], "lrrr") + [""]
+    confusions = breakdown.get("top_confusions") or []
+    if confusions:
+        out += ["**Top confusions** (expected → predicted)", ""]
+        out += _table(["Expected", "Predicted", "Count"],
+                      [[_md(r.get("expected")), _md(r.get("predicted")), _fmt_number(r.get("count"))]
+                       for r in confusions], "llr") + [""]
+    return out
+
+
+def _capability_quality_section(block: Mapping[str, Any]) -> list[str]:
+    """``## Capability quality``: one row per (capability, metric) with a number, four decimals, as the seed
+    project writes it; a capability that is not a mapping, or a value that is not a number, has no row."""
+    rows = [[_md(capability), _md(metric), f"{float(value):.4f}"]
+            for capability, metrics in block.items() if isinstance(metrics, Mapping)
+            for metric, value in metrics.items()
+            if isinstance(value, numbers.Real) and not isinstance(value, bool)]
+    if not rows:
+        return []
+    return ["## Capability quality", "",
+            "_Other capabilities of the agent, each scored by its own evaluation. Reported only: they do not feed "
+            "the aggregate above and the release gate does not read them._", "",
+            *_table(["Capability", "Metric", "Value"], rows), ""]
 
 
 def _inline(value: Any) -> str:
@@ -222,7 +260,8 @@ def render_scorecard(payload: ResultPayload) -> str:
     the metrics table, the worked recomputation of the aggregate, variance /
     breakdown / performance / environment sections when present, a
     carry-forward note when inherited, and a ``## Reproduction`` section (the
-    command in a fenced block, or "No reproduction command recorded.").
+    command in a fenced block, or :data:`REPRODUCTION_FALLBACK`, the seed project's pointer to its
+    scorecard documentation).
 
     Raises
     ------

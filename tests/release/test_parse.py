@@ -104,6 +104,8 @@ def test_reproduction_command_is_read_from_the_fenced_block():
 
 
 @pytest.mark.parametrize("body", ["# no section\n", "## Reproduction\n\nNo reproduction command recorded.\n",
+                                  "## Reproduction\n\nSee the [eval-scorecard docs](https://amd-gaia.ai/docs/reference/"
+                                  "eval-scorecard) for the full reproduction recipe.\n",
                                   "## Reproduction\n\n## Next\n\n```\nnot this\n```\n",
                                   "## Reproduction\n\n```\nnever closed\n"])
 def test_reproduction_command_absent_is_none(body):

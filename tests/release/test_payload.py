@@ -145,7 +145,7 @@ def test_optional_blocks_are_placed_where_the_seed_puts_them():
     assert list(front)[-2:] == ["inherited_from", "measured_version"]
     assert validate_scorecard(front) == []
     body = _front_and_body(render_scorecard(payload))[1]
-    for heading in ("## Breakdown", "## Performance", "## Environment", "## Reproduction"):
+    for heading in ("## Category breakdown", "## Performance", "## Environment", "## Reproduction"):
         assert heading in body
     assert "Tokens per triage (`tokens_per_triage`) | 742.3" in body
     assert "Reported, never gated" in body
@@ -190,9 +190,12 @@ def test_worked_recomputation_shows_every_weighted_term():
     assert "Weight-0 components contribute nothing to the aggregate: c." in body
 
 
-def test_no_reproduction_command_is_said_explicitly():
+def test_no_reproduction_command_points_at_the_scorecard_docs():
     body = _front_and_body(render_scorecard(_payload(reproduction_command=None)))[1]
-    assert "## Reproduction\n\nNo reproduction command recorded." in body
+    # The seed project's sentence, restated here independently of the renderer's constant.
+    assert ("## Reproduction\n\nSee the [eval-scorecard docs](https://amd-gaia.ai/docs/reference/eval-scorecard) "
+            "and the [`adding-eval-scorecard` skill](.claude/skills/adding-eval-scorecard/SKILL.md) "
+            "for the full reproduction recipe.\n") in body
     assert parse_scorecard_text(render_scorecard(_payload(reproduction_command="  \n"))).reproduction_command is None
 
 
