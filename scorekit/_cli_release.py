@@ -108,16 +108,30 @@ def _cmd_carry_forward(args: argparse.Namespace) -> int:
 
 
 def _cmd_release_lint(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .release._lint import lint_doc_root
 
-    problems = lint_doc_root(args.doc_root)
-    for problem in problems:
-        print(_t(problem))
-    if problems:
-        _say("release-lint", f"{args.doc_root}: {len(problems)} problem{'s' if len(problems) > 1 else ''}")
-        return EXIT_NO
-    print(f"{_t(args.doc_root)}: SCORECARD.md, README.md link and aggregate, package.json files: ok")
-    return EXIT_OK
+    if (args.doc_root is None) == (not args.scorecards):
+        args.subparser.error("give either --doc-root DIR or SCORECARD.md files (as a pre-commit hook passes them)")
+    roots = [args.doc_root] if args.doc_root is not None else []
+    for name in args.scorecards:
+        if Path(name).name != "SCORECARD.md":
+            args.subparser.error(f"{name}: release-lint checks the SCORECARD.md of a doc root; name that file")
+        root = str(Path(name).parent)
+        if root not in roots:
+            roots.append(root)
+    worst = EXIT_OK
+    for root in roots:  # the exit code is the worst of the doc roots
+        problems = lint_doc_root(root)
+        for problem in problems:
+            print(_t(problem))
+        if problems:
+            _say("release-lint", f"{root}: {len(problems)} problem{'s' if len(problems) > 1 else ''}")
+            worst = EXIT_NO
+        else:
+            print(f"{_t(root)}: SCORECARD.md, README.md link and aggregate, package.json files: ok")
+    return worst
 
 
 def _cmd_refresh_check(args: argparse.Namespace) -> int:
@@ -228,5 +242,8 @@ def add_parsers(sub: Any) -> None:
                     "URL of it pinned to a branch or another tag) and any aggregate it quotes equals the card's; "
                     "package.json (if any) lists SCORECARD.md in files; no scorecards/ folder.",
     )
-    lint.add_argument("--doc-root", required=True, metavar="DIR", help="folder of the agent's canonical README")
+    lint.add_argument("--doc-root", metavar="DIR", help="folder of the agent's canonical README")
+    lint.add_argument("scorecards", nargs="*", metavar="SCORECARD.md",
+                      help="instead of --doc-root: SCORECARD.md files, each checked in its folder as the doc root "
+                           "(as a pre-commit hook passes them); the exit code is the worst")
     lint.set_defaults(handler=_cmd_release_lint, subparser=lint)

@@ -22,6 +22,7 @@ from ._terminal import terminal_text as _t
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._policy import Policy
     from .reports import RenderedReports
     from .reports._sections import Sections
 
@@ -275,12 +276,21 @@ def _history_pin(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from ._evaluate import evaluate
     from ._policy import load_policy
+
+    policy = load_policy(args.policy)
+    files: list[str] = args.results
+    if len(files) == 1:
+        return _validate_one(argparse.Namespace(**{**vars(args), "results": files[0]}), policy)
+    return _each_file(args.command, files,
+                      lambda name: _validate_one(argparse.Namespace(**{**vars(args), "results": name}), policy))
+
+
+def _validate_one(args: argparse.Namespace, policy: Policy) -> int:
+    from ._evaluate import evaluate
     from .reports._sections import build_sections
     from .reports.text import validation_text
 
-    policy = load_policy(args.policy)
     results, agent = _cli_import.results_for(args)
     card = evaluate(results, policy=policy, agent=agent)
     v = card.validation
@@ -290,6 +300,35 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     if v.invalid or (strict and v.unlabeled):
         return EXIT_NO
     return EXIT_OK
+
+
+def _each_file(command: str, files: Sequence[str], check: Callable[[str], int]) -> int:
+    """Run ``check`` on every file (as a pre-commit hook passes them, SPEC §19); the exit code is the worst.
+
+    A file that cannot be read or parsed is its one line on stderr (as :func:`main` writes it) and exit 2
+    for that file; the others are still checked.
+    """
+    worst = EXIT_OK
+    for name in files:
+        try:
+            code = check(name)
+        except ScorekitError as exc:
+            message = _t(exc) if str(exc) else type(exc).__name__
+            print(f"scorekit {command}: {message}", file=sys.stderr)
+            code = EXIT_CANNOT_RUN
+        worst = max(worst, code)
+    return worst
+
+
+def _cmd_policy_lint(args: argparse.Namespace) -> int:
+    from ._policy import load_policy
+
+    def check(name: str) -> int:
+        load_policy(name)  # a bad policy: PolicyError naming the file and the dotted key (exit 2)
+        print(f"{_t(name)}: ok")
+        return EXIT_OK
+
+    return _each_file(args.command, args.policies, check)
 
 
 # --------------------------------------------------------------------------- parser
@@ -444,13 +483,25 @@ def build_parser() -> argparse.ArgumentParser:
     hist.set_defaults(handler=_cmd_history)
 
     validate = sub.add_parser("validate", help="classify rows as labeled / unlabeled / invalid")
-    validate.add_argument("results", metavar="F", help="results file (JSONL, JSON array, CSV or Parquet)")
+    validate.add_argument("results", metavar="F", nargs="+",
+                          help="results file (JSONL, JSON array, CSV or Parquet); several are validated one by one "
+                               "(as a pre-commit hook passes them) and the exit code is the worst")
     validate.add_argument("--policy", metavar="P", help="policy file (YAML or JSON); default: release defaults")
     validate.add_argument(
         "--strict", action="store_true", help="unlabeled rows also fail (always on under purpose: release)"
     )
     validate.add_argument("--agent", metavar="NAME", help="validate only the rows whose agent field is NAME")
     validate.set_defaults(handler=_cmd_validate)
+
+    policy_lint = sub.add_parser(
+        "policy-lint",
+        help="check policy files: parse them and check every key (SPEC §7)",
+        description="Read each policy file as `run` and `validate` read it (YAML or JSON; unknown keys, wrong types "
+                    "and out-of-range values are errors). A bad policy is one line naming the file and the key, "
+                    "and exit 2; the exit code is the worst of the files.",
+    )
+    policy_lint.add_argument("policies", metavar="P", nargs="+", help="policy file (.yml, .yaml or .json)")
+    policy_lint.set_defaults(handler=_cmd_policy_lint)
 
     _cli_evidence.add_parsers(sub)  # keygen, sign, verify, attest (SPEC §11) and run --sign
     _cli_release.add_parsers(sub)  # gate, carry-forward, refresh-check, release-lint (SPEC §13)
