@@ -228,5 +228,31 @@ def test_the_wheel_ships_the_notebooks_the_templates_and_the_example(tmp_path):
     ):
         assert name in names, name
     assert "scorekit/templates/report/scorecard.html.j2" in names  # the reports' own templates
+    assert "scorekit/py.typed" in names  # PEP 561: type checkers read scorekit's annotations
+    _check_wheel_metadata(zipfile.ZipFile(wheel), names)
     assert (ROOT / "notebooks" / "release_scorecard.ipynb").read_bytes() == zipfile.ZipFile(wheel).read(
         "scorekit/notebooks/release_scorecard.ipynb")
+
+
+def _check_wheel_metadata(wheel: zipfile.ZipFile, names: set[str]) -> None:
+    """The wheel's entry points are pyproject's (the console script; ``pytest11`` only when declared, so
+    this holds before and after the plug-in is added), and its license is Apache-2.0 with the file."""
+    import configparser
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    parser = configparser.ConfigParser(delimiters=("=",))
+    parser.optionxform = str  # entry-point names are case-sensitive
+    parser.read_string(wheel.read(entry_points).decode("utf-8"))
+    assert dict(parser["console_scripts"]) == {"scorekit": "scorekit.cli:console"}
+    declared = {group: dict(points) for group, points in project.get("entry-points", {}).items()}
+    for group, points in declared.items():
+        assert dict(parser[group]) == points, group
+    assert ("pytest11" in parser) is ("pytest11" in declared)
+    (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    headers = wheel.read(metadata).decode("utf-8").split("\n\n", 1)[0].splitlines()
+    assert "License-Expression: Apache-2.0" in headers
+    assert "License-File: LICENSE" in headers
+    (license_file,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert wheel.read(license_file) == (ROOT / "LICENSE").read_bytes()
