@@ -6,8 +6,8 @@ code is the worst of them. The fast tests read the YAML and run each hook's ``en
 exactly as declared, with ``scorekit`` mapped to ``python -m scorekit`` from this checkout
 (the console script on PATH may be another checkout's), on good and bad files; the ``files``
 patterns are checked on names a user has. The slow test runs ``pre-commit try-repo`` on this
-checkout, which builds the hook's virtualenv by pip-installing the repository (it needs the
-package index and a few minutes).
+checkout, which builds the hooks' virtualenv by pip-installing the repository into a fresh
+temporary store on every call (it needs the package index; about two minutes a call here).
 """
 
 from __future__ import annotations
@@ -145,6 +145,17 @@ def test_policy_hook_bad_yaml_names_the_line(tmp_path):
     assert done.returncode == 2
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"scorekit policy-lint: {broken}") and "invalid YAML" in line
+
+
+def test_policy_hook_file_names_are_escaped_on_the_terminal(tmp_path):
+    good, bad = tmp_path / "x\n::error::FORGED-policy.yml", tmp_path / "y\x1b[31m-policy.yml"
+    good.write_text("purpose: release\n", encoding="utf-8")
+    bad.write_text("purpos: release\n", encoding="utf-8")
+    done = run_hook("scorekit-policy", good, bad)
+    assert done.returncode == 2
+    lines = (done.stdout + done.stderr).splitlines()
+    assert len(lines) == 2 and not any(line.startswith("::") for line in lines)
+    assert "\x1b" not in done.stdout + done.stderr and "FORGED" in done.stdout and "purpos: unknown key" in done.stderr
 
 
 # --------------------------------------------------------------------------- scorekit-release-lint
