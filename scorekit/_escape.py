@@ -12,6 +12,8 @@ medium             function                       what can never happen
 any (first step)   :func:`clean`                  a control, bidi control, lone surrogate or
                                                   non-character reaches a file
 HTML (and SVG)     :func:`html_text`              an element, attribute, entity or URL forms
+JSON in a          :func:`script_json`            the data closes its ``<script>`` element,
+``<script>``                                      opens a comment, or breaks a JS line
 Markdown           :func:`markdown_text`          a line break, HTML, a link, an image, an
                                                   autolink, emphasis, math, a table break, or
                                                   a heading / list / quote started by a value
@@ -83,6 +85,7 @@ __all__ = [
     "markdown_text",
     "markdown_unescape",
     "no_mentions",
+    "script_json",
     "terminal_text",
     "workflow_command",
     "xml_text",
@@ -131,6 +134,37 @@ def html_text(text: str) -> str:
     import html
 
     return html.escape(clean(text), quote=True).replace("://", ":&#47;&#47;")
+
+
+# --------------------------------------------------------------------------- JSON inside HTML
+_SCRIPT_JSON = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
+                              "\u2029": "\\u2029"})
+
+
+def _cleaned(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean(value) if _BAD_CHARS.search(value) else value
+    if isinstance(value, dict):
+        return {_cleaned(k): _cleaned(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_cleaned(v) for v in value]
+    return value
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON text to place inside ``<script type="application/json">``, read back with ``JSON.parse``.
+
+    Every string :func:`clean` first; then ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\uXXXX``
+    escapes (the same JSON value): the text can never hold ``</script``, ``<!--`` or a character
+    that ends a JavaScript line. NaN and infinities are refused (not JSON).
+
+    >>> script_json({"case": "</script><script>alert(1)</script>"})
+    '{"case":"\\\\u003c/script\\\\u003e\\\\u003cscript\\\\u003ealert(1)\\\\u003c/script\\\\u003e"}'
+    """
+    import json
+
+    return json.dumps(_cleaned(value), ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":")).translate(_SCRIPT_JSON)
 
 
 # --------------------------------------------------------------------------- XML

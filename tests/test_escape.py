@@ -121,3 +121,19 @@ def test_code_text_keeps_lines_and_drops_what_a_code_block_cannot_escape():
     text = code_text("run \u202eevil\x1b[31m\x00\r\nnext\u2028x\u2029y\tz ```")
     assert text == "run \ufffdevil\ufffd[31m\ufffd\nnext\ufffdx\ufffdy\tz ```"
     assert markdown_fence(text) == "````"
+
+
+def test_script_json_cannot_close_the_script_element_or_break_a_line():
+    import json
+
+    from scorekit._escape import script_json
+
+    value = {"</script>": ["</script><!--<script>alert(1)</script>", "a\u2028b\u2029c", "x & y > z",
+                           "bidi\u202eexe", "nul\x00"]}
+    text = script_json(value)
+    assert not set("<>&\u2028\u2029\u202e\x00") & set(text)
+    back = json.loads(text)
+    assert back == {"</script>": ["</script><!--<script>alert(1)</script>", "a\u2028b\u2029c", "x & y > z",
+                                  "bidi\ufffdexe", "nul\ufffd"]}
+    with pytest.raises(ValueError):
+        script_json({"rate": float("nan")})
