@@ -248,7 +248,7 @@ def _side_facts(side: _Side) -> dict[str, Any]:
 
 
 def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
-            confidence: float | None = None) -> pd.DataFrame:
+            confidence: float | None = None, case_counts: tuple[Any, Any] | None = None) -> pd.DataFrame:
     """Compare evaluation ``b`` with evaluation ``a``, per dimension (SPEC §17, §18).
 
     Parameters
@@ -261,6 +261,12 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
     confidence : float, optional
         Level of every interval (the tests are one-sided at (1 − confidence)/2);
         default: ``a``'s policy confidence.
+    case_counts : (DataFrame or None, DataFrame or None), optional
+        Per-(dimension, case) counts (columns ``dimension``, ``case_id``,
+        ``passes``, ``n``, as ``Scorecard.case_counts``) of ``a`` and ``b``, for
+        a side that holds none itself (a stored scorecard.json whose evidence
+        rows the caller counted, as ``scorekit view`` does): the comparison is
+        then paired and lists the cases that changed.
 
     Returns
     -------
@@ -305,6 +311,11 @@ def compare(a: Any, b: Any, *, history: str | os.PathLike[str] | None = None,
     from ._stats import one_sided_alpha
 
     side_a, side_b = _side(a, history, "a"), _side(b, history, "b")
+    if case_counts is not None:
+        import dataclasses
+
+        side_a, side_b = (side if side.cases is not None or counts is None else dataclasses.replace(side, cases=counts)
+                          for side, counts in ((side_a, case_counts[0]), (side_b, case_counts[1])))
     side_a, side_b, notes = _notes(side_a, side_b)
     level = side_a.confidence if confidence is None else confidence
     entries = regressions(side_a.dims, side_b.dims, _METHOD, _MAX_DROP, level, multiplicity=_MULTIPLICITY,

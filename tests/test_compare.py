@@ -103,6 +103,22 @@ def test_stored_scorecards_use_newcombe_from_the_clustered_intervals(before, aft
     assert pooled.loc["task_completion", "p_value"] < row["p_value"]
 
 
+
+def test_stored_scorecards_given_their_case_counts_are_compared_paired_like_the_cards(before, after, tmp_path):
+    """``case_counts=`` (what ``scorekit view`` counts from the evidence beside each file) makes two stored
+    scorecards compare as the cards in memory do: paired, with the cases that fell listed."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(before.to_json(), encoding="utf-8")
+    b.write_text(after.to_json(), encoding="utf-8")
+    stored = sk.compare(a, b, case_counts=(before.case_counts, after.case_counts))
+    cards = sk.compare(before, after)
+    assert set(stored["method_used"]) == {"paired"}
+    columns = ["difference", "ci_low", "ci_high", "p_value", "p_adjusted", "significant", "shared_cases"]
+    pd.testing.assert_frame_equal(stored[columns], cards[columns])
+    fell = stored.loc["task_completion", "regressed_cases"]
+    assert fell["total"] == 30 and {c["case_id"] for c in fell["listed"]} == {f"case{c}" for c in range(60, 90)}
+    assert sk.compare(a, b, case_counts=(None, None)).equals(sk.compare(a, b))  # nothing given: as before
+
 def test_a_dimension_on_one_side_only_is_undefined_not_regressed(before):
     other = sk.evaluate(_rows({"task_completion": 0.9, "pii_extra": 1.0}), policy={"purpose": "exploratory"})
     table = sk.compare(before, other)
