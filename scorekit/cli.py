@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from . import _cli_evidence, _cli_import, _cli_release, _cli_render
+from . import _cli_evidence, _cli_import, _cli_release, _cli_render, _cli_view
 from . import _cli_types as types
 from ._errors import ScorekitError
 from ._evidence import EVIDENCE_ROWS_IN_MEMORY
@@ -507,6 +507,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cli_release.add_parsers(sub)  # gate, carry-forward, refresh-check, release-lint (SPEC §13)
     _cli_render.add_parsers(sub)  # render: papermill + nbconvert (SPEC §12, §14)
     _cli_import.add_parsers(sub)  # import, run/validate --from (SPEC §15)
+    _cli_view.add_parsers(sub)  # view: one interactive page over a scorecard (SPEC §19)
     return parser
 
 
