@@ -398,3 +398,19 @@ def test_browser_check_for_requests_sees_one_the_csp_blocks(driver, page, tmp_pa
     _open(driver, bad)
     with pytest.raises(AssertionError):
         _no_request_left(driver)
+
+
+@pytest.mark.timeout(240)
+def test_browser_page_fits_1200_px_without_sideways_scrolling(driver, page):
+    from test_browser import _at_width
+
+    _at_width(driver, 1200)
+    try:
+        _open(driver, page)
+        scroll, inner = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert inner == 1200 and scroll <= inner
+        wide = driver.execute_script("""return Array.from(document.querySelectorAll('table')).filter(
+            t => t.getBoundingClientRect().right > t.parentElement.getBoundingClientRect().right + 0.5).length""")
+        assert wide == 0
+    finally:
+        driver.set_window_size(1280, 2000)
