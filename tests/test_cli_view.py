@@ -97,7 +97,7 @@ def test_view_of_a_missing_or_invalid_scorecard_is_exit_2_in_one_line(run_cli, t
 
 
 def test_view_serve_serves_the_page_on_localhost_until_interrupted(stored, tmp_path):
-    out_file = tmp_path / "served.html"
+    out_file = tmp_path / "served page.html"  # a space: quoted in the URL
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     proc = subprocess.Popen([sys.executable, "-m", "scorekit", "view", str(stored[1]), "--out", str(out_file),
                              "--serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
@@ -107,7 +107,7 @@ def test_view_serve_serves_the_page_on_localhost_until_interrupted(stored, tmp_p
         line = proc.stdout.readline()
         assert line.startswith("serving http://127.0.0.1:") and line.endswith(" (Ctrl-C to stop)\n"), line
         url = line.split()[1]
-        assert url.endswith("/served.html")
+        assert url.endswith("/served%20page.html")
         with urllib.request.urlopen(url, timeout=30) as response:
             assert response.status == 200
             assert response.headers["Content-Type"] == "text/html; charset=utf-8"

@@ -323,13 +323,14 @@ def serve_view(path: str | os.PathLike[str], *, announce: Any = print) -> None:
     ``announce`` receives the URL once the server listens.
     """
     import http.server
+    import urllib.parse
 
     page = Path(path).read_bytes()
-    name = "/" + Path(path).name
+    name = "/" + urllib.parse.quote(Path(path).name)
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - the http.server protocol
-            if self.path.split("?", 1)[0] not in ("/", name):
+            if urllib.parse.quote(urllib.parse.unquote(self.path.split("?", 1)[0])) not in ("/", name):
                 self.send_error(404)
                 return
             self.send_response(200)
