@@ -5,12 +5,12 @@ rows (those are in ``evidence``, or above ``evidence_rows_in_memory`` in an
 ``evidence/`` dataset: SPEC §16), and undefined numbers are ``None``, never NaN.
 
 The model does not import its renderers: they import it. :meth:`Scorecard.write`,
-:meth:`Scorecard.to_release_payload` and :meth:`Scorecard._repr_html_` ask
-:mod:`scorekit._renderers` for the function registered as ``scorecard.write``,
-``scorecard.release_payload`` and ``scorecard.html``; the front door
+:meth:`Scorecard.to_release_payload`, :meth:`Scorecard._repr_html_` and :meth:`Scorecard.log_mlflow`
+ask :mod:`scorekit._renderers` for the function registered as ``scorecard.write``,
+``scorecard.release_payload``, ``scorecard.html`` and ``scorecard.mlflow``; the front door
 (``scorekit/__init__.py``) registers :func:`scorekit.reports.write_reports`,
-:func:`scorekit.release.to_release_payload` and :func:`scorekit.notebook.scorecard_html`,
-each imported on first use.
+:func:`scorekit.release.to_release_payload`, :func:`scorekit.notebook.scorecard_html` and
+:func:`scorekit.tracking.log_mlflow`, each imported on first use (MLflow only then).
 """
 
 from __future__ import annotations
@@ -251,6 +251,17 @@ class Scorecard:
     def findings_frame(self) -> pd.DataFrame:
         """``findings`` as a DataFrame (for notebooks)."""
         return pd.DataFrame(self.findings)
+
+    def log_mlflow(self, run_id: str | None = None, *, artifacts: bool = True) -> str:
+        """Log this scorecard to an MLflow run; return the run id (SPEC §19, ``pip install scorekit[mlflow]``).
+
+        Per-dimension metrics ``<dim>.rate``, ``.ci_low``, ``.ci_high``, ``.assurance`` and
+        ``.pass_k.<k>``, params (decision, hashes, policy hash, agent), tags and, with
+        ``artifacts``, the report files. ``run_id``: log into that run; default: a new run in
+        the active experiment, ended once logged. Names and limits: :mod:`scorekit.tracking`.
+        """
+        run: str = renderer("scorecard.mlflow")(self, run_id, artifacts=artifacts)
+        return run
 
     def _repr_html_(self) -> str:
         """Jupyter's display (SPEC §17): the report's banner, its summary table and the findings table.

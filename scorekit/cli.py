@@ -64,6 +64,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.pin and (args.history is None or args.label is None):
         raise ScorekitError("--pin pins this run's history record: give --history DB and --label L too")
+    if args.mlflow is not None:  # before the evaluation: a missing extra is said at once
+        from .tracking import require_mlflow
+
+        require_mlflow()
     with progress_on_a_terminal():
         results, agent = _cli_import.results_for(args)  # --from: one imported run (SPEC §15)
         card = evaluate(
@@ -96,6 +100,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {_t(path)}")
     if args.pin:
         _pin_run(args.history, args.label)
+    if args.mlflow is not None:
+        run_id = card.log_mlflow(args.mlflow or None)
+        print(f"logged to MLflow run {_t(run_id)}")
     if args.gate and not card.overall_pass:
         print(f"gate: not passed (decision {card.decision})", file=sys.stderr)
         return EXIT_NO
@@ -416,6 +423,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--pin", action="store_true",
                      help="pin this run's history record (with --history and --label) as the default baseline, "
                           "when it is eligible (a FAIL or a regressed run is not pinned: the run says why)")
+    run.add_argument("--mlflow", nargs="?", const="", default=None, metavar="RUN_ID",
+                     help="log the scorecard (metrics per dimension, params, tags, the report files) to MLflow: "
+                          "into the run RUN_ID, or a new run of the active experiment (MLFLOW_TRACKING_URI, "
+                          "MLFLOW_EXPERIMENT_NAME); pip install scorekit[mlflow]")
     run.set_defaults(handler=_cmd_run)
 
     plan = sub.add_parser("plan", help="how many cases a release decision needs (power, SPEC §6)",
