@@ -52,6 +52,7 @@ _register("scorecard.write", "scorekit.reports:write_reports")
 _register("scorecard.release_payload", "scorekit.release:to_release_payload")
 _register("scorecard.html", "scorekit.notebook:scorecard_html")
 _register("imported_runs.html", "scorekit.notebook:imported_runs_html")
+_register("scorecard.style", "scorekit.notebook:scorecard_style")
 _register("scorecard.mlflow", "scorekit.tracking:log_mlflow")
 
 __all__ = [

@@ -5,11 +5,12 @@ rows (those are in ``evidence``, or above ``evidence_rows_in_memory`` in an
 ``evidence/`` dataset: SPEC §16), and undefined numbers are ``None``, never NaN.
 
 The model does not import its renderers: they import it. :meth:`Scorecard.write`,
-:meth:`Scorecard.to_release_payload`, :meth:`Scorecard._repr_html_` and :meth:`Scorecard.log_mlflow`
-ask :mod:`scorekit._renderers` for the function registered as ``scorecard.write``,
-``scorecard.release_payload``, ``scorecard.html`` and ``scorecard.mlflow``; the front door
-(``scorekit/__init__.py``) registers :func:`scorekit.reports.write_reports`,
-:func:`scorekit.release.to_release_payload`, :func:`scorekit.notebook.scorecard_html` and
+:meth:`Scorecard.to_release_payload`, :meth:`Scorecard._repr_html_`, :meth:`Scorecard.style`
+and :meth:`Scorecard.log_mlflow` ask :mod:`scorekit._renderers` for the function registered as
+``scorecard.write``, ``scorecard.release_payload``, ``scorecard.html``, ``scorecard.style`` and
+``scorecard.mlflow``; the front door (``scorekit/__init__.py``) registers
+:func:`scorekit.reports.write_reports`, :func:`scorekit.release.to_release_payload`,
+:func:`scorekit.notebook.scorecard_html`, :func:`scorekit.notebook.scorecard_style` and
 :func:`scorekit.tracking.log_mlflow`, each imported on first use (MLflow only then).
 """
 
@@ -263,8 +264,16 @@ class Scorecard:
         run: str = renderer("scorecard.mlflow")(self, run_id, artifacts=artifacts)
         return run
 
+    def style(self) -> Any:
+        """The dimension table as a pandas ``Styler``: rates as percentages, verdicts coloured (SPEC §19).
+
+        The values and their formatting are the reports' (the section model); its HTML is the
+        table of :meth:`_repr_html_`. See :func:`scorekit.notebook.scorecard_style`.
+        """
+        return renderer("scorecard.style")(self)
+
     def _repr_html_(self) -> str:
-        """Jupyter's display (SPEC §17): the report's banner, its summary table and the findings table.
+        """Jupyter's display (SPEC §17): the report's banner, its summary table (:meth:`style`) and the findings table.
 
         Rendered from the section model like every report; self-contained, no script.
         """

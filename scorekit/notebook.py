@@ -34,10 +34,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .reports._sections import Sections, build_sections, history_sections
+from .reports._sections import Sections, Table, build_sections, history_sections
 
 __all__ = [
     "CHART_FILES",
+    "VERDICT_STYLES",
     "Fragment",
     "Report",
     "files_list",
@@ -47,6 +48,8 @@ __all__ = [
     "message",
     "reproduction",
     "scorecard_html",
+    "scorecard_style",
+    "dimension_style",
     "signature_status",
     "trend",
 ]
@@ -136,13 +139,17 @@ class Report:
     def summary(self, ks: Sequence[str] | None = None) -> Fragment:
         """One compact table: verdict (with the assurance, SPEC §18), n, passes, rate, threshold, the
         headline and Wilson intervals and pass^k (``ks``: those k)."""
+        return _render("summary", self.summary_table(ks))
+
+    def summary_table(self, ks: Sequence[str] | None = None) -> Table:
+        """The section table :meth:`summary` shows (and :func:`scorecard_style` styles)."""
         from .reports.text import DEMO_COLUMNS
 
         s = self.sections
         columns = s.present(DEMO_COLUMNS)
         chosen = [c for c in s.summary.columns if c.startswith("pass^")] if ks is None else \
             [f"pass^{k}" for k in ks if f"pass^{k}" in s.summary.columns]
-        return _render("summary", s.summary.select(columns + chosen))
+        return s.summary.select(columns + chosen)
 
     def rate_chart(self, link: str = CHART_FILES["rates"]) -> Fragment:
         """The pass-rate chart (inline SVG); the Markdown twin links the chart file ``link``."""
@@ -286,11 +293,89 @@ def message(label: str, text: str) -> Fragment:
     return _render("message", label, text)
 
 
+#: The verdict colours of ``report.css`` (``.sk-v-*``), for the Styler's own ``<style>`` (it is shown
+#: without the report's CSS as well).
+VERDICT_STYLES = {
+    "pass": "color: #00694d; font-weight: 700",
+    "fail": "color: #a84300; font-weight: 700",
+    "incomplete": "color: #8a5f00; font-weight: 700",
+    "not-in-scope": "color: #2b6f96; font-weight: 700",
+    "unknown": "color: #2b6f96; font-weight: 700",
+}
+
+
+def dimension_style(data: Mapping[str, Any], *, evidence_rows: int | None = None) -> Any:
+    """The summary table of the scorecard dictionary ``data`` as a pandas ``Styler`` (SPEC §19).
+
+    One row per dimension, indexed by its name, with the columns of :meth:`Report.summary`. The
+    counts (``n``, ``passes``) and the proportions (``rate``, ``threshold``, ``P(meets threshold)``)
+    are the dictionary's numbers, shown by the reports' own formatters
+    (:func:`~scorekit.reports._format.fmt_count`, :func:`~scorekit.reports._format.fmt_pct`:
+    percentages, "—" when undefined); every other column (verdict, intervals, pass^k) holds the
+    section model's text. So each cell reads as in ``scorecard.html``. Verdicts are coloured
+    (:data:`VERDICT_STYLES`, from a closed set: never from the data); every value, the index and the
+    labels are HTML-escaped (``escape="html"``), and the table's id is a digest of its content, so two
+    scorecards shown in one notebook keep their own colours.
+    """
+    import hashlib
+
+    import pandas as pd
+    from pandas.io.formats.style import Styler
+
+    from .reports._format import clean_text, fmt_count, fmt_pct
+    from .reports._sections import ASSURED_LABEL
+
+    table = Report(data, evidence_rows=evidence_rows).summary_table()
+    dims = list(data.get("dimensions") or [])
+    if len(dims) != len(table.rows):  # pragma: no cover - the section model keeps every dimension
+        raise ValueError("the summary table and the dictionary disagree about the dimensions")
+    numbers = {"n": ("n", fmt_count), "passes": ("passes", fmt_count), "rate": ("rate", fmt_pct),
+               "threshold": ("threshold", fmt_pct), ASSURED_LABEL: ("assurance", fmt_pct)}
+    columns: dict[str, list[Any]] = {}
+    for j, label in enumerate(table.columns[1:], start=1):
+        if label in numbers:
+            key = numbers[label][0]
+            columns[label] = [float("nan") if d.get(key) is None else d[key] for d in dims]
+        else:
+            columns[label] = [row[j].text for row in table.rows]
+    frame = pd.DataFrame(columns, index=pd.Index([str(d.get("name")) for d in dims], name="dimension"))
+    for label in set(numbers) & set(frame.columns):
+        if numbers[label][1] is fmt_count:
+            frame[label] = frame[label].astype("Int64")
+    digest = hashlib.sha256(repr((table.columns, table.rows)).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    styler = Styler(frame, uuid=f"sk{digest}", cell_ids=False)
+    styler.format(escape="html")
+    for label in set(numbers) & set(frame.columns):
+        styler.format(numbers[label][1], subset=[label], escape="html")
+    styler.format_index(clean_text, escape="html")
+    styler.format_index(escape="html", axis=1)
+    if "verdict" in frame.columns:
+        tones = [row[table.column("verdict")].tone for row in table.rows]
+        styler.apply(lambda _: [VERDICT_STYLES.get(t, VERDICT_STYLES["unknown"]) for t in tones],
+                     subset=["verdict"])
+    numeric = [table.columns[j] for j in sorted(table.numeric)]
+    if numeric:
+        styler.set_table_styles({label: [{"selector": "td", "props": "text-align: right"}] for label in numeric},
+                                overwrite=False)
+    styler.hide(axis="index", names=True)  # the index keeps its name (dimension) for the user; one header row
+    styler.set_table_attributes('class="sk-summary sk-styled"')
+    return styler
+
+
+def scorecard_style(card: Any) -> Any:
+    """``Scorecard.style()``: :func:`dimension_style` of ``card.to_dict()``."""
+    return dimension_style(card.to_dict(), evidence_rows=card.evidence_rows)
+
+
 def scorecard_html(card: Any) -> str:
     """Jupyter's display of a :class:`~scorekit.Scorecard` (``Scorecard._repr_html_``, SPEC §17): the
-    report's banner, its summary table and the findings table, self-contained, no script."""
-    report = Report(card.to_dict(), evidence_rows=card.evidence_rows)
-    return (report.decision(heading=None) + report.summary() + report.findings_summary())._repr_html_()
+    report's banner, its summary table (the :func:`dimension_style` Styler's HTML) and the findings
+    table, self-contained, no script."""
+    data = card.to_dict()
+    report = Report(data, evidence_rows=card.evidence_rows)
+    table = dimension_style(data, evidence_rows=card.evidence_rows).to_html()
+    styled = Fragment(f'<div class="sk-table">{table}</div>', report.summary().markdown)
+    return (report.decision(heading=None) + styled + report.findings_summary())._repr_html_()
 
 
 def imported_runs(runs: Sequence[Any]) -> Fragment:

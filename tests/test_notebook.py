@@ -7,6 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from _rendered import parse_html, table_rows
 from hypothesis import given
@@ -133,3 +134,88 @@ def test_escaped_text_reads_back_unchanged_and_is_never_markup_or_a_url(text):
     assert check_offline_html(f"<p>{escaped}</p>") == []
     root, _ = parse_html(f"<p>{escaped}</p>")
     assert root.find_all("p")[0].text == clean_text(text)
+
+
+# ---------------------------------------------------------------------------- Scorecard.style (SPEC §19)
+@pytest.fixture(scope="module")
+def card():
+    return sk.evaluate(sk.example_path(), policy=sk.example_path(file="policy.yml"), agent_name="mail",
+                       agent_version="1.0")
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_style_shows_every_cell_of_the_reports_summary_table(card):
+    styler = card.style()
+    table = notebook.Report(card.to_dict()).summary_table()
+    root, _ = parse_html(styler.to_html())
+    (html_table,) = root.find_all("table")
+    header, rows = table_rows(html_table)
+    assert header[1:] == list(table.columns[1:])
+    assert rows == [[_words(cell.text) for cell in row] for row in table.rows]  # 84.7% as the reports say it
+
+
+def test_style_data_holds_the_dictionarys_numbers_and_the_reports_text(card):
+    frame = card.style().data
+    data = card.to_dict()
+    assert frame.index.name == "dimension" and list(frame.index) == [d["name"] for d in data["dimensions"]]
+    for dim in data["dimensions"]:
+        row = frame.loc[dim["name"]]
+        assert row["rate"] == dim["rate"] and row["n"] == dim["n"] and row["passes"] == dim["passes"]
+        assert row["verdict"] == dim["verdict"]
+        if dim["threshold"] is None:
+            assert pd.isna(row["threshold"])
+        else:
+            assert row["threshold"] == dim["threshold"]
+        assert row["P(meets threshold)"] == dim["assurance"] or (dim["assurance"] is None
+                                                                 and pd.isna(row["P(meets threshold)"]))
+
+
+def _report_css_colour(tone: str) -> str:
+    css = (Path(notebook.__file__).parent / "templates" / "report" / "report.css").read_text(encoding="utf-8")
+    found = re.search(r"\.sk-v-" + re.escape(tone) + r"[^{]*\{\s*color:\s*(#[0-9a-fA-F]{6})", css)
+    assert found, tone
+    return found.group(1).lower()
+
+
+def test_style_colours_each_verdict_as_the_report_does(card):
+    styler = card.style()
+    html = styler.to_html()
+    verdicts = list(styler.data["verdict"])
+    assert {"PASS", "FAIL", "INCOMPLETE"} <= set(verdicts)
+    rules: dict[str, str] = {}  # selector → declarations (pandas groups equal rules: "#a, #b {...}")
+    for selectors, declarations in re.findall(r"([^{}]+)\{([^}]*)\}", html.split("</style>")[0]):
+        for selector in selectors.split(","):
+            rules[selector.strip().removeprefix('<style type="text/css">').strip()] = declarations
+    for i, verdict in enumerate(verdicts):
+        declarations = rules[f"#T_{styler.uuid}_row{i}_col0"]
+        colour = _report_css_colour(verdict.lower().replace("_", "-"))
+        assert f"color: {colour};" in declarations, (verdict, declarations)
+
+
+def test_style_escapes_a_hostile_dimension_name_and_keeps_it_in_the_data():
+    name = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    rows = [{"id": f"r{i}", "dimension": name, "evaluator": "e", "status": "PASS"} for i in range(3)]
+    styler = sk.evaluate(rows).style()
+    html = styler.to_html()
+    assert "<script" not in html.lower() and "<img" not in html.lower()
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in html
+    assert list(styler.data.index) == [name]
+    root, tags = parse_html(html)
+    assert {t for t, _ in tags} <= {"style", "table", "thead", "tbody", "tr", "th", "td"}
+    assert name in root.all_text()
+
+
+def test_two_scorecards_styles_have_their_own_ids(card):
+    other = sk.evaluate([{"id": "r", "dimension": "pii", "evaluator": "e", "status": "PASS"}])
+    assert card.style().uuid != other.style().uuid
+    assert card.style().to_html() == card.style().to_html()  # the same card: the same display
+
+
+def test_repr_html_shows_the_styled_table_between_the_banner_and_the_findings(card):
+    html = card._repr_html_()
+    styled = card.style().to_html()
+    assert styled in html
+    assert html.index('class="sk-decision-value"') < html.index(styled) < html.index("severity")

@@ -64,10 +64,17 @@ def test_repr_html_of_a_card_without_findings_says_none():
 
 
 def test_repr_html_numbers_are_the_reports_numbers(card, tmp_path):
+    from _rendered import parse_html, table_rows
+
     from scorekit.notebook import Report
 
-    summary = Report(card.to_dict(), evidence_rows=len(card.evidence)).summary().html
-    assert summary in card._repr_html_()  # the same table, not a second rendering of it
+    # The dimension table is card.style()'s (SPEC §19): the summary table's every cell, as the reports say it.
+    summary = Report(card.to_dict(), evidence_rows=len(card.evidence)).summary_table()
+    root, _ = parse_html(card._repr_html_())
+    (styled,) = [t for t in root.find_all("table") if "sk-styled" in t.classes]
+    header, rows = table_rows(styled)
+    assert header[1:] == list(summary.columns[1:])
+    assert rows == [[" ".join(cell.text.split()) for cell in row] for row in summary.rows]
 
 
 def test_repr_names_agent_decision_purpose_and_counts(card):
