@@ -204,6 +204,31 @@ class ScorekitAccessor:
         result = _counts.run_variance(self._obj, run=run, confidence=confidence)
         return plots.plot_variance(result.rates, result.table, confidence=confidence, ax=ax)
 
+    def plot_trend(self, *, ax: Any = None) -> Any:
+        """The history trend on ``read_history(db)``'s frame (SPEC §17, §19): each dimension's rate
+        with its Wilson interval across the recorded versions of the newest record's suite and policy.
+
+        The frame is the record frame :func:`scorekit.history.read_history` returns: one row per
+        record, indexed by ``id``, with the per-dimension columns ``<dimension>.rate``, ``.ci_low``,
+        ``.ci_high``, ``.n``, ``.verdict`` (read back as rows by
+        :func:`scorekit.history.dimension_rows`); any subset of its rows will do. Drawn by
+        :func:`scorekit.plots.plot_trend`, the chart of ``scorekit history --plot``
+        (``read_history(db).scorekit.plot_trend()``). Returns the matplotlib ``Axes``.
+
+        Raises
+        ------
+        ValueError
+            The frame is not ``read_history(db)``'s (no ``suite_hash``, ``policy_hash``, ``label``,
+            ``agent_version`` column).
+        """
+        from . import plots
+        from .history import dimension_rows
+
+        missing = [c for c in ("suite_hash", "policy_hash", "label", "agent_version") if c not in self._obj.columns]
+        if missing:
+            raise ValueError(f"plot_trend draws read_history(db)'s frame; this frame has no {', '.join(missing)}")
+        return plots.plot_trend(self._obj, dimension_rows(self._obj), ax=ax)
+
     def plot_pass_k(self, ks: Iterable[int] = (1, 2, 4, 8), *, ax: Any = None) -> Any:
         """pass^k against k per dimension (how reliability decays with repeats), each line
         over the ks every case of the dimension reaches (SPEC §6)."""

@@ -653,3 +653,52 @@ def test_accessor_is_pure_delegation_to_counts_and_stats():
     frame = pd.DataFrame({"dimension": ["pii", "pii", "tool_call"], "case_id": ["a", "a", "b"],
                           "status": ["PASS", "ERROR", "FAIL"]})
     pd.testing.assert_frame_equal(frame.scorekit.counts(), _counts.case_table(frame))
+
+
+# ---------------------------------------------------------------------------- history trend (SPEC §19)
+def _history_card(version: str, rate: float) -> sk.Scorecard:
+    rows = [{"id": f"{dim}-{i}", "dimension": dim, "case_id": f"c{i}", "evaluator": "h",
+             "status": "PASS" if i < (rate if dim == "task_completion" else 1.0) * 20 else "FAIL"}
+            for dim in ("task_completion", "tool.call.rate") for i in range(20)]
+    return sk.evaluate(rows, policy={"purpose": "exploratory"}, agent_name="agent", agent_version=version)
+
+
+@pytest.fixture(scope="module")
+def history_db(tmp_path_factory):
+    from scorekit.history import record
+
+    path = tmp_path_factory.mktemp("trend") / "history.sqlite"
+    for version, rate in (("1.0", 0.9), ("1.1", 0.8), ("1.2", 0.7)):
+        record(_history_card(version, rate), path, label=f"v{version}")
+    return path
+
+
+def _lines(ax) -> dict[str, list[float]]:
+    """Each drawn line's legend label and its y values, from the errorbar containers of the Axes."""
+    return {c.get_label(): [float(y) for y in c.lines[0].get_ydata()] for c in ax.containers}
+
+
+def test_read_history_frame_plots_its_trend_through_the_accessor(history_db):
+    from scorekit.history import read_history
+
+    ax = read_history(history_db).scorekit.plot_trend()
+    lines = _lines(ax)
+    assert set(lines) == {"task_completion", "tool.call.rate"}  # a name with dots reads back whole
+    # 18, 16 and 14 of 20 pass; the other dimension always passes (each line is shifted sideways, not up)
+    assert [round(y, 12) for y in lines["task_completion"]] == [0.9, 0.8, 0.7]
+    assert lines["tool.call.rate"] == [1.0, 1.0, 1.0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["v1.0", "v1.1", "v1.2"]
+
+
+def test_a_subset_of_the_history_rows_plots_only_those_records(history_db):
+    from scorekit.history import read_history
+
+    frame = read_history(history_db)
+    ax = frame[frame["label"] != "v1.1"].scorekit.plot_trend()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["v1.0", "v1.2"]
+    assert [round(y, 12) for y in _lines(ax)["task_completion"]] == [0.9, 0.7]
+
+
+def test_plot_trend_on_a_frame_of_scored_rows_says_what_it_needs(frame):
+    with pytest.raises(ValueError, match=r"read_history\(db\)'s frame"):
+        frame.scorekit.plot_trend()

@@ -91,7 +91,7 @@ from __future__ import annotations
 from .._decide import COMPARISON_STATUSES, apply_comparison
 from ._baseline import pin, unpin
 from ._compare import compare, with_comparison
-from ._db import DEFAULT_PATH, SCHEMA_VERSION, read_history, record
+from ._db import DEFAULT_PATH, SCHEMA_VERSION, dimension_rows, read_history, record
 
 __all__ = [
     "COMPARISON_STATUSES",
@@ -99,6 +99,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "apply_comparison",
     "compare",
+    "dimension_rows",
     "pin",
     "read_history",
     "record",

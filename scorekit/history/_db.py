@@ -539,6 +539,42 @@ def _with_dimension_columns(records: pd.DataFrame, dims: pd.DataFrame) -> pd.Dat
     return records.join(wide)
 
 
+def dimension_rows(records: pd.DataFrame) -> pd.DataFrame:
+    """The per-dimension columns of ``read_history(db)`` (``<dimension>.<field>``) back as rows.
+
+    One row per (record, dimension) the record measured or holds: ``record_id`` (the frame's
+    index), ``dimension``, ``rate``, ``ci_low``, ``ci_high``, ``n`` and ``verdict``, ordered by
+    record then dimension; a record without a dimension has no row for it. A dimension is
+    recognised by its five columns (:data:`DIMENSION_FIELDS`) all present, so a dimension name
+    holding dots (``a.b.rate``) reads back whole. This is what ``df.scorekit.plot_trend()`` draws,
+    so it works on any rows of the frame (``df[df.agent_name == "x"]``) without a second query.
+
+    Raises
+    ------
+    ValueError
+        ``records`` has no per-dimension column and no ``id`` index (not ``read_history``'s frame).
+    """
+    names = [str(c)[:-len(".verdict")] for c in records.columns
+             if str(c).endswith(".verdict") and str(c) not in _RECORD_COLUMNS]
+    dims = [d for d in names if all(f"{d}.{f}" in records.columns for f in DIMENSION_FIELDS)]
+    if not dims and records.index.name != "id":
+        raise ValueError("not a history frame: give read_history(db), whose per-dimension columns are "
+                         "<dimension>.rate, .ci_low, .ci_high, .n, .verdict")
+    parts = []
+    for d in dims:
+        part = records[[f"{d}.{f}" for f in DIMENSION_FIELDS]].copy()
+        part.columns = list(DIMENSION_FIELDS)
+        part = part[part["n"].notna() | part["verdict"].notna()]
+        part.insert(0, "dimension", d)
+        part.insert(0, "record_id", part.index.to_numpy(dtype=np.int64))
+        parts.append(part.reset_index(drop=True))
+    columns = ["record_id", "dimension", *DIMENSION_FIELDS]
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.sort_values(["record_id", "dimension"], kind="stable").reset_index(drop=True)[columns]
+
+
 def _record_frame(records: pd.DataFrame) -> pd.DataFrame:
     if records.empty:
         records = pd.DataFrame({c: pd.Series(dtype=object) for c in _RECORD_COLUMNS})

@@ -201,3 +201,23 @@ def test_the_record_frame_holds_each_dimensions_rate_and_interval_side_by_side(t
     for field in ("rate", "ci_low", "ci_high", "n", "verdict"):
         assert frame[f"task_completion.{field}"].tolist() == long[field].tolist(), field
     assert frame["task_completion.rate"].tolist() == [0.9, 0.8]
+
+
+def test_dimension_rows_reads_the_wide_columns_back_as_the_dimension_frame(db):
+    run(make_card(8, 2, "1"), db, label="v1")
+    rows = [{"id": f"r{i}", "dimension": "a.b.rate", "evaluator": "e", "status": "PASS" if i else "FAIL"}
+            for i in range(4)] + [{"id": "e1", "dimension": "only.errors", "evaluator": "e", "status": "ERROR"}]
+    history.record(sk.evaluate(rows, policy={"purpose": "exploratory"}), db, label="v2")
+    records = history.read_history(db)
+    rows = history.dimension_rows(records)
+    expected = history.read_history(db, dimensions=True)
+    expected = expected[["record_id", "dimension", "rate", "ci_low", "ci_high", "n", "verdict"]]
+    assert list(rows.columns) == list(expected.columns)
+    assert rows["record_id"].tolist() == expected["record_id"].tolist()
+    assert rows["dimension"].tolist() == expected["dimension"].tolist()
+    assert rows["verdict"].tolist() == expected["verdict"].tolist()
+    assert rows["n"].astype("int64").tolist() == expected["n"].tolist()
+    for column in ("rate", "ci_low", "ci_high"):
+        np.testing.assert_array_equal(rows[column].to_numpy(dtype=float), expected[column].to_numpy(dtype=float))
+    with pytest.raises(ValueError, match="not a history frame"):
+        history.dimension_rows(pd.DataFrame({"x": [1]}))
