@@ -317,6 +317,11 @@ def dimension_style(data: Mapping[str, Any], *, evidence_rows: int | None = None
     labels are HTML-escaped (``escape="html"``), and the table's id is a digest of its content, so two
     scorecards shown in one notebook keep their own colours.
     """
+    return _styled(Report(data, evidence_rows=evidence_rows), data)
+
+
+def _styled(report: Report, data: Mapping[str, Any]) -> Any:
+    """:func:`dimension_style` of ``report``, the sections of ``data`` already built."""
     import hashlib
 
     import pandas as pd
@@ -325,7 +330,7 @@ def dimension_style(data: Mapping[str, Any], *, evidence_rows: int | None = None
     from .reports._format import clean_text, fmt_count, fmt_pct
     from .reports._sections import ASSURED_LABEL
 
-    table = Report(data, evidence_rows=evidence_rows).summary_table()
+    table = report.summary_table()
     dims = list(data.get("dimensions") or [])
     if len(dims) != len(table.rows):  # pragma: no cover - the section model keeps every dimension
         raise ValueError("the summary table and the dictionary disagree about the dimensions")
@@ -373,7 +378,7 @@ def scorecard_html(card: Any) -> str:
     table, self-contained, no script."""
     data = card.to_dict()
     report = Report(data, evidence_rows=card.evidence_rows)
-    table = dimension_style(data, evidence_rows=card.evidence_rows).to_html()
+    table = _styled(report, data).to_html()
     styled = Fragment(f'<div class="sk-table">{table}</div>', report.summary().markdown)
     return (report.decision(heading=None) + styled + report.findings_summary())._repr_html_()
 
