@@ -215,6 +215,21 @@ def _first_line(exc: BaseException, limit: int = 300) -> str:
     return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
+def _where(uri: str) -> str:
+    """The tracking URI for a message, without a user name or password it may carry."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(uri)
+        if parts.username is None and parts.password is None:
+            return uri
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+    except ValueError:
+        return "the tracking store"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
 def _log_into(client: Any, run_id: str, card: Any, payload: Mapping[str, Mapping[str, Any]],
               artifacts: bool) -> None:
     from mlflow.entities import Metric, Param, RunTag
@@ -274,13 +289,16 @@ def log_mlflow(card: Any, run_id: str | None = None, *, artifacts: bool = True) 
         try:
             client.get_run(run_id)
         except MlflowException as exc:
-            raise ScorekitError(f"MLflow run {run_id!r} not found at {mlflow.get_tracking_uri()} "
+            raise ScorekitError(f"MLflow run {run_id!r} not found at {_where(mlflow.get_tracking_uri())} "
                                 f"({_first_line(exc)})") from None
         try:
             _log_into(client, run_id, card, payload, artifacts)
         except MlflowException as exc:
             raise ScorekitError(f"MLflow run {run_id} refused the scorecard (log each scorecard into its own "
                                 f"run): {_first_line(exc)}") from None
+        except OSError as exc:
+            raise ScorekitError(f"MLflow run {run_id}: cannot log the report files "
+                                f"({exc.strerror or _first_line(exc)})") from None
         return run_id
     agent = card.agent or {}
     name = clean(" ".join(str(agent[k]) for k in ("name", "version") if agent.get(k)) or "scorekit")[:250]
@@ -289,5 +307,7 @@ def log_mlflow(card: Any, run_id: str | None = None, *, artifacts: bool = True) 
             new_id: str = run.info.run_id
             _log_into(client, new_id, card, payload, artifacts)
     except MlflowException as exc:
-        raise ScorekitError(f"MLflow: {_first_line(exc)}") from None
+        raise ScorekitError(f"MLflow ({_where(mlflow.get_tracking_uri())}): {_first_line(exc)}") from None
+    except OSError as exc:  # the run is ended FAILED by start_run
+        raise ScorekitError(f"MLflow: cannot log the report files ({exc.strerror or _first_line(exc)})") from None
     return new_id

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -192,3 +193,19 @@ def test_cli_without_mlflow_installed_is_exit_2_in_one_line(store, capsys, monke
     assert err == "scorekit run: MLflow is not installed: pip install scorekit[mlflow]\n"
     with pytest.raises(sk.ScorekitError, match=r"pip install scorekit\[mlflow\]"):
         _hostile_card().log_mlflow()
+
+
+def test_an_artifact_store_that_cannot_be_written_is_one_line_and_the_new_run_failed(store, card):
+    blocker = store / "not-a-directory"
+    blocker.write_text("a file where the artifact folder should be", encoding="utf-8")
+    client = MlflowClient()
+    experiment = client.create_experiment("unwritable", artifact_location=(blocker / "artifacts").as_uri())
+    mlflow.set_experiment(experiment_id=experiment)
+    try:
+        with pytest.raises(sk.ScorekitError, match="cannot log the report files") as caught:
+            card.log_mlflow()
+        assert "\n" not in str(caught.value)
+        (run,) = client.search_runs([experiment])
+        assert run.info.status == "FAILED" and run.data.params["decision"] == "FAIL"
+    finally:
+        mlflow.set_experiment(experiment_id=os.environ["MLFLOW_EXPERIMENT_ID"])
