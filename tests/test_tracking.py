@@ -209,3 +209,25 @@ def test_an_artifact_store_that_cannot_be_written_is_one_line_and_the_new_run_fa
         assert run.info.status == "FAILED" and run.data.params["decision"] == "FAIL"
     finally:
         mlflow.set_experiment(experiment_id=os.environ["MLFLOW_EXPERIMENT_ID"])
+
+
+def test_without_a_tracking_uri_mlflow_3_writes_mlflow_db_and_mlruns_in_the_current_folder(tmp_path):
+    """What docs/tracking.md says of MLflow's default store, checked in a fresh process (MLflow's settings
+    are process-wide) whose current folder and $HOME are temporary."""
+    import subprocess
+
+    if int(mlflow.__version__.split(".")[0]) < 3:
+        pytest.skip("MLflow 2 defaults to ./mlruns, a file store")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
+    env.update(HOME=str(tmp_path), PYTHONPATH=str(Path(__file__).parents[1]))
+    script = ("import mlflow, scorekit as sk\n"
+              "card = sk.evaluate([{'id': 'r', 'dimension': 'pii', 'evaluator': 'e', 'status': 'PASS'}])\n"
+              "run_id = card.log_mlflow()\n"
+              "print(mlflow.get_tracking_uri(), mlflow.MlflowClient().get_run(run_id).data.params['decision'])\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    decision = sk.evaluate([{"id": "r", "dimension": "pii", "evaluator": "e", "status": "PASS"}]).decision
+    assert proc.stdout.split() == [f"sqlite:///{tmp_path}/mlflow.db", decision]
+    assert (tmp_path / "mlflow.db").is_file()
+    assert [p.name for p in (tmp_path / "mlruns").glob("*/*/artifacts/scorekit/scorecard.json")] == ["scorecard.json"]
