@@ -30,9 +30,12 @@ name has every other character replaced by ``_``, is cut to fit, and gets ``_`` 
 8 hex digits of the SHA-256 of the original name appended (``tool/call:x`` →
 ``tool_call_x_5b1c…``), so two names never share a key (two that still would are refused).
 Every renamed dimension is listed in the tag ``scorekit.dimension_keys``: a JSON object
-``{key: original name}``. A param value longer than MLflow's limit (6,000 characters in
-MLflow 3) is cut to the limit, ending in ``…``, and its name listed in the tag
-``scorekit.truncated_params``: a long agent name cannot make the log fail, and the cut is said.
+``{key: original name}`` (a name over :data:`NAME_LIMIT` characters cut, ending in ``…``); a
+mapping longer than MLflow's tag limit (8,000 characters) continues in
+``scorekit.dimension_keys.2``, ``.3``, ..., each a JSON object of its own. A param value
+longer than MLflow's limit (6,000 characters in MLflow 3) is cut to the limit, ending in ``…``,
+and its name listed in the tag ``scorekit.truncated_params``: a long agent name cannot make the
+log fail, and the cut is said.
 Params and tags are cleaned of control characters (:func:`scorekit._escape.clean`); MLflow's
 own interface escapes what it displays.
 
@@ -58,7 +61,9 @@ from typing import Any
 from ._errors import ScorekitError
 from ._escape import clean
 
-__all__ = ["ARTIFACT_PATH", "KEY_LIMIT", "dimension_key", "log_mlflow", "mlflow_payload", "require_mlflow"]
+__all__ = [
+    "ARTIFACT_PATH", "KEY_LIMIT", "NAME_LIMIT", "dimension_key", "log_mlflow", "mlflow_payload", "require_mlflow",
+]
 
 #: Where the report files go in the run's artifacts.
 ARTIFACT_PATH = "scorekit"
@@ -66,6 +71,10 @@ ARTIFACT_PATH = "scorekit"
 KEY_LIMIT = 160
 #: MLflow's param value limit when the installed version does not say (MLflow 2 before 2.11: 500).
 _PARAM_LIMIT_FALLBACK = 500
+#: MLflow's tag value limit when the installed version does not say.
+_TAG_LIMIT_FALLBACK = 5000
+#: Longest dimension name written into ``scorekit.dimension_keys`` (longer ones are cut, ending in ``…``).
+NAME_LIMIT = 1000
 _INSTALL = "MLflow is not installed: pip install scorekit[mlflow]"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\- ]")
 _METRICS = ("rate", "ci_low", "ci_high", "assurance")
@@ -104,6 +113,30 @@ def _param_limit() -> int:
     except ImportError:  # pragma: no cover - an MLflow that moved it
         return _PARAM_LIMIT_FALLBACK
     return int(MAX_PARAM_VAL_LENGTH)
+
+
+def _tag_limit() -> int:
+    try:
+        from mlflow.utils.validation import MAX_TAG_VAL_LENGTH
+    except ImportError:  # pragma: no cover - an MLflow that moved it
+        return _TAG_LIMIT_FALLBACK
+    return int(MAX_TAG_VAL_LENGTH)
+
+
+def _key_tags(renamed: Mapping[str, str], limit: int) -> dict[str, str]:
+    """``{key: name}`` as JSON objects of at most ``limit`` characters: ``scorekit.dimension_keys``, then
+    ``scorekit.dimension_keys.2``, ... (keys in order; a name over :data:`NAME_LIMIT` characters cut, ``…``)."""
+    chunks: list[dict[str, str]] = [{}]
+    for key in sorted(renamed):
+        name = renamed[key] if len(renamed[key]) <= NAME_LIMIT else renamed[key][:NAME_LIMIT - 1] + "…"
+        trial = {**chunks[-1], key: name}
+        if chunks[-1] and len(json.dumps(trial, ensure_ascii=False, sort_keys=True)) > limit:
+            chunks.append({key: name})
+        else:
+            chunks[-1] = trial
+    return {f"scorekit.dimension_keys{'' if i == 0 else f'.{i + 1}'}": json.dumps(c, ensure_ascii=False,
+                                                                                  sort_keys=True)
+            for i, c in enumerate(chunks)}
 
 
 def _text(value: Any) -> str:
@@ -164,7 +197,7 @@ def mlflow_payload(data: Mapping[str, Any], *, param_limit: int | None = None) -
                 metrics[f"{key}.pass_k.{dimension_key(str(k), 40)}"] = number
         tags[f"scorekit.verdict.{key}"] = _text(dim.get("verdict"))
     if renamed:
-        tags["scorekit.dimension_keys"] = json.dumps(renamed, ensure_ascii=False, sort_keys=True)
+        tags.update(_key_tags(renamed, _tag_limit()))
     agent = data.get("agent") or {}
     hashes = data.get("hashes") or {}
     raw = {

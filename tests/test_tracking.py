@@ -231,3 +231,20 @@ def test_without_a_tracking_uri_mlflow_3_writes_mlflow_db_and_mlruns_in_the_curr
     assert proc.stdout.split() == [f"sqlite:///{tmp_path}/mlflow.db", decision]
     assert (tmp_path / "mlflow.db").is_file()
     assert [p.name for p in (tmp_path / "mlruns").glob("*/*/artifacts/scorekit/scorecard.json")] == ["scorecard.json"]
+
+
+def test_a_long_mapping_of_renamed_dimensions_continues_over_several_tags(store):
+    names = [f"d{i}:" + "x" * 600 for i in range(30)] + ["long:" + "y" * 3000]
+    rows = [{"id": f"r{i}", "dimension": name, "evaluator": "e", "status": "PASS"} for i, name in enumerate(names)]
+    card = sk.evaluate(rows)
+    tags = MlflowClient().get_run(card.log_mlflow(artifacts=False)).data.tags
+    parts = sorted((k for k in tags if k.startswith("scorekit.dimension_keys")), key=lambda k: (len(k), k))
+    assert parts[0] == "scorekit.dimension_keys" and parts[1:] == [f"scorekit.dimension_keys.{i}"
+                                                                    for i in range(2, len(parts) + 1)]
+    assert len(parts) >= 3 and all(len(tags[k]) <= 8000 for k in parts)
+    mapping: dict[str, str] = {}
+    for k in parts:
+        mapping.update(json.loads(tags[k]))
+    assert {_reference_key(n) for n in names} == set(mapping)
+    for name in names:
+        assert mapping[_reference_key(name)] == (name if len(name) <= 1000 else name[:999] + "…")
