@@ -247,6 +247,11 @@ def test_scorecard_html_injects_no_element(cards):
     assert_html_safe(render_html(cards["hostile"].to_dict()), render_html(cards["plain"].to_dict()))
 
 
+def test_notebook_display_and_style_inject_no_element(cards):
+    assert_html_safe(cards["hostile"]._repr_html_(), cards["plain"]._repr_html_())
+    assert_html_safe(cards["hostile"].style().to_html(), cards["plain"].style().to_html())
+
+
 def test_job_summary_keeps_its_tables(cards):
     assert_markdown_safe(step_summary(_sections(cards["hostile"])), step_summary(_sections(cards["plain"])),
                          html=False)
