@@ -1,11 +1,12 @@
-"""The pytest plugin (SPEC §19): evaluations written as pytest tests become §2 rows.
+"""The pytest plugin's work (SPEC §19): a session's marked tests become §2 rows, evaluated and written.
 
-Installed with scorekit and registered under the ``pytest11`` entry point ``scorekit``
-(disable it with ``-p no:scorekit``). A test marked ``@pytest.mark.scorekit(dimension=...,
-case=...)`` is one trial of one case; ``pytest --scorekit-out DIR [--scorekit-policy P]
-[--scorekit-gate]`` turns the session's marked tests into rows, evaluates them
-(:func:`scorekit.evaluate`), writes the scorecard and its reports into ``DIR`` and prints the
-decision at the end of the session.
+pytest loads the plugin through the ``pytest11`` entry point ``scorekit``, the top-level module
+``_scorekit_pytest`` (options and marker only, so that other projects' sessions do not import
+scorekit). A session run with ``--scorekit-out DIR`` calls :func:`start`, which registers a
+:class:`ScorekitRecorder`: it turns the tests marked ``@pytest.mark.scorekit(dimension=...,
+case=...)`` into rows, evaluates them (:func:`scorekit.evaluate`, the policy of
+``--scorekit-policy``), writes the scorecard and its reports into ``DIR`` and prints the decision
+at the end of the session; with ``--scorekit-gate`` the exit status is 1 unless it is PASS.
 
 What a test's outcome becomes (the worst phase wins, in the order FAIL, ERROR, ABSTAIN, PASS):
 
@@ -24,11 +25,6 @@ is pytest-repeat's step (``--count N``: trials 0 … N−1) or the value of a pa
 ``trial`` (a whole number ≥ 0, else its position in the parameter list); both at once give
 ``trial * count + step``. Tests without the marker are not evidence and are left out. A marker
 on a class or module (``pytestmark``) applies to each test; the closest marker naming a key wins.
-
-Zero cost for other suites: without ``--scorekit-out`` the plugin only declares its options and
-its marker (so ``--strict-markers`` accepts it): no hook of its own runs, nothing is printed or
-written. This module imports nothing at load beyond pytest and the standard library; the
-evaluation and the reports are imported when a session asks for them.
 """
 
 from __future__ import annotations
@@ -45,7 +41,7 @@ if TYPE_CHECKING:
     from ._policy import Policy
     from ._scorecard import Scorecard
 
-__all__ = ["MARKER", "ScorekitRecorder", "pytest_addoption", "pytest_configure"]
+__all__ = ["MARKER", "ScorekitRecorder", "start"]
 
 #: The marker's name: ``@pytest.mark.scorekit(dimension=..., case=...)``.
 MARKER = "scorekit"
@@ -62,34 +58,37 @@ _WORST = {"PASS": 0, "ABSTAIN": 1, "ERROR": 2, "FAIL": 3}
 _REASONS = {"ERROR": "test_error", "ABSTAIN": "skipped"}
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """Declare ``--scorekit-out``, ``--scorekit-policy`` and ``--scorekit-gate``."""
-    group = parser.getgroup("scorekit", "scorekit: tests marked @pytest.mark.scorekit as evaluation evidence")
-    group.addoption("--scorekit-out", metavar="DIR", default=None,
-                    help="evaluate the tests marked @pytest.mark.scorekit and write the scorecard and its "
-                         "reports into DIR (without it the plugin does nothing)")
-    group.addoption("--scorekit-policy", metavar="P", default=None,
-                    help="the policy file (YAML or JSON) of the evaluation (default: scorekit's defaults)")
-    group.addoption("--scorekit-gate", action="store_true", default=False,
-                    help="exit status 1 unless the evaluation's decision is PASS")
+def start(config: pytest.Config, *, out: str, policy: str | None, gate: bool) -> ScorekitRecorder:
+    """Start recording a session's marked tests (``--scorekit-out DIR``): load the policy, register the recorder.
 
+    Called by the entry point :mod:`_scorekit_pytest` from ``pytest_configure``.
 
-def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker; with ``--scorekit-out``, load the policy and start recording."""
-    config.addinivalue_line(
-        "markers",
-        "scorekit(dimension, case=None): the test is one trial of a scorekit evaluation case "
-        "(recorded with --scorekit-out DIR)")
-    out = config.getoption("scorekit_out")
-    policy_path = config.getoption("scorekit_policy")
-    gate = bool(config.getoption("scorekit_gate"))
-    if out is None:
-        if policy_path is not None or gate:
-            raise pytest.UsageError("--scorekit-policy and --scorekit-gate need --scorekit-out DIR")
-        return
-    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its controller records
-        raise pytest.UsageError("--scorekit-out does not support pytest-xdist workers (-n); run without -n")
-    config.pluginmanager.register(ScorekitRecorder(str(out), _load_policy(policy_path), gate), "scorekit-recorder")
+    Parameters
+    ----------
+    config : pytest.Config
+        The session's configuration.
+    out : str
+        The folder the scorecard and its reports are written into.
+    policy : str or None
+        The policy file; None for scorekit's defaults.
+    gate : bool
+        Make the session's exit status 1 unless the decision is PASS.
+
+    Returns
+    -------
+    ScorekitRecorder
+        The plugin registered (as ``scorekit-recorder``) for the rest of the session.
+
+    Raises
+    ------
+    pytest.UsageError
+        A bad policy file (one line naming it; pytest's exit status 4), or a pytest-xdist worker.
+    """
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: each would write its own part
+        raise pytest.UsageError("--scorekit-out does not support pytest-xdist (-n); run without -n")
+    recorder = ScorekitRecorder(out, _load_policy(policy), gate)
+    config.pluginmanager.register(recorder, "scorekit-recorder")
+    return recorder
 
 
 def _load_policy(path: str | None) -> Policy:

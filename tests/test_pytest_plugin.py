@@ -6,7 +6,7 @@ written out by hand from SPEC §19 (passed → PASS, failed assertion → FAIL, 
 error or another exception → ERROR ``test_error``, skipped → ABSTAIN ``skipped``).
 
 The plugin is loaded through its ``pytest11`` entry point when scorekit is installed with it, else
-with ``-p scorekit.pytest_plugin`` (an editable install made before the entry point existed):
+with ``-p _scorekit_pytest`` (an editable install made before the entry point existed):
 ``LOAD`` holds what each run needs, ``OFF`` what turns the plugin off. The entry point itself is
 tested where it is installed (``test_the_entry_point_loads_the_plugin``).
 """
@@ -27,7 +27,7 @@ import pytest
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULE = "scorekit.pytest_plugin"
+MODULE = "_scorekit_pytest"  # the entry point; its work is scorekit.pytest_plugin
 
 
 def _entry_point_installed() -> bool:
@@ -426,33 +426,33 @@ def test_strict_markers_accept_the_marker_only_with_the_plugin(pytester: pytest.
 IMPORTS_PROBE = """
     import json, sys
 
-    WATCH = ("scipy", "jinja2", "matplotlib", "pyarrow.parquet", "scorekit.reports", "scorekit.reports.text")
+    WATCH = ("scorekit", "pandas", "numpy", "scipy", "pyarrow", "jinja2", "matplotlib")
 
     def pytest_sessionfinish(session):
         loaded = sorted(m for m in WATCH if m in sys.modules)
         with open("loaded.json", "w") as f:
-            json.dump({"loaded": loaded, "plugin": "scorekit.pytest_plugin" in sys.modules}, f)
+            json.dump({"loaded": loaded, "plugin": "_scorekit_pytest" in sys.modules}, f)
 """
 
 
-def test_without_out_nothing_heavy_is_imported(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_out_scorekit_is_not_even_imported(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     # A fresh interpreter: this process has loaded everything already.
     pytester.makeconftest(IMPORTS_PROBE)
     pytester.makepyfile(test_gate=ALL_PASS)
-    monkeypatch.setenv("PYTHONPATH", _this_checkout_first())  # this checkout's scorekit in the child
+    monkeypatch.setenv("PYTHONPATH", _this_checkout_first())  # this checkout's plugin in the child
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *LOAD)
     assert result.ret == 0
     seen = json.loads((pytester.path / "loaded.json").read_text())
     assert seen == {"loaded": [], "plugin": True}
-    # The reference: with --scorekit-out, the same probe sees the reports imported.
+    # The reference: with --scorekit-out, the same probe sees scorekit and its dependencies imported.
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *LOAD, "--scorekit-out", "out")
-    assert "scorekit.reports" in json.loads((pytester.path / "loaded.json").read_text())["loaded"]
+    assert {"scorekit", "pandas", "jinja2"} <= set(json.loads((pytester.path / "loaded.json").read_text())["loaded"])
 
 
-def test_the_module_imports_nothing_beyond_scorekit(tmp_path: Path) -> None:
+def test_the_entry_point_module_imports_only_pytest(tmp_path: Path) -> None:
     import subprocess
 
-    script = ("import json, sys; import scorekit, pytest; before = set(sys.modules);"
+    script = ("import json, sys; import pytest; before = set(sys.modules);"
               f" import {MODULE}; print(json.dumps(sorted(set(sys.modules) - before)))")
     env = {**os.environ, "PYTHONPATH": _this_checkout_first()}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env,
@@ -465,6 +465,25 @@ def test_pyproject_declares_the_entry_point() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["entry-points"]["pytest11"] == {"scorekit": MODULE}
     assert any(d.startswith("pytest-repeat") for d in project["optional-dependencies"]["dev"])
+
+
+@pytest.mark.timeout(300)
+def test_the_wheel_ships_the_entry_point_module(tmp_path: Path) -> None:
+    import subprocess
+    import zipfile
+
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+                          capture_output=True, text=True, timeout=280)
+    if proc.returncode != 0 and "hatchling" in proc.stderr and "No matching distribution" in proc.stderr:
+        pytest.skip("hatchling is not available to build the wheel")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (wheel,) = tmp_path.glob("scorekit-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        (entry_points_txt,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        declared = archive.read(entry_points_txt).decode()
+    assert {f"{MODULE}.py", "scorekit/pytest_plugin.py"} <= names
+    assert f"[pytest11]\nscorekit = {MODULE}\n" in declared
 
 
 @pytest.mark.skipif(not INSTALLED, reason="scorekit is installed without its pytest11 entry point (reinstall it)")
