@@ -199,7 +199,7 @@ def _status(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
     return "ERROR"
 
 
-@dataclass
+@dataclass(eq=False)  # hashed by identity: pluggy keeps plugins in sets (PluginManager.get_plugins)
 class ScorekitRecorder:
     """Registered for a session run with ``--scorekit-out``: records the marked tests, then evaluates."""
 
@@ -244,6 +244,9 @@ class ScorekitRecorder:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         from ._errors import ScorekitError
 
+        if session.config.getoption("collectonly"):
+            self.error = "--collect-only: no test ran, nothing evaluated"
+            return
         rows = self.rows()
         try:
             if not rows:

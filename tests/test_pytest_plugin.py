@@ -181,9 +181,19 @@ def test_tests_without_the_marker_are_no_evidence(pytester: pytest.Pytester) -> 
         def test_eval():
             assert True
     """)
+    # Another plugin asking for every registered plugin (a set): the recorder is hashable.
+    pytester.makeconftest("def pytest_sessionfinish(session):\n    session.config.pluginmanager.get_plugins()\n")
     result = _run(pytester, "--scorekit-out", "out")
     assert list(_evidence(pytester.path / "out").index) == ["test_mixed.py::test_eval"]
     assert result.ret == 0
+
+
+def test_collect_only_evaluates_nothing(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_gate=ALL_PASS)
+    result = _run(pytester, "--collect-only", "--scorekit-out", "out", "--scorekit-gate")
+    assert "scorekit: --collect-only: no test ran, nothing evaluated" in result.outlines
+    assert result.ret == 0
+    assert not (pytester.path / "out").exists()
 
 
 REPEATED = """
