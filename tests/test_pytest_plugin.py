@@ -505,3 +505,21 @@ def test_the_entry_point_loads_the_plugin(pytester: pytest.Pytester) -> None:
     off = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:scorekit", "--scorekit-out", "out")
     assert off.ret == pytest.ExitCode.USAGE_ERROR  # the option is the plugin's: unknown without it
 
+
+
+# --------------------------------------------------------------------------- hostile input (SPEC §20)
+def test_a_hostile_marker_is_escaped_in_the_summary(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_hostile="""
+        import pytest
+
+        @pytest.mark.scorekit(dimension="help\\x1b[2Jful\\n::error::x", case="c\\x1b]0;title\\x07")
+        def test_x():
+            assert True
+    """)
+    result = _run(pytester, "--scorekit-out", "out")
+    text = result.stdout.str()
+    assert "\x1b" not in text and "\x07" not in text
+    assert not any(line.startswith("::error::") for line in result.outlines)
+    # The evidence keeps the marker's values as given (data, escaped by whatever renders it).
+    row = _evidence(pytester.path / "out").iloc[0]
+    assert (row["dimension"], row["case_id"]) == ("help\x1b[2Jful\n::error::x", "c\x1b]0;title\x07")
