@@ -178,11 +178,13 @@ def _trial_and_case(item: pytest.Item, case: str | None) -> tuple[int, str]:
     if case is not None:
         return trial, case
     for token in reversed(drop):  # pytest-repeat parametrizes last: its id is the last one
-        if ids.count(token) != 1:
+        # Removing any one occurrence of the id must give one answer (["1", "1"] does; ["1", "x", "1"] does not).
+        without = {tuple(ids[:i] + ids[i + 1:]) for i, part in enumerate(ids) if part == token}
+        if len(without) != 1:
             raise pytest.UsageError(
                 f"{item.nodeid}: cannot tell its trial parameter's id ({token!r}) in its node id; "
                 f"name the case: @pytest.mark.{MARKER}(dimension=..., case=...)")
-        ids.remove(token)
+        ids = list(without.pop())
     base = item.nodeid[: -len(callspec.id) - 2] if callspec is not None and callspec.id else item.nodeid
     return trial, base + (f"[{'-'.join(ids)}]" if ids else "")
 

@@ -245,6 +245,12 @@ def test_a_trial_parameter_numbers_the_trials(pytester: pytest.Pytester) -> None
         @pytest.mark.parametrize("trial", ["first", "second"])
         def test_named_trials(trial):
             assert True
+
+        @pytest.mark.scorekit(dimension="task_completion")
+        @pytest.mark.parametrize("trial", [0, 1])
+        @pytest.mark.parametrize("k", [1])
+        def test_same_id_as_another_parameter(k, trial):
+            assert True
     """)
     _run(pytester, "--scorekit-out", "out")
     rows = _evidence(pytester.path / "out")
@@ -255,6 +261,9 @@ def test_a_trial_parameter_numbers_the_trials(pytester: pytest.Pytester) -> None
         # Not whole numbers: the trial is the value's position in the list.
         "test_named_trials[first]": ("test_named_trials", 0),
         "test_named_trials[second]": ("test_named_trials", 1),
+        # k=1 and trial=1 have the same id "1": either removed leaves the case test_same_id_as_another_parameter[1].
+        "test_same_id_as_another_parameter[1-0]": ("test_same_id_as_another_parameter[1]", 0),
+        "test_same_id_as_another_parameter[1-1]": ("test_same_id_as_another_parameter[1]", 1),
     }
 
 
@@ -401,6 +410,23 @@ def test_a_trial_id_it_cannot_find_asks_for_the_case(pytester: pytest.Pytester) 
     # Given a case, the id is not needed.
     named = _run(pytester, "--scorekit-out", "out", "test_ids.py::test_named")
     assert named.ret == 0 and sorted(_evidence(pytester.path / "out")["trial"]) == [0, 1]
+
+
+def test_an_ambiguous_trial_id_asks_for_the_case(pytester: pytest.Pytester) -> None:
+    # k=1, m="x", trial=1: "1-x-1" without one "1" is "x-1" or "1-x", two different cases.
+    pytester.makepyfile(test_ambiguous="""
+        import pytest
+
+        @pytest.mark.scorekit(dimension="task_completion")
+        @pytest.mark.parametrize("trial", [0, 1])
+        @pytest.mark.parametrize("m", ["x"])
+        @pytest.mark.parametrize("k", [1])
+        def test_x(m, trial, k):
+            assert True
+    """)
+    result = _run(pytester, "--scorekit-out", "out")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert any("test_x[1-x-1]: cannot tell its trial parameter's id ('1')" in line for line in result.errlines)
 
 
 # --------------------------------------------------------------------------- zero cost without --scorekit-out
