@@ -96,11 +96,16 @@ def test_view_of_a_missing_or_invalid_scorecard_is_exit_2_in_one_line(run_cli, t
     assert code == 2 and "not a scorecard.json" in err and err.count("\n") == 1
 
 
-def test_view_serve_serves_the_page_on_localhost_until_interrupted(stored, tmp_path):
+@pytest.mark.parametrize("sigint", ["default", "ignored"])
+def test_view_serve_serves_the_page_on_localhost_until_interrupted(stored, tmp_path, sigint):
+    """Ctrl-C stops it, also when it started with SIGINT ignored (a job a non-interactive shell put in the
+    background with ``&``, or a child of a process that ignores it, as the test suite once was)."""
     out_file = tmp_path / "served page.html"  # a space: quoted in the URL
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-m", "scorekit", "view", str(stored[1]), "--out", str(out_file),
-                             "--serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    command = [sys.executable, "-m", "scorekit", "view", str(stored[1]), "--out", str(out_file), "--serve"]
+    if sigint == "ignored":
+        command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline() == f"wrote {out_file}\n"

@@ -323,6 +323,8 @@ def serve_view(path: str | os.PathLike[str], *, announce: Any = print) -> None:
     ``announce`` receives the URL once the server listens.
     """
     import http.server
+    import signal
+    import threading
     import urllib.parse
 
     page = Path(path).read_bytes()
@@ -343,9 +345,18 @@ def serve_view(path: str | os.PathLike[str], *, announce: Any = print) -> None:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server signature
             pass
 
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler) as server:
-        announce(f"http://127.0.0.1:{server.server_address[1]}{name}")
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
+    # Ctrl-C must stop the server even when SIGINT was ignored at start (a job started with `&` by a
+    # non-interactive shell, or a child of a process that ignores it): Python then installs no handler.
+    restore = None
+    if threading.current_thread() is threading.main_thread():
+        restore = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler) as server:
+            announce(f"http://127.0.0.1:{server.server_address[1]}{name}")
+            try:
+                server.serve_forever()
+            except KeyboardInterrupt:
+                pass
+    finally:
+        if restore is not None:
+            signal.signal(signal.SIGINT, restore)
