@@ -76,7 +76,7 @@ _TAG_LIMIT_FALLBACK = 5000
 #: Longest dimension name written into ``scorekit.dimension_keys`` (longer ones are cut, ending in ``…``).
 NAME_LIMIT = 1000
 _INSTALL = "MLflow is not installed: pip install scorekit[mlflow]"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\- ]")
+_NOT_KEY_CHARS = re.compile(r"[^A-Za-z0-9_.\- ]")
 _METRICS = ("rate", "ci_low", "ci_high", "assurance")
 
 
@@ -88,7 +88,7 @@ def dimension_key(name: str, limit: int = KEY_LIMIT) -> str:
     >>> dimension_key("tool/call:x") == "tool_call_x_" + __import__("hashlib").sha256(b"tool/call:x").hexdigest()[:8]
     True
     """
-    safe = _UNSAFE.sub("_", name)
+    safe = _NOT_KEY_CHARS.sub("_", name)
     if safe.startswith("."):  # "..x.rate" would read as a path above the run
         safe = "_" + safe[1:]
     if safe == name and 0 < len(name) <= limit:
