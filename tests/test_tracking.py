@@ -36,11 +36,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.chdir(root)
         mp.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{root}/mlflow.db")
         mp.delenv("MLFLOW_EXPERIMENT_NAME", raising=False)
+        # MLflow's process-wide settings win over the environment: another module (a docs page run by
+        # tests/test_readme.py) may have set them, so they are set here too, before the first client.
+        mlflow.set_tracking_uri(f"sqlite:///{root}/mlflow.db")
         experiment = MlflowClient().create_experiment("scorekit-tests", artifact_location=(root / "artifacts").as_uri())
         mp.setenv("MLFLOW_EXPERIMENT_ID", experiment)
-        # MLflow's process-wide settings win over the environment: another module (a docs page run by
-        # tests/test_readme.py) may have set them, so they are set here too.
-        mlflow.set_tracking_uri(f"sqlite:///{root}/mlflow.db")
         mlflow.set_experiment(experiment_id=experiment)
         yield root
 
