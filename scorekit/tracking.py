@@ -60,6 +60,7 @@ from typing import Any
 
 from ._errors import ScorekitError
 from ._escape import clean
+from ._io import finite_float
 
 __all__ = [
     "ARTIFACT_PATH", "KEY_LIMIT", "NAME_LIMIT", "dimension_key", "log_mlflow", "mlflow_payload", "require_mlflow",
@@ -95,16 +96,6 @@ def dimension_key(name: str, limit: int = KEY_LIMIT) -> str:
         return name
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{safe[:limit - 9]}_{digest}"
-
-
-def _number(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return None
-    return x if x == x and abs(x) != float("inf") else None
 
 
 def _param_limit() -> int:
@@ -188,11 +179,11 @@ def mlflow_payload(data: Mapping[str, Any], *, param_limit: int | None = None) -
         if key != name:
             renamed[key] = clean(name)
         for field in _METRICS:
-            value = _number(dim.get(field))
+            value = finite_float(dim.get(field))
             if value is not None:
                 metrics[f"{key}.{field}"] = value
         for k, value in (dim.get("pass_k") or {}).items():
-            number = _number(value)
+            number = finite_float(value)
             if number is not None:
                 metrics[f"{key}.pass_k.{dimension_key(str(k), 40)}"] = number
         tags[f"scorekit.verdict.{key}"] = _text(dim.get("verdict"))
