@@ -12,6 +12,7 @@ unset; under CI a missing browser fails (``.ci/run`` installs it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -41,8 +42,9 @@ def _browser_missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def driver():
+@contextlib.contextmanager
+def chrome():
+    """Headless Chromium through the system driver, its console log kept; skips (fails under CI) without it."""
     missing = _browser_missing()
     if missing:
         if os.environ.get("CI"):
@@ -61,6 +63,12 @@ def driver():
         yield browser
     finally:
         browser.quit()
+
+
+@pytest.fixture(scope="module")
+def driver():
+    with chrome() as browser:
+        yield browser
 
 
 @pytest.fixture(scope="module")

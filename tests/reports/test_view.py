@@ -202,28 +202,10 @@ def test_write_view_writes_beside_the_scorecard_or_where_asked(cards, tmp_path):
 # --------------------------------------------------------------------------- headless Chromium
 @pytest.fixture(scope="module")
 def driver():
-    import os
+    from test_browser import chrome
 
-    from test_browser import CHROMEDRIVER, FLAGS, _browser_missing, _chromium
-
-    missing = _browser_missing()
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but the browser test cannot run: {missing}")
-        pytest.skip(f"headless browser unavailable: {missing}")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = _chromium()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    browser = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    try:
+    with chrome() as browser:
         yield browser
-    finally:
-        browser.quit()
 
 
 @pytest.fixture(scope="module")
