@@ -503,25 +503,6 @@ def test_pyproject_declares_the_entry_point() -> None:
     assert any(d.startswith("pytest-repeat") for d in project["optional-dependencies"]["dev"])
 
 
-@pytest.mark.timeout(300)
-def test_the_wheel_ships_the_entry_point_module(tmp_path: Path) -> None:
-    import subprocess
-    import zipfile
-
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
-                          capture_output=True, text=True, timeout=280)
-    if proc.returncode != 0 and "hatchling" in proc.stderr and "No matching distribution" in proc.stderr:
-        pytest.skip("hatchling is not available to build the wheel")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    (wheel,) = tmp_path.glob("scorekit-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        names = set(archive.namelist())
-        (entry_points_txt,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
-        declared = archive.read(entry_points_txt).decode()
-    assert {f"{MODULE}.py", "scorekit/pytest_plugin.py"} <= names
-    assert f"[pytest11]\nscorekit = {MODULE}\n" in declared
-
-
 @pytest.mark.skipif(not INSTALLED, reason="scorekit is installed without its pytest11 entry point (reinstall it)")
 def test_the_entry_point_loads_the_plugin(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_gate=ALL_PASS)

@@ -229,6 +229,9 @@ def test_the_wheel_ships_the_notebooks_the_templates_and_the_example(tmp_path):
         assert name in names, name
     assert "scorekit/templates/report/scorecard.html.j2" in names  # the reports' own templates
     assert "scorekit/py.typed" in names  # PEP 561: type checkers read scorekit's annotations
+    # The pytest plug-in: the top-level entry-point module (imports only pytest) and the plug-in itself;
+    # the GitHub Action's step, which action.yml runs from the installed package.
+    assert {"_scorekit_pytest.py", "scorekit/pytest_plugin.py", "scorekit/_action.py"} <= names
     _check_wheel_metadata(zipfile.ZipFile(wheel), names)
     assert (ROOT / "notebooks" / "release_scorecard.ipynb").read_bytes() == zipfile.ZipFile(wheel).read(
         "scorekit/notebooks/release_scorecard.ipynb")
