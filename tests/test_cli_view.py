@@ -122,7 +122,12 @@ def test_view_serve_serves_the_page_on_localhost_until_interrupted(stored, tmp_p
         assert missing.value.code == 404  # only the page is served, not the folder
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:  # still serving: leave no server behind the failure
+                proc.kill()
+                proc.communicate()
     assert proc.returncode == 0, err
     assert "Traceback" not in err
 
