@@ -2,7 +2,8 @@
 #   make demo   -> creates .venv, installs scorekit, renders the release notebook on the
 #                  bundled example into reports/demo/ (prints the decision and the report's path)
 #   make test   -> creates .venv, installs scorekit[dev], runs ruff and mypy (configured in
-#                  pyproject.toml; any finding fails) and then the whole suite
+#                  pyproject.toml; any finding fails) and then the whole suite, on every
+#                  core (pytest-xdist, at most 4 workers)
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -36,7 +37,7 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check
 	$(BIN)/mypy
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses=4
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_stats.py
