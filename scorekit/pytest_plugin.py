@@ -84,7 +84,9 @@ def start(config: pytest.Config, *, out: str, policy: str | None, gate: bool) ->
     pytest.UsageError
         A bad policy file (one line naming it; pytest's exit status 4), or a pytest-xdist worker.
     """
-    if hasattr(config, "workerinput"):  # a pytest-xdist worker: each would write its own part
+    # pytest-xdist: refused on the controller (-n N) before any worker starts, and on a worker (each would
+    # write its own part) should one start anyway.
+    if hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None):
         raise pytest.UsageError("--scorekit-out does not support pytest-xdist (-n); run without -n")
     recorder = ScorekitRecorder(out, _load_policy(policy), gate)
     config.pluginmanager.register(recorder, "scorekit-recorder")
@@ -248,6 +250,9 @@ class ScorekitRecorder:
 
         if session.config.getoption("collectonly"):
             self.error = "--collect-only: no test ran, nothing evaluated"
+            return
+        if session.exitstatus == pytest.ExitCode.USAGE_ERROR:  # e.g. a bad marker found at collection
+            self.error = "the session stopped on a usage error: nothing evaluated, nothing written"
             return
         rows = self.rows()
         try:

@@ -388,6 +388,18 @@ def test_a_bad_marker_is_a_usage_error_naming_the_test(pytester: pytest.Pytester
     result = _run(pytester, "--scorekit-out", "out")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert any(line.startswith("ERROR: test_marker.py::test_x: @pytest.mark.scorekit") for line in result.errlines)
+    assert not (pytester.path / "out").exists()
+
+
+def test_xdist_is_refused_before_any_worker_starts(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_gate=ALL_PASS)
+    result = _run(pytester, "--scorekit-out", "out", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.errlines if line.strip()]
+    assert errors == ["ERROR: --scorekit-out does not support pytest-xdist (-n); run without -n"], result.errlines
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert not (pytester.path / "out").exists()
 
 
 def test_a_trial_id_it_cannot_find_asks_for_the_case(pytester: pytest.Pytester) -> None:
@@ -407,6 +419,23 @@ def test_a_trial_id_it_cannot_find_asks_for_the_case(pytester: pytest.Pytester) 
     result = _run(pytester, "--scorekit-out", "out", "test_ids.py::test_x")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert any("cannot tell its trial parameter's id ('0')" in line for line in result.errlines)
+    # A session stopped by a usage error evaluates and writes nothing, not even the tests that were fine.
+    pytester.makepyfile(test_mixed="""
+        import pytest
+
+        @pytest.mark.scorekit(dimension="task_completion")
+        def test_fine():
+            assert True
+
+        @pytest.mark.scorekit(dimension="task_completion")
+        @pytest.mark.parametrize("question,trial", [("q1", 0), ("q1", 1)])
+        def test_joined(question, trial):
+            assert True
+    """)
+    mixed = _run(pytester, "--scorekit-out", "out", "test_mixed.py")
+    assert mixed.ret == pytest.ExitCode.USAGE_ERROR
+    assert any("test_joined[q1-0]: cannot tell its trial parameter's id" in line for line in mixed.errlines)
+    assert not (pytester.path / "out").exists()
     # Given a case, the id is not needed.
     named = _run(pytester, "--scorekit-out", "out", "test_ids.py::test_named")
     assert named.ret == 0 and sorted(_evidence(pytester.path / "out")["trial"]) == [0, 1]
