@@ -43,12 +43,16 @@ from ._escape import terminal_text, workflow_command
 if TYPE_CHECKING:
     from .reports._sections import Sections
 
-__all__ = ["COMMENT_LIMIT", "MARKER", "OUT_DIR", "comment_body", "main", "output_lines", "upsert_comment"]
+__all__ = ["COMMENT_AUTHOR", "COMMENT_LIMIT", "MARKER", "OUT_DIR", "comment_body", "main", "output_lines",
+           "upsert_comment"]
 
 #: The hidden HTML comment that starts the action's pull-request comment (how it is found again).
 MARKER = "<!-- scorekit-action: release evidence (updated in place by each run) -->"
 #: Where the step writes the reports, relative to the working directory.
 OUT_DIR = "scorekit-reports"
+#: Who posts the comment with the job's ``GITHUB_TOKEN``; with another token, name its account in
+#: ``SCOREKIT_COMMENT_AUTHOR`` (only comments by these accounts are updated).
+COMMENT_AUTHOR = "github-actions[bot]"
 #: GitHub refuses a comment body longer than 65,536 characters; the body is cut at a line below this.
 COMMENT_LIMIT = 60_000
 
@@ -231,11 +235,19 @@ def _pages(text: str) -> list[Any]:
         items += page
 
 
-def upsert_comment(repository: str, number: int, body: str) -> tuple[str, int]:
-    """Create or update the ONE comment of pull request ``number`` whose body starts with :data:`MARKER`.
+def _author(comment: dict[str, Any]) -> str:
+    user = comment.get("user")
+    return str(user.get("login", "")) if isinstance(user, dict) else ""
 
-    Returns ``("created" | "updated", comment id)``. The oldest marked comment is the one
-    updated; other comments are never touched.
+
+def upsert_comment(repository: str, number: int, body: str,
+                   authors: frozenset[str] = frozenset({COMMENT_AUTHOR})) -> tuple[str, int]:
+    """Create or update the ONE comment of pull request ``number`` whose body starts with :data:`MARKER`
+    and whose author is one of ``authors`` (the account the action posts as).
+
+    Returns ``("created" | "updated", comment id)``. The oldest such comment is the one
+    updated; other comments are never touched: anyone can start a comment with the marker, and
+    taking over theirs would let its author edit the evidence afterwards.
 
     Raises
     ------
@@ -246,7 +258,7 @@ def upsert_comment(repository: str, number: int, body: str) -> tuple[str, int]:
         raise ScorekitError(f"GITHUB_REPOSITORY {repository!r} is not owner/name")
     listed = _pages(_gh(["--paginate", f"repos/{repository}/issues/{number}/comments"]))
     ours = sorted(c["id"] for c in listed if isinstance(c, dict) and isinstance(c.get("id"), int)
-                  and str(c.get("body", "")).startswith(MARKER))
+                  and str(c.get("body", "")).startswith(MARKER) and _author(c) in authors)
     if ours:
         answer = _gh(["--method", "PATCH", f"repos/{repository}/issues/comments/{ours[0]}"], body)
         action = "updated"
@@ -265,8 +277,10 @@ def _comment(environ: Mapping[str, str], sections: Sections | None, exit_code: i
     if number is None:
         return
     repository = environ.get("GITHUB_REPOSITORY", "")
+    authors = frozenset({COMMENT_AUTHOR, environ.get("SCOREKIT_COMMENT_AUTHOR", "").strip()} - {""})
     try:
-        action, comment_id = upsert_comment(repository, number, comment_body(sections, exit_code=exit_code))
+        action, comment_id = upsert_comment(repository, number, comment_body(sections, exit_code=exit_code),
+                                            authors)
     except ScorekitError as exc:
         _warn(f"the pull request comment was not written: {exc}")
         return
@@ -279,11 +293,17 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     env = os.environ if environ is None else environ
     out_dir = Path(OUT_DIR)
     try:
-        gate = _flag(env, "gate", True)
         wants_comment = _flag(env, "comment", True)
+    except ScorekitError as exc:
+        print(f"scorekit action: {terminal_text(exc)}", file=sys.stderr)
+        return _EXIT_CANNOT_RUN
+    try:
+        gate = _flag(env, "gate", True)
         argv = _run_argv(env, out_dir, gate)
     except ScorekitError as exc:
         print(f"scorekit action: {terminal_text(exc)}", file=sys.stderr)
+        if wants_comment:  # an earlier run's PASS must not stay on the pull request
+            _comment(env, None, _EXIT_CANNOT_RUN)
         return _EXIT_CANNOT_RUN
     code = _run_scorekit(argv)
     sections = None

@@ -125,6 +125,8 @@ class Runner:
         for name, value in inputs.items():
             if name == "fail_gh":
                 env["FAKE_GH_FAIL"] = value
+            elif name == "comment_author":
+                env["SCOREKIT_COMMENT_AUTHOR"] = value
             elif name == "no_gh":  # no gh anywhere on PATH
                 (self.tmp / "empty").mkdir(exist_ok=True)
                 env["PATH"] = str(self.tmp / "empty")
@@ -327,13 +329,40 @@ def test_could_not_run_is_exit_2_and_the_comment_says_so(runner, passing, tmp_pa
     ({"gate": "maybe"}, "input gate: expected true or false"),
 ])
 def test_a_bad_input_is_exit_2_in_one_line(runner, passing, inputs, words):
-    results, _ = passing
+    results, policy = passing
+    runner.run(results=str(results), policy=str(policy))  # a PASS comment first
     given = {"results": str(results), **inputs} if inputs else {}
     done = runner.run(**given)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("scorekit action: ") and words in lines[0]
+    [comment] = runner.comments()  # the earlier PASS does not stay on the pull request
+    assert "could not run (exit 2)" in comment["body"] and "PASS" not in comment["body"]
+
+
+def test_a_bad_comment_input_is_exit_2_and_calls_no_gh(runner, passing):
+    results, _ = passing
+    done = runner.run(results=str(results), comment="sometimes")
+    assert done.returncode == 2 and "input comment: expected true or false" in done.stderr
     assert runner.gh_calls() == []
+
+
+def test_a_marked_comment_by_someone_else_is_never_taken_over(runner, passing):
+    """Anyone can start a comment with the marker; updating theirs would let them edit the evidence later."""
+    results, policy = passing
+    forged = MARKER + "\n**Decision: PASS** (forged)"
+    runner.store.write_text(json.dumps({"next": 10, "comments": [
+        {"id": 1, "repo": REPOSITORY, "issue": 7, "body": forged, "user": "mallory"},
+        {"id": 2, "repo": REPOSITORY, "issue": 7, "body": MARKER + "\nold", "user": "release-bot"},
+    ]}), encoding="utf-8")
+    assert runner.run(results=str(results), policy=str(policy)).returncode == 0
+    bodies = {c["id"]: (c["user"], c["body"]) for c in runner.comments()}
+    assert bodies[1] == ("mallory", forged) and bodies[2] == ("release-bot", MARKER + "\nold")
+    assert set(bodies) == {1, 2, 10} and bodies[10][0] == "github-actions[bot]"  # its own, created
+    # With another token, its account is named: that account's marked comment is the one updated.
+    assert runner.run(results=str(results), policy=str(policy), comment_author="release-bot").returncode == 0
+    bodies = {c["id"]: (c["user"], c["body"]) for c in runner.comments()}
+    assert bodies[1] == ("mallory", forged) and "**Decision: PASS**" in bodies[2][1] and len(bodies) == 3
 
 
 def test_a_value_starting_with_a_dash_stays_a_value(runner, passing):
