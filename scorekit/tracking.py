@@ -45,7 +45,9 @@ MLflow's own settings decide: ``MLFLOW_TRACKING_URI`` (or ``mlflow.set_tracking_
 the active experiment (``MLFLOW_EXPERIMENT_NAME`` / ``mlflow.set_experiment``). With no
 tracking URI set, MLflow 3 writes into ``mlflow.db`` (SQLite) in the current directory, with
 artifacts under ``./mlruns``; a current directory that already holds a file store
-(``./mlruns`` with experiments) keeps using it, and MLflow 2 always uses ``./mlruns``.
+(``./mlruns`` with experiments) keeps using it, and MLflow 2 always uses ``./mlruns``. A store
+MLflow refuses as it opens it (MLflow 3.18 refuses a ``file:`` store, "in maintenance mode") is
+one line naming the tracking URI.
 """
 
 from __future__ import annotations
@@ -308,7 +310,10 @@ def log_mlflow(card: Any, run_id: str | None = None, *, artifacts: bool = True) 
     from mlflow.tracking import MlflowClient
 
     payload = mlflow_payload(card.to_dict())
-    client = MlflowClient()
+    try:  # MLflow 3 refuses some stores as it opens them (a file store: "in maintenance mode")
+        client = MlflowClient()
+    except MlflowException as exc:
+        raise ScorekitError(f"MLflow ({_where(mlflow.get_tracking_uri())}): {_first_line(exc)}") from None
     if run_id is not None:
         try:
             client.get_run(run_id)

@@ -123,6 +123,26 @@ def test_an_unknown_run_id_is_one_line(store, card):
     assert "\n" not in str(caught.value)
 
 
+def test_a_store_mlflow_refuses_as_it_opens_it_is_one_line(store, card, monkeypatch, tmp_path):
+    """MLflow 3 refuses a file store when the client is made: one line naming the URI, not a traceback."""
+    from mlflow.exceptions import MlflowException
+
+    uri = (tmp_path / "mlruns").as_uri()
+    try:
+        mlflow.set_tracking_uri(uri)
+        try:
+            MlflowClient()
+        except MlflowException:
+            pass
+        else:
+            pytest.skip(f"this MLflow ({mlflow.__version__}) opens a file store")
+        with pytest.raises(sk.ScorekitError, match=f"MLflow \\({uri}\\): ") as caught:
+            card.log_mlflow()
+        assert "\n" not in str(caught.value)
+    finally:
+        mlflow.set_tracking_uri(f"sqlite:///{store}/mlflow.db")
+
+
 def _hostile_card(agent_name: str = "agent") -> sk.Scorecard:
     names = ["tool/call:<x>", "..up", "a b-c.d_e", "ünïcode", "x" * 300]
     rows = [{"id": f"r{i}-{j}", "dimension": name, "status": "PASS" if j % 3 else "FAIL", "evaluator": "e"}
