@@ -135,19 +135,28 @@ def test_view_serve_serves_the_page_on_localhost_until_interrupted(stored, tmp_p
 def test_view_refuses_unreadable_or_foreign_evidence_in_one_line(run_cli, stored, tmp_path):
     import shutil
 
-    import pandas as pd
 
     garbage, odd, other = tmp_path / "garbage", tmp_path / "odd", tmp_path / "other"
     for folder in (garbage, odd, other):
         shutil.copytree(stored[1], folder)
     (garbage / "evidence.parquet").write_bytes(b"not parquet")
-    frame = pd.read_parquet(odd / "evidence.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(odd / "evidence.parquet")
+    frame = table.to_pandas()
     frame["status"] = frame["status"].astype(str)
     frame.loc[0, "status"] = "MAYBE"
-    frame.to_parquet(odd / "evidence.parquet")
+    # Edited with scorekit's metadata kept (the hash then still matches): the status check refuses it.
+    edited = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(edited.replace_schema_metadata(table.schema.metadata), odd / "evidence.parquet")
+    plain = tmp_path / "plain"
+    shutil.copytree(stored[1], plain)
+    frame.to_parquet(plain / "evidence.parquet")  # rewritten by pandas: no scorekit metadata
     shutil.copy(stored[0] / "evidence.parquet", other / "evidence.parquet")  # A's rows beside B's scorecard
     for folder, says in ((garbage, "not readable evidence rows"), (odd, "'MAYBE', not one of PASS"),
-                         (other, "do not add up to dimensions['task_completion'].passes/n")):
+                         (plain, "not an evidence.parquet written by scorekit"),
+                         (other, "written for another scorecard (hashes.evidence")):
         code, out, err = run_cli("view", folder)
         assert (code, out) == (2, ""), err
         assert err.startswith("scorekit view: ") and err.count("\n") == 1 and says in err, err

@@ -45,7 +45,7 @@ OUTPUT_EXCERPT = 300
 VIEW_FILE = "view.html"
 _STATUSES = ("PASS", "FAIL", "ERROR", "ABSTAIN")
 _ROW_COLUMNS = ("id", "dimension", "case_id", "trial", "status", "reason", "detail", "agent_output")
-_NUMBER = re.compile(r"[-+−]?\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")  # 1,500 is one number
 
 
 @dataclass(frozen=True)
@@ -72,16 +72,37 @@ def _scorecard_path(value: str | os.PathLike[str]) -> Path:
 def _evidence_beside(path: Path, data: Mapping[str, Any]) -> tuple[Any, str]:
     import pyarrow.dataset as ds
 
+    from .parquet import read_evidence_metadata
+
     recorded = data.get("evidence")
     names = [str(recorded.get("file") or "") if isinstance(recorded, Mapping) else "", "evidence.parquet", "evidence"]
     for name in names:
         candidate = path.parent / name if name and "/" not in name and name not in (".", "..") else None
         if candidate is not None and candidate.exists():
             try:
-                return ds.dataset(str(candidate), format="parquet"), str(candidate)
+                dataset = ds.dataset(str(candidate), format="parquet")
+                meta = read_evidence_metadata(dataset.files[0]) if dataset.files else {}
             except (OSError, ValueError) as exc:
                 raise InputError(f"{candidate}: not readable evidence rows ({exc})") from None
+            _same_evidence(path, data, candidate, meta)
+            return dataset, str(candidate)
     return None, ""
+
+
+def _same_evidence(path: Path, data: Mapping[str, Any], candidate: Path, meta: Mapping[str, Any]) -> None:
+    """Refuse evidence written for another scorecard: the evidence hash and the row count its writer stamped
+    (:mod:`scorekit.reports.parquet`) must be the scorecard's own."""
+    stamped_hashes, recorded_hashes = meta.get("hashes"), data.get("hashes")
+    stamped = stamped_hashes.get("evidence") if isinstance(stamped_hashes, Mapping) else None
+    recorded = recorded_hashes.get("evidence") if isinstance(recorded_hashes, Mapping) else None
+    if recorded and stamped != recorded:
+        raise InputError(f"{path}: the evidence rows beside it ({candidate}) were written for another scorecard "
+                         f"(hashes.evidence {stamped!r}, the scorecard says {recorded!r})")
+    evidence = data.get("evidence")
+    rows = evidence.get("rows") if isinstance(evidence, Mapping) else None
+    if isinstance(rows, int) and meta.get("rows") != rows:
+        raise InputError(f"{path}: the evidence rows beside it ({candidate}) hold {meta.get('rows')} rows, "
+                         f"the scorecard's evidence.rows says {rows}")
 
 
 def _source(value: Any, which: str) -> _Source:
@@ -137,7 +158,7 @@ def _sort_key(cell: Any) -> Any:
     """What a column sorts by: the cell's first number for a numeric cell, else its text."""
     if cell.kind == "num":
         found = _NUMBER.search(cell.text)
-        return float(found.group().replace("−", "-")) if found else None
+        return float(found.group().replace("−", "-").replace(",", "")) if found else None
     return cell.text
 
 

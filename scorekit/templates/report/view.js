@@ -113,7 +113,7 @@
   statusSel.id = "sk-filter-status";
   var reasons = [];
   if (rows) {
-    var seen = {};
+    var seen = Object.create(null);  // keys are data: "__proto__" must stay a key
     rows.reason.forEach(function (r) { if (r !== null && !Object.prototype.hasOwnProperty.call(seen, r)) { seen[r] = 1; reasons.push(r); } });
     reasons.sort();
   }
@@ -186,7 +186,7 @@
 
   // A dimension's grid draws its first PAGE matching cases; "show all" draws the rest (a browser takes
   // seconds to lay out tens of thousands of rows, and filters redraw the grid).
-  var PAGE = 500, expanded = {};
+  var PAGE = 500, expanded = Object.create(null);
   function capped(list, d) { return expanded[d] ? list : list.slice(0, PAGE); }
   function moreButton(sec, d, total) {
     if (expanded[d] || total <= PAGE) return;
@@ -203,10 +203,11 @@
     var casesShown = 0;
     if (rows) {
       // per dimension: case -> {trial -> row index}
-      var byDim = rows.dimensions.map(function () { return { cases: {}, order: [], trials: {} }; });
+      // Maps keyed by data (case ids, trials) have no prototype: a case id "__proto__" stays a key.
+      var byDim = rows.dimensions.map(function () { return { cases: Object.create(null), order: [], trials: Object.create(null) }; });
       for (var i = 0; i < rows.case_id.length; i++) {
         var g = byDim[rows.dimension[i]], c = rows.case_id[i], t = rows.trial[i] === null ? "—" : String(rows.trial[i]);
-        if (!Object.prototype.hasOwnProperty.call(g.cases, c)) { g.cases[c] = { cells: {}, match: false }; g.order.push(c); }
+        if (!Object.prototype.hasOwnProperty.call(g.cases, c)) { g.cases[c] = { cells: Object.create(null), match: false }; g.order.push(c); }
         var m = rowMatches(i, st, rs, q);
         g.cases[c].cells[t] = { i: i, match: m };
         if (m) g.cases[c].match = true;
