@@ -100,20 +100,13 @@ def dimension_key(name: str, limit: int = KEY_LIMIT) -> str:
     return f"{safe[:limit - 9]}_{digest}"
 
 
-def _param_limit() -> int:
+def _limit(name: str, fallback: int) -> int:
+    """MLflow's own limit ``mlflow.utils.validation.<name>``, or ``fallback`` where the version has none."""
     try:
-        from mlflow.utils.validation import MAX_PARAM_VAL_LENGTH
+        from mlflow.utils import validation
     except ImportError:  # pragma: no cover - an MLflow that moved it
-        return _PARAM_LIMIT_FALLBACK
-    return int(MAX_PARAM_VAL_LENGTH)
-
-
-def _tag_limit() -> int:
-    try:
-        from mlflow.utils.validation import MAX_TAG_VAL_LENGTH
-    except ImportError:  # pragma: no cover - an MLflow that moved it
-        return _TAG_LIMIT_FALLBACK
-    return int(MAX_TAG_VAL_LENGTH)
+        return fallback
+    return int(getattr(validation, name, fallback))
 
 
 def _key_tags(renamed: Mapping[str, str], limit: int) -> dict[str, str]:
@@ -167,7 +160,7 @@ def mlflow_payload(data: Mapping[str, Any], *, param_limit: int | None = None) -
     >>> payload["params"]["decision"], round(payload["metrics"]["pii.rate"], 3)
     ('FAIL', 1.0)
     """
-    limit = _param_limit() if param_limit is None else param_limit
+    limit = _limit("MAX_PARAM_VAL_LENGTH", _PARAM_LIMIT_FALLBACK) if param_limit is None else param_limit
     metrics: dict[str, float] = {}
     tags = {"scorekit.decision": _text(data.get("decision")), "scorekit.version": _text(data.get("scorekit_version"))}
     renamed: dict[str, str] = {}
@@ -190,7 +183,7 @@ def mlflow_payload(data: Mapping[str, Any], *, param_limit: int | None = None) -
                 metrics[f"{key}.pass_k.{dimension_key(str(k), 40)}"] = number
         tags[f"scorekit.verdict.{key}"] = _text(dim.get("verdict"))
     if renamed:
-        tags.update(_key_tags(renamed, _tag_limit()))
+        tags.update(_key_tags(renamed, _limit("MAX_TAG_VAL_LENGTH", _TAG_LIMIT_FALLBACK)))
     agent = data.get("agent") or {}
     hashes = data.get("hashes") or {}
     raw = {
