@@ -148,6 +148,9 @@ def file_offsets(con: Any, files: Files) -> list[int]:
     return offsets
 
 
+#: Columns a pre-scored row must hold, read as text when a file lacks them (then NULL in every row).
+_TEXT_KEYS = ("id", "dimension", "status")
+
 def _parquet_rows(con: Any, files: Files, offsets: list[int], limit: int | None) -> int:
     """The number of rows of the Parquet files (their footers; at most ``limit``)."""
     last = int(con.execute("SELECT coalesce(sum(row_group_num_rows), 0) FROM (SELECT DISTINCT row_group_id, "
@@ -170,13 +173,14 @@ def _parquet_source(con: Any, files: Files, name: str, ctx_args: dict[str, Any],
     other = set(columns) - set(COLUMNS)
     if other:
         raise _other_columns(name, other)
-    for column in ("id", "dimension", "status"):
-        if column not in types:
-            raise InputError(f"{name}: the duckdb engine needs column {column!r} (pre-scored rows)")
     present = {c: types[c] for c in columns}
     # In the file's column order: an unscreened row is a dict in the order the pandas reader gives,
-    # so its problems are listed in the same order.
-    selected = ", ".join([*(f'"{c}"' for c in present), *(f"NULL AS \"{c}\"" for c in COLUMNS if c not in present)])
+    # so its problems are listed in the same order. A column the file lacks is NULL in every row (the
+    # text ones typed, so the screens apply): a row without its id, dimension or status is not screened
+    # through and goes to the pandas checks, which call the field missing, as the other engines do.
+    selected = ", ".join([*(f'"{c}"' for c in present),
+                          *(f"NULL{'::VARCHAR' if c in _TEXT_KEYS else ''} AS \"{c}\"" for c in COLUMNS
+                            if c not in present)])
     offsets = file_offsets(con, files)
     con.execute(f"CREATE OR REPLACE TEMP VIEW rows AS SELECT {line_sql(files, offsets)} AS line, {selected} FROM raw")
     where = f" WHERE line <= {int(limit)}" if limit is not None else ""
