@@ -84,7 +84,7 @@ def with_scorekit(df: pd.DataFrame) -> tuple:
     # by (dimension, case) as the scorecard passes them.
     cases = scorekit._counts.count_cases(df)
     cluster = _stats.cluster_interval_grouped(
-        cases.passes, cases.n, cases.case_group, 0.95, ngroups=len(cases.groups.index)
+        cases.passes, cases.n, cases.case_group, 0.95, ngroups=len(cases.groups.index), weights=cases.weights
     )
     return summary, cluster, df.scorekit.pass_k(KS), df.scorekit.consistency()
 

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ._agreement import judge_agreement
-from ._counts import flat_case_counts, variance_table
+from ._counts import variance_table
 from ._decide import decide, dimension_table
 from ._errors import Problem
 from ._findings import build_findings, low_confidence
@@ -148,5 +148,5 @@ def assemble(counted: Counted, pol: Policy, *, limit: int | None, source: Mappin
         },
         hashes=hashes,
         generated_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        case_counts=flat_case_counts(cases),
+        per_case=tally.per_case,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 __all__ = ["STATUSES", "STATUS_DTYPE", "CaseCounts", "RunTotals", "RunVariance", "case_counts_from", "count_cases",
-           "flat_case_counts", "run_totals", "run_totals_from", "run_variance", "status_codes", "variance_table"]
+           "flaky_mask", "flat_case_counts", "histogram_case_counts", "run_totals", "run_totals_from", "run_variance",
+           "status_codes", "variance_table"]
 
 STATUSES: tuple[str, ...] = ("PASS", "FAIL", "ERROR", "ABSTAIN")
 STATUS_DTYPE = pd.CategoricalDtype(list(STATUSES))
@@ -305,12 +306,29 @@ class GroupCounts(_Statuses):
 
 @dataclass(frozen=True)
 class CaseCounts(_Statuses):
-    """Status counts per (group, case): the sufficient statistics of an evaluation."""
+    """Status counts per (group, case): the sufficient statistics of an evaluation, held compact.
+
+    The statistics read each case's PASS, FAIL, ERROR and ABSTAIN counts and nothing else of it, so
+    cases of one group with equal counts are one entry: ``counts`` holds each group's distinct count
+    vectors (sorted by group, then by the four counts) and ``weights`` how many cases have each. With
+    ten trials a case there are a few hundred entries a group however many cases, so a billion rows
+    (a hundred million cases) cost kilobytes here. The one statistic that names cases, the flaky ones
+    (SPEC §6), is kept as it is counted: ``flaky`` holds, per group, their ids sorted.
+
+    Every sum is taken over the entries in that order, so the floats depend neither on the row order
+    nor on how the rows were partitioned, whichever engine counted them.
+    """
 
     groups: GroupCounts
     case_group: np.ndarray  # (K,) index into groups.index, non-decreasing
-    case_ids: np.ndarray | pd.api.extensions.ExtensionArray  # (K,) case id per case, sorted within each group
-    counts: npt.NDArray[np.int64]  # (K, 4)
+    counts: npt.NDArray[np.int64]  # (K, 4): distinct within a group, sorted
+    weights: npt.NDArray[np.int64]  # (K,) cases with these counts, each >= 1
+    flaky: tuple[list[Any], ...]  # per group: ids of the cases with 0 < passes < n, n >= 2, sorted
+
+    def _total(self, values: Any) -> np.ndarray:
+        """Per group, the sum over its cases of ``values`` (one value per entry)."""
+        return np.bincount(self.case_group, weights=np.asarray(values) * self.weights,
+                           minlength=len(self.groups.index))
 
     def summary(self, confidence: float = 0.95) -> pd.DataFrame:
         """:meth:`GroupCounts.summary` plus the case-clustered interval (SPEC §6, §18).
@@ -319,15 +337,14 @@ class CaseCounts(_Statuses):
         ``ci_cluster_high`` (Wilson at the effective size N/deff) and ``wilson_low`` /
         ``wilson_high`` (pooled Wilson). ``ci_low`` / ``ci_high`` are the headline interval: the
         clustered one when some case has more than one measured trial (``interval_method``
-        ``"wilson_clustered"``), else Wilson (``"wilson"``). Cases are summed sorted by (group,
-        case id), so the floats do not depend on the row order.
+        ``"wilson_clustered"``), else Wilson (``"wilson"``).
         """
         table = self.groups.summary(confidence=confidence)
         ngroups = len(self.groups.index)
         n = self.n
         low, high, deff = _stats.cluster_interval_grouped(self.passes, n, self.case_group, confidence,
-                                                          ngroups=ngroups)
-        table["cases"] = np.bincount(self.case_group, weights=n > 0, minlength=ngroups).astype(np.int64)
+                                                          ngroups=ngroups, weights=self.weights)
+        table["cases"] = self._total(n > 0).astype(np.int64)
         table["deff"] = deff
         table["ci_cluster_low"] = low
         table["ci_cluster_high"] = high
@@ -354,10 +371,9 @@ class CaseCounts(_Statuses):
 
     def _group_mean(self, values: np.ndarray) -> np.ndarray:
         """Mean of per-case values within each group, ignoring NaN (NaN if none)."""
-        ngroups = len(self.groups.index)
         defined = ~np.isnan(values)
-        sums = np.bincount(self.case_group, weights=np.where(defined, values, 0.0), minlength=ngroups)
-        counts = np.bincount(self.case_group, weights=defined, minlength=ngroups)
+        sums = self._total(np.where(defined, values, 0.0))
+        counts = self._total(defined)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(counts > 0, sums / counts, np.nan)
 
@@ -371,12 +387,8 @@ class CaseCounts(_Statuses):
 
     def per_k_cases(self, ks: Sequence[int]) -> pd.DataFrame:
         """How many cases each k covers (``n >= k``), one column per k (SPEC §6 ``pass_k_cases``)."""
-        ngroups = len(self.groups.index)
         n = self.n
-        frame = pd.DataFrame(
-            {k: np.bincount(self.case_group, weights=n >= k, minlength=ngroups).astype(np.int64) for k in ks},
-            index=self.groups.index,
-        )
+        frame = pd.DataFrame({k: self._total(n >= k).astype(np.int64) for k in ks}, index=self.groups.index)
         frame.columns.name = "k"
         return frame
 
@@ -397,36 +409,29 @@ class CaseCounts(_Statuses):
 
     def consistency(self) -> pd.DataFrame:
         """Repeated cases (≥ 2 measured trials), the share whose trials all agree, flaky ids."""
-        ngroups = len(self.groups.index)
-        n, c = self.n, self.passes
-        repeated = n >= 2
-        flaky = repeated & (c > 0) & (c < n)
-        n_repeated = np.bincount(self.case_group, weights=repeated, minlength=ngroups)
-        n_flaky = np.bincount(self.case_group, weights=flaky, minlength=ngroups)
+        n_repeated = self._total(self.n >= 2)
+        n_flaky = self._total(flaky_mask(self.passes, self.n))
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(n_repeated > 0, (n_repeated - n_flaky) / n_repeated, np.nan)
-        where = np.flatnonzero(flaky)
-        bounds = np.searchsorted(self.case_group[where], np.arange(1, ngroups))
-        flaky_ids = [part.tolist() for part in np.split(self.case_ids[where], bounds)]
         return pd.DataFrame(
             {
                 "repeated_cases": n_repeated.astype(np.int64),
                 "consistency": share,
-                "flaky_cases": flaky_ids,
+                "flaky_cases": [list(ids) for ids in self.flaky],
             },
             index=self.groups.index,
         )
 
 
-def count_cases(
-    frame: pd.DataFrame, by: str | Sequence[str] = "dimension", case: str | None = None
-) -> CaseCounts:
-    """Status counts per (group, case) of the agent rows of ``frame``.
+def flaky_mask(passes: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Flaky cases (SPEC §6): repeated (n ≥ 2 measured trials) whose trials disagree (0 < passes < n)."""
+    mask: np.ndarray = (n >= 2) & (passes > 0) & (passes < n)
+    return mask
 
-    ``case`` defaults to ``case_id`` when present, else ``id`` (each row its own
-    case, as SPEC §2 says for a missing ``case_id``).
-    """
-    by = _by_list(by)
+
+def _per_case(frame: pd.DataFrame, by: list[str], case: str | None) -> tuple[np.ndarray, pd.Index, Any, np.ndarray]:
+    """Per (group, case) of the agent rows of ``frame``, sorted: each group's first case marked, the
+    groups, the case ids and the (K, 4) status counts."""
     if case is None:
         case = "case_id" if "case_id" in frame.columns else "id"
     if case not in frame.columns:
@@ -438,7 +443,18 @@ def count_cases(
     group_index = index.droplevel(-1)[first]
     if isinstance(group_index, pd.MultiIndex):
         group_index = group_index.remove_unused_levels()
-    return _case_counts(first, group_index, index.levels[-1].to_numpy(dtype=object)[index.codes[-1]], counts)
+    return first, group_index, index.levels[-1].to_numpy(dtype=object)[index.codes[-1]], counts
+
+
+def count_cases(
+    frame: pd.DataFrame, by: str | Sequence[str] = "dimension", case: str | None = None
+) -> CaseCounts:
+    """Status counts per (group, case) of the agent rows of ``frame``.
+
+    ``case`` defaults to ``case_id`` when present, else ``id`` (each row its own
+    case, as SPEC §2 says for a missing ``case_id``).
+    """
+    return _case_counts(*_per_case(frame, _by_list(by), case))
 
 
 def case_counts_from(dimensions: Any, case_ids: Any, counts: np.ndarray) -> CaseCounts:
@@ -446,22 +462,69 @@ def case_counts_from(dimensions: Any, case_ids: Any, counts: np.ndarray) -> Case
     and sorted by (dimension, case id), as an engine that counts where its rows are has them.
 
     ``dimensions`` and ``case_ids`` are text arrays (Arrow or pandas) of one entry per (dimension,
-    case); ``counts`` is (K, 4) in :data:`STATUSES` order. The case ids stay Arrow strings (10M
-    cases as Python strings take about 560 MB).
+    case); ``counts`` is (K, 4) in :data:`STATUSES` order.
     """
+    first, groups = _dimension_starts(dimensions)
+    return _case_counts(first, groups, pd.array(case_ids, dtype="str"),
+                        np.asarray(counts, dtype=np.int64).reshape(len(first), 4))
+
+
+def histogram_case_counts(dimensions: Any, counts: np.ndarray, weights: Any,
+                          flaky: Mapping[str, Sequence[Any]]) -> CaseCounts:
+    """The :class:`CaseCounts` of a histogram an engine counted where its rows are: per dimension, each
+    distinct status-count vector of its cases (``counts``, (K, 4) in :data:`STATUSES` order, sorted
+    by (dimension, counts)) and how many cases have it (``weights``); ``flaky`` maps a dimension to
+    its flaky case ids (SPEC §6), sorted."""
+    first, groups = _dimension_starts(dimensions)
+    counts = np.asarray(counts, dtype=np.int64).reshape(len(first), 4)
+    weights = np.asarray(weights, dtype=np.int64)
+    return _compact(first, groups, counts, weights,
+                    tuple(list(flaky.get(str(name), ())) for name in groups))
+
+
+def _dimension_starts(dimensions: Any) -> tuple[np.ndarray, pd.Index]:
+    """Each dimension's first entry marked (the entries sorted by dimension) and the dimensions."""
     dims = pd.Series(pd.array(dimensions, dtype="str"))
     codes, groups = pd.factorize(dims, sort=False)  # already sorted: codes are non-decreasing
-    return _case_counts(np.r_[True, codes[1:] != codes[:-1]][: len(codes)],
-                        pd.Index(pd.array(groups, dtype="str"), name="dimension"), pd.array(case_ids, dtype="str"),
-                        np.asarray(counts, dtype=np.int64).reshape(len(dims), 4))
+    return (np.r_[True, codes[1:] != codes[:-1]][: len(codes)],
+            pd.Index(pd.array(groups, dtype="str"), name="dimension"))
 
 
 def _case_counts(first: np.ndarray, groups: pd.Index, case_ids: Any, counts: np.ndarray) -> CaseCounts:
-    """:class:`CaseCounts` of per-case ``counts`` sorted by group, ``first`` marking each group's first case."""
+    """:class:`CaseCounts` of per-case ``counts`` sorted by (group, case id), ``first`` marking each
+    group's first case: the flaky ids taken, then the cases of equal counts made one entry."""
+    group = (np.cumsum(first) - 1).astype(np.int64)
+    flaky = flaky_mask(counts[:, PASS], counts[:, PASS] + counts[:, FAIL])
+    where = np.flatnonzero(flaky)
+    ids = np.asarray(case_ids[where], dtype=object) if len(where) else np.zeros(0, dtype=object)
+    bounds = np.searchsorted(group[where], np.arange(1, len(groups)))
+    flaky_ids = tuple(part.tolist() for part in np.split(ids, bounds)) if len(groups) else ()
+    # One entry per distinct (group, counts): the key is mixed-radix when it fits in int64.
+    table = np.column_stack([group, counts]) if len(counts) else np.zeros((0, 5), dtype=np.int64)
+    widths = table.max(axis=0) + 1 if len(table) else np.ones(5, dtype=np.int64)
+    if float(np.prod(widths.astype(np.float64))) < 2.0**62:
+        key = np.zeros(len(table), dtype=np.int64)
+        for column, width in zip(table.T, widths, strict=True):
+            key *= width
+            key += column
+        _, at, weights = np.unique(key, return_index=True, return_counts=True)
+        entries = table[at]
+    else:  # pragma: no cover - counts beyond 2**12 trials in every status
+        entries, weights = np.unique(table, axis=0, return_counts=True)
+    return _compact(np.r_[True, entries[1:, 0] != entries[:-1, 0]][: len(entries)], groups, entries[:, 1:],
+                    weights.astype(np.int64), flaky_ids)
+
+
+def _compact(first: np.ndarray, groups: pd.Index, counts: np.ndarray, weights: np.ndarray,
+             flaky: tuple[list[Any], ...]) -> CaseCounts:
+    """:class:`CaseCounts` of distinct ``counts`` per group with their ``weights``, ``first`` marking
+    each group's first entry."""
     starts = np.flatnonzero(first)
-    group_counts = np.add.reduceat(counts, starts, axis=0) if len(starts) else counts[:0]
+    weighted = counts * weights[:, None]
+    group_counts = np.add.reduceat(weighted, starts, axis=0) if len(starts) else counts[:0]
     return CaseCounts(groups=GroupCounts(index=groups, counts=group_counts),
-                      case_group=(np.cumsum(first) - 1).astype(np.int64), case_ids=case_ids, counts=counts)
+                      case_group=(np.cumsum(first) - 1).astype(np.int64), counts=counts, weights=weights,
+                      flaky=flaky)
 
 
 def case_table(
@@ -472,27 +535,30 @@ def case_table(
     Indexed by (``by``..., case), with ``passes``, ``fails``, ``errors``,
     ``abstains`` and ``n`` (PASS + FAIL); ``case`` defaults as in :func:`count_cases`.
     """
-    cc = count_cases(frame, by=by, case=case)
+    by = _by_list(by)
+    first, groups, case_ids, counts = _per_case(frame, by, case)
     case_name = case or ("case_id" if "case_id" in frame.columns else "id")
-    group_part = cc.groups.index[cc.case_group]
+    group_part = groups[np.cumsum(first) - 1]
     if isinstance(group_part, pd.MultiIndex):
         arrays = [group_part.get_level_values(i) for i in range(group_part.nlevels)]
     else:
         arrays = [group_part]
-    index = pd.MultiIndex.from_arrays([*arrays, cc.case_ids], names=[*_by_list(by), case_name])
-    return pd.DataFrame({**cc.columns(), "n": cc.n}, index=index)
+    index = pd.MultiIndex.from_arrays([*arrays, case_ids], names=[*by, case_name])
+    return pd.DataFrame({name: counts[:, k] for k, name in enumerate(("passes", "fails", "errors", "abstains"))}
+                        | {"n": counts[:, PASS] + counts[:, FAIL]}, index=index)
 
 
-def flat_case_counts(cases: CaseCounts) -> pd.DataFrame:
-    """``cases`` (counted by dimension) as flat columns ``dimension``, ``case_id``, ``passes``, ``n``
-    (PASS + FAIL), sorted by (dimension, case): ``Scorecard.case_counts``, the per-case counts a
+def flat_case_counts(dimensions: Any, case_ids: Any, counts: np.ndarray) -> pd.DataFrame:
+    """Per-case status ``counts`` ((K, 4), sorted by (dimension, case)) as flat columns ``dimension``,
+    ``case_id``, ``passes``, ``n`` (PASS + FAIL): ``Scorecard.case_counts``, the per-case counts a
     history record stores and a paired comparison reads."""
+    counts = np.asarray(counts, dtype=np.int64).reshape(-1, 4)
     return pd.DataFrame(  # text columns as Arrow strings: no Python object per case (10M cases at scale)
         {
-            "dimension": cases.groups.index[cases.case_group].astype(str).array,
-            "case_id": pd.Index(cases.case_ids).astype(str).array,
-            "passes": cases.passes.astype(np.int64),
-            "n": cases.n.astype(np.int64),
+            "dimension": pd.array(dimensions, dtype="str"),
+            "case_id": pd.array(case_ids, dtype="str"),
+            "passes": counts[:, PASS],
+            "n": counts[:, PASS] + counts[:, FAIL],
         }
     )
 

@@ -70,7 +70,8 @@ def _cluster_low(cases: CaseCounts, names: Sequence[str], confidence: float, opt
     n = (counts[:, PASS] + counts[:, FAIL] + missing).astype(np.int64)
     if optimistic:
         c = c + missing
-    low, _, _ = _stats.cluster_interval_grouped(c, n, cases.case_group, confidence, ngroups=len(cases.groups.index))
+    low, _, _ = _stats.cluster_interval_grouped(c, n, cases.case_group, confidence, ngroups=len(cases.groups.index),
+                                                weights=cases.weights)
     by_name = dict(zip(cases.groups.index, low, strict=True))
     return np.array([by_name.get(name, np.nan) for name in names], dtype=float)
 
@@ -79,7 +80,7 @@ def _case_pass_k(cases: CaseCounts, group: int, k: int, optimistic: bool | None)
     """pass^k of one dimension over its measured trials (``optimistic`` None); ``True`` counts
     missing rows and trials as PASS, ``False`` counts missing rows (ERROR/ABSTAIN) as FAIL."""
     sel = cases.case_group == group
-    counts = cases.counts[sel]
+    counts, weights = cases.counts[sel], cases.weights[sel]
     c = counts[:, PASS].astype(float)
     n = (counts[:, PASS] + counts[:, FAIL]).astype(float)
     missing = counts[:, ERROR] + counts[:, ABSTAIN]
@@ -93,7 +94,9 @@ def _case_pass_k(cases: CaseCounts, group: int, k: int, optimistic: bool | None)
     values = _stats.pass_hat_k(c, n, k)
     values = np.asarray(values, dtype=float)
     defined = ~np.isnan(values)
-    return float(values[defined].mean()) if defined.any() else float("nan")
+    if not defined.any():
+        return float("nan")
+    return float((values[defined] * weights[defined]).sum() / weights[defined].sum())
 
 
 @dataclass
@@ -274,7 +277,7 @@ def _pass_k_intervals(cases: CaseCounts, ks: Sequence[int], names: Sequence[str]
     bounds = {}
     for k in ks:
         _, low, high, _ = _stats.pass_k_interval(cases.passes, cases.n, k, cases.case_group, confidence,
-                                                 ngroups=ngroups)
+                                                 ngroups=ngroups, weights=cases.weights)
         bounds[k] = dict(zip(cases.groups.index, zip(low.tolist(), high.tolist(), strict=True), strict=True))
     out = []
     for name in names:

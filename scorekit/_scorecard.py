@@ -130,7 +130,18 @@ class Scorecard:
         default_factory=lambda: {"suite": None, "policy": None, "results": None, "evidence": None}
     )
     generated_at: str = ""
-    case_counts: pd.DataFrame | None = field(default=None, repr=False)
+    #: ``case_counts``, or a function that counts them when first asked (at scale, from the evidence).
+    per_case: Any = field(default=None, repr=False)
+
+    @property
+    def case_counts(self) -> pd.DataFrame | None:
+        """Per (dimension, case) ``passes`` and ``n`` (PASS + FAIL) of the agent rows, sorted by
+        (dimension, case): what a history record stores and a paired comparison reads. Counted when
+        first asked where the evaluation held only the statistics' compact counts (SPEC §16)."""
+        if callable(self.per_case):
+            self.per_case = self.per_case()
+        counts: pd.DataFrame | None = self.per_case
+        return counts
 
     @property
     def overall_pass(self) -> bool:

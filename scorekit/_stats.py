@@ -302,9 +302,11 @@ def _cluster_quantile(cases: np.ndarray, repeated: np.ndarray, confidence: float
 
 
 def _cluster_arrays(
-    c: np.ndarray, n: np.ndarray, group: np.ndarray, ngroups: int, confidence: float
+    c: np.ndarray, n: np.ndarray, group: np.ndarray, ngroups: int, confidence: float,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Clustered Wilson bounds and design effect per group from validated per-case counts.
+    """Clustered Wilson bounds and design effect per group from validated per-case counts
+    (each entry standing for ``weights`` cases with those counts, one when None).
 
     Every sum is one ``np.bincount``, which adds a group's cases in the order they
     appear in the input (a sequential loop). Σnᵢ, Σcᵢ and Σnᵢ² are sums of
@@ -312,8 +314,8 @@ def _cluster_arrays(
     the residual sum of squares Σ(cᵢ − p̂nᵢ)² depends on it, by rounding.
     """
 
-    def total(weights: np.ndarray) -> np.ndarray:
-        return np.bincount(group, weights=weights, minlength=ngroups)
+    def total(values: np.ndarray) -> np.ndarray:
+        return np.bincount(group, weights=values if weights is None else values * weights, minlength=ngroups)
 
     cases = total(n > 0)  # cases with nᵢ = 0 add nothing to any other sum
     trials = total(n)
@@ -414,7 +416,7 @@ def cluster_interval(c: Any, n: Any, confidence: float = 0.95) -> tuple[float, f
 
 
 def cluster_interval_grouped(
-    c: Any, n: Any, group: Any, confidence: float = 0.95, *, ngroups: int | None = None
+    c: Any, n: Any, group: Any, confidence: float = 0.95, *, ngroups: int | None = None, weights: Any = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`cluster_interval` for many dimensions at once, fully vectorised.
 
@@ -430,6 +432,10 @@ def cluster_interval_grouped(
     ngroups : int, optional
         Number of groups (default ``max(group) + 1``); a group without a measured
         case gets NaN.
+    weights : array-like of int, optional
+        How many cases each entry stands for (default one each): the counts of
+        cases held as a histogram of their (cᵢ, nᵢ) give the same interval as
+        the cases listed one by one, up to the rounding of the residual sum.
 
     Returns
     -------
@@ -458,7 +464,19 @@ def cluster_interval_grouped(
     confidence = _check_confidence(confidence)
     cc, total = _per_case(c, n)
     codes, ngroups = _group_codes(group, cc.size, ngroups)
-    return _cluster_arrays(cc, total, codes, ngroups, confidence)
+    return _cluster_arrays(cc, total, codes, ngroups, confidence, _weights(weights, cc.size))
+
+
+def _weights(weights: Any, size: int) -> np.ndarray | None:
+    """Validated case weights (how many cases an entry stands for): positive integers, one per entry."""
+    if weights is None:
+        return None
+    w = _counts(weights, "weights")
+    if w.shape != (size,):
+        raise ValueError(f"weights must be one count per entry ({size} entries); got shape {w.shape}")
+    if size and w.min() < 1:
+        raise ValueError("weights must be at least 1 (the number of cases an entry stands for)")
+    return w
 
 
 # --------------------------------------------------------------------------- power
@@ -1228,7 +1246,8 @@ def mean_ci(values: Any, confidence: float = 0.95) -> dict[str, float]:
 
 # --------------------------------------------------------------------------- pass^k intervals (§18)
 def pass_k_interval(
-    c: Any, n: Any, k: int, group: Any, confidence: float = 0.95, *, ngroups: int | None = None
+    c: Any, n: Any, k: int, group: Any, confidence: float = 0.95, *, ngroups: int | None = None,
+    weights: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """pass^k per group (dimension) with a Student-t interval over the cases that reach k.
 
@@ -1244,6 +1263,8 @@ def pass_k_interval(
         Two-sided confidence level in (0, 1).
     ngroups : int, optional
         Number of groups (default ``max(group) + 1``).
+    weights : array-like of int, optional
+        How many cases each entry stands for (default one each).
 
     Returns
     -------
@@ -1280,15 +1301,20 @@ def pass_k_interval(
     confidence = _check_confidence(confidence)
     cc, total = _per_case(c, n)
     codes, ngroups = _group_codes(group, cc.size, ngroups)
+    w = _weights(weights, cc.size)
     values = np.asarray(pass_hat_k(cc, total, k), dtype="float64")  # NaN where n < k
     reach = total >= k
     values = np.where(reach, values, 0.0)
-    count = np.bincount(codes, weights=reach, minlength=ngroups)
-    value_sum = np.bincount(codes, weights=values, minlength=ngroups)
+
+    def per_group(entries: np.ndarray) -> np.ndarray:
+        return np.bincount(codes, weights=entries if w is None else entries * w, minlength=ngroups)
+
+    count = per_group(reach)
+    value_sum = per_group(values)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(count > 0, value_sum / count, np.nan)
     deviation = np.where(reach, values - mean[codes], 0.0)
-    spread = np.bincount(codes, weights=deviation * deviation, minlength=ngroups)
+    spread = per_group(deviation * deviation)
     table = mean_ci_arrays(count, value_sum, spread, confidence)
     low = np.clip(table["ci_low"], 0.0, 1.0)
     high = np.clip(table["ci_high"], 0.0, 1.0)

@@ -29,9 +29,12 @@ class Tally:
     # caught it), status, reason; sorted by (id, dimension).
     controls: list[dict[str, Any]]
     dimensions: list[str]  # the dimensions of the agent rows (counted, not controls), sorted
-    cases: CaseCounts  # status counts per (dimension, case) of the agent rows
+    cases: CaseCounts  # status counts per (dimension, case) of the agent rows, compact
     runs: RunTotals  # what run-to-run variance reads
     findings: FindingGroups  # the non-PASS, non-control rows grouped by (dimension, reason)
+    # Per (dimension, case) of the agent rows: passes and n, as ``Scorecard.case_counts`` holds them
+    # (_counts.flat_case_counts); or a function that counts them when asked (an engine at scale).
+    per_case: Any = field(default=None, repr=False)
 
 
 def row_lists(evidence: pd.DataFrame) -> tuple[dict[str, int], list[tuple[int, Any, Any, Any, Any]],

@@ -37,15 +37,20 @@ def test_a_tally_holds_what_the_scorecard_shows():
     assert [row[:3] for row in tally.unlabeled] == [(3, "b0", "task_completion")]
     assert tally.controls == card.controls and tally.controls[0]["passed"] is True
     assert tally.dimensions == ["task_completion"]  # exploratory: unlabeled and invalid rows are not counted
-    assert tally.cases.case_ids.tolist() == ["a"] and tally.cases.counts.tolist() == [[1, 1, 0, 0]]
+    assert tally.per_case["case_id"].tolist() == ["a"] and tally.cases.counts.tolist() == [[1, 1, 0, 0]]
+    assert tally.per_case[["passes", "n"]].to_numpy().tolist() == [[1, 2]]
     assert build_findings(tally.findings) == build_findings(card.evidence)
 
 
 def test_release_counts_every_agent_row():
     tally = tally_frame(_card("release").evidence)
     assert tally.dimensions == ["pii", "task_completion"]
-    assert dict(zip(tally.cases.case_ids.tolist(), tally.cases.counts.tolist(), strict=True)) == {
-        "bad": [0, 0, 1, 0], "a": [1, 1, 0, 0], "b": [0, 0, 1, 0]}
+    per_case = tally.per_case
+    assert dict(zip(per_case["case_id"].tolist(), per_case[["passes", "n"]].to_numpy().tolist(), strict=True)) == {
+        "bad": [0, 0], "a": [1, 2], "b": [0, 0]}
+    # pii's one case, and task_completion's two: one [1, 1, 0, 0] and one [0, 0, 1, 0]
+    assert tally.cases.counts.tolist() == [[0, 0, 1, 0], [0, 0, 1, 0], [1, 1, 0, 0]]
+    assert tally.cases.weights.tolist() == [1, 1, 1]
 
 
 @settings(max_examples=25, deadline=None)
@@ -56,7 +61,8 @@ def test_the_tally_does_not_depend_on_row_order(seed):
     a, b = tally_frame(evidence), tally_frame(shuffled)
     assert (a.labels, a.controls, a.dimensions, a.findings) == (b.labels, b.controls, b.dimensions, b.findings)
     assert sorted(a.unlabeled) == sorted(b.unlabeled)
-    assert a.cases.counts.tolist() == b.cases.counts.tolist() and a.cases.case_ids.tolist() == b.cases.case_ids.tolist()
+    assert a.cases.counts.tolist() == b.cases.counts.tolist() and a.cases.weights.tolist() == b.cases.weights.tolist()
+    pd.testing.assert_frame_equal(a.per_case, b.per_case)
     pd.testing.assert_frame_equal(variance_table(a.runs).table, variance_table(b.runs).table)
 
 

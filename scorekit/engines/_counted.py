@@ -26,12 +26,14 @@ screened row ever becomes a Python object:
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._counts import STATUSES, CaseCounts, RunTotals, case_counts_from, run_totals_from
+from .._counts import STATUSES, CaseCounts, RunTotals, histogram_case_counts, run_totals_from
 from .._errors import Problem
 from .._evidence import EvidenceStore
 from .._findings import DETAIL_CASES, FindingGroups
@@ -269,6 +271,10 @@ def count_screened(con: Any, build: Callable[[str], Partial], *, source: str, ag
         store = EvidenceStore.written(fill, schema=schema, rows=int(rows),
                                       evaluators=sorted(str(e) for e in evaluators or []),
                                       evidence_hash=hashes["evidence"], threshold=threshold)
+        # Per case for a history record or a paired comparison: counted now below the threshold; above
+        # it only when asked, from the evidence files (the statistics needed none of it).
+        tally = dataclasses.replace(tally, per_case=per_case_counts(con) if store.in_memory
+                                    else functools.partial(_stored_case_counts, store))
     finally:
         for view in ("ev_in", "base", "fast"):
             con.execute(f"DROP VIEW IF EXISTS {view}")
@@ -432,13 +438,59 @@ _STATUS_COUNTS = ", ".join(f"count(*) FILTER (status = '{s}')" for s in STATUSES
 
 
 def _case_counts(con: Any) -> CaseCounts:
-    """Status counts per (dimension, case) of the agent rows, sorted as :func:`count_cases` sorts; the
-    case ids stay Arrow strings (10M pairs as Python strings took about 560 MB)."""
-    frame = _arrow_table(con, f"SELECT dimension, case_id, {_STATUS_COUNTS} FROM agent_rows "
-                              "GROUP BY dimension, case_id ORDER BY dimension, case_id")
+    """Status counts per (dimension, case) of the agent rows as the statistics read them: per dimension,
+    each distinct count vector and how many cases have it, and the flaky cases' ids, each sorted as
+    :func:`count_cases` sorts. Nothing per case leaves DuckDB but the flaky ids (a hundred million
+    cases fetched as Arrow took 2 GB at 100M rows)."""
+    from ._sql import quoted
+
+    con.execute(f"CREATE OR REPLACE TEMP TABLE case_counts AS {_PER_CASE}")
+    try:
+        frame = _arrow_table(con, "SELECT dimension, p, f, e, a, count(*) FROM case_counts GROUP BY ALL "
+                                  "ORDER BY dimension, p, f, e, a")
+        # Fetched a dimension at a time as Arrow: 10M flaky ids (a billion rows) as Python tuples took GBs.
+        flaky = {str(dimension): _arrow_table(con, "SELECT case_id FROM case_counts WHERE dimension = "
+                                                   f"{quoted(str(dimension))} AND p > 0 AND f > 0 "  # flaky_mask
+                                                   "ORDER BY case_id").column(0).to_pylist()
+                 for dimension in frame.column(0).unique().to_pylist()}
+    finally:
+        con.execute("DROP TABLE IF EXISTS case_counts")
+    counts = np.column_stack([frame.column(i).to_numpy() for i in range(1, 5)]) if frame.num_rows \
+        else np.zeros((0, 4), dtype=np.int64)
+    weights = frame.column(5).to_numpy() if frame.num_rows else np.zeros(0, dtype=np.int64)
+    return histogram_case_counts(frame.column(0), counts, weights, flaky)
+
+
+#: Per (dimension, case) of the agent rows: PASS, FAIL, ERROR and ABSTAIN rows (p, f, e, a).
+_PER_CASE = ("SELECT dimension, case_id, " + ", ".join(
+    f"count(*) FILTER (status = '{s}') AS {s[0].lower()}" for s in STATUSES)
+    + " FROM agent_rows GROUP BY dimension, case_id")
+
+
+def _stored_case_counts(store: EvidenceStore) -> Any:
+    """:func:`per_case_counts` of the evidence rows ``store`` wrote to disk."""
+    import glob
+
+    from ._sql import connect, quoted
+
+    con = connect()
+    try:
+        files = "[" + ", ".join(quoted(glob.escape(f)) for f in sorted(store.dataset().files)) + "]"
+        con.execute(f"CREATE TEMP VIEW agent_rows AS SELECT * FROM read_parquet({files}) WHERE {_AGENT}")
+        return per_case_counts(con)
+    finally:
+        con.close()
+
+
+def per_case_counts(con: Any) -> Any:
+    """``Scorecard.case_counts`` of the agent rows of the view ``agent_rows``: a DataFrame of
+    ``dimension``, ``case_id``, ``passes``, ``n`` sorted by (dimension, case)."""
+    from .._counts import flat_case_counts
+
+    frame = _arrow_table(con, f"SELECT dimension, case_id, p, f, e, a FROM ({_PER_CASE}) ORDER BY dimension, case_id")
     counts = np.column_stack([frame.column(i).to_numpy() for i in range(2, 6)]) if frame.num_rows \
         else np.zeros((0, 4), dtype=np.int64)
-    return case_counts_from(frame.column(0), frame.column(1), counts)
+    return flat_case_counts(frame.column(0), frame.column(1), counts)
 
 
 def _run_totals(con: Any, cases: CaseCounts, summary: dict[str, Any]) -> RunTotals:
@@ -485,9 +537,10 @@ def _run_totals(con: Any, cases: CaseCounts, summary: dict[str, Any]) -> RunTota
     universe = np.zeros(ngroups, dtype=np.int64)
     n_cases = np.zeros(ngroups, dtype=np.int64)
     if per_run and not summary["run_missing" if use_run else "trial_missing"]:
-        measured_cases = cases.counts[:, [STATUSES.index("PASS"), STATUSES.index("FAIL")]].sum(axis=1) > 0
-        n_cases = np.bincount(cases.case_group, minlength=ngroups).astype(np.int64)
-        universe = np.bincount(cases.case_group, weights=measured_cases, minlength=ngroups).astype(np.int64)
+        measured_cases = cases.n > 0
+        n_cases = np.bincount(cases.case_group, weights=cases.weights, minlength=ngroups).astype(np.int64)
+        universe = np.bincount(cases.case_group, weights=measured_cases * cases.weights,
+                               minlength=ngroups).astype(np.int64)
     elif per_run:
         for dim, present, in_some_run in con.execute(
                 "SELECT dimension, count(DISTINCT case_id) + coalesce(bool_or(case_id IS NULL)::INT, 0), "

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BATCH_ROWS", "COLUMNS", "STRINGS", "Files", "arrow_batches", "line_sql", "quoted", "work_directory"]
+__all__ = ["BATCH_ROWS", "COLUMNS", "STRINGS", "Files", "arrow_batches", "connect", "line_sql", "quoted",
+           "work_directory"]
 
 # The columns of a pre-scored row this engine reads (SPEC §2); partial_run (true or false) is counted,
 # any true one making the evaluation TRIAGE.
@@ -34,6 +35,26 @@ class Files:
     def listed(self) -> str:
         """SQL: the list of the files as DuckDB's readers must be given them."""
         return "[" + ", ".join(quoted(f) for f in self.read) + "]"
+
+
+def connect(memory_limit: str = "2GB") -> Any:
+    """A DuckDB connection bounded in memory, spilling into a temporary directory of its own.
+
+    DuckDB's default for an in-memory database is ``.tmp`` in the working directory: a billion rows
+    spilled tens of gigabytes there. The directory (see :func:`work_directory`) is removed when the
+    connection is garbage collected, or at exit.
+    """
+    import duckdb
+
+    from .._io import owned_temporary_directory
+
+    con = duckdb.connect()
+    work, _ = owned_temporary_directory(con, "scorekit-duckdb-")
+    con.execute(f"SET temp_directory = {quoted(str(work / 'spill'))}")
+    con.execute(f"SET memory_limit = '{memory_limit}'")
+    con.execute("SET enable_progress_bar = false")  # scorekit's own progress rules apply (SPEC §17)
+    con.execute("SET preserve_insertion_order = true")
+    return con
 
 
 def work_directory(con: Any) -> Path:

@@ -52,9 +52,10 @@ from .._rows._members import KINDS, is_blank, line_count, lines_and_end, members
 from .._tally import Counted
 from ..scorers import Context
 from ..scorers.pii import prefilter
-from ._sql import COLUMNS, STRINGS, Files, arrow_batches, line_sql, quoted
+from ._sql import COLUMNS, STRINGS, Files, arrow_batches, connect, line_sql, quoted
 
-__all__ = ["COLUMNS", "KINDS", "Files", "arrow_batches", "file_offsets", "line_sql", "literal_files", "score"]
+__all__ = ["COLUMNS", "KINDS", "Files", "arrow_batches", "connect", "file_offsets", "line_sql", "literal_files",
+           "score"]
 
 _MAX_SAFE = 2**53 - 1
 # A value with a visible ASCII character is certainly not empty or white space (the first character
@@ -109,26 +110,6 @@ def literal_files(con: Any, given: list[str]) -> Files:
         read.append(escaped)
         named.append(absolute)
     return Files(given=list(given), read=read, named=named)
-
-
-def connect(memory_limit: str = "2GB") -> Any:
-    """A DuckDB connection bounded in memory, spilling into a temporary directory of its own.
-
-    DuckDB's default for an in-memory database is ``.tmp`` in the working directory: a billion rows
-    spilled tens of gigabytes there. The directory (see :func:`work_directory`) is removed when the
-    connection is garbage collected, or at exit.
-    """
-    import duckdb
-
-    from .._io import owned_temporary_directory
-
-    con = duckdb.connect()
-    work, _ = owned_temporary_directory(con, "scorekit-duckdb-")
-    con.execute(f"SET temp_directory = {quoted(str(work / 'spill'))}")
-    con.execute(f"SET memory_limit = '{memory_limit}'")
-    con.execute("SET enable_progress_bar = false")  # scorekit's own progress rules apply (SPEC §17)
-    con.execute("SET preserve_insertion_order = true")
-    return con
 
 
 def _other_columns(name: str, other: Iterable[str]) -> InputError:

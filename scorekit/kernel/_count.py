@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._counts import STATUSES, case_counts_from
+from .._counts import STATUSES, case_counts_from, flat_case_counts
 from .._evidence import EvidenceStore
 from .._findings import merge_finding_groups
 from .._hashing import packed_list_hash
@@ -83,8 +83,8 @@ def _tally(runner: Runner, marked: list[Any], parts: list[Any], rows: int) -> Ta
     """Steps 3 and 4 merged: the :class:`~scorekit._tally.Tally` of the partitions' counts."""
     cases = merge_cases(parts)
     numbers = cases[list(STATUSES)].to_numpy(dtype=np.int64) if len(cases) else np.zeros((0, 4), dtype=np.int64)
-    case_counts = case_counts_from(cases["dimension"] if len(cases) else [],
-                                   cases["case_id"] if len(cases) else [], numbers)
+    dimensions, case_ids = (cases["dimension"], cases["case_id"]) if len(cases) else ([], [])
+    case_counts = case_counts_from(dimensions, case_ids, numbers)
     groups = case_counts.groups.index
     return Tally(
         labels={label: sum(p.labels[label] for p in parts) for label in LABELS},
@@ -93,6 +93,7 @@ def _tally(runner: Runner, marked: list[Any], parts: list[Any], rows: int) -> Ta
         dimensions=[str(name) for name in groups], cases=case_counts,
         runs=run_totals(runner, marked, parts, cases, groups, rows),
         findings=merge_finding_groups(p.findings for p in parts),
+        per_case=flat_case_counts(dimensions, case_ids, numbers),
     )
 
 

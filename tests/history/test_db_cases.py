@@ -19,7 +19,7 @@ from test_db_concurrency import KILLED, WRITER, _spawn, race
 
 import scorekit as sk
 from scorekit import history
-from scorekit._counts import count_cases
+from scorekit._counts import case_table
 from scorekit.history import compare, read_history, record, with_comparison
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "history" / "v1.sqlite"
@@ -78,10 +78,10 @@ def test_record_stores_per_case_counts_of_the_agent_rows(tmp_path):
     got = {(d, c): (p, n) for d, c, p, n in stored[["dimension", "case_id", "passes", "n"]].itertuples(index=False)}
     assert got == {(DIM, "a"): (2, 3), (DIM, "b"): (3, 3), (DIM, "c"): (0, 1), (DIM, "d"): (0, 0),
                    ("tool_call", "a"): (1, 1)}
-    # The one counting path: exactly count_cases over the card's evidence.
-    counts = count_cases(card.evidence)
-    assert stored["passes"].tolist() == counts.passes.tolist() and stored["n"].tolist() == counts.n.tolist()
-    assert stored["case_id"].tolist() == [str(c) for c in counts.case_ids]
+    # The one counting path: exactly case_table over the card's evidence.
+    counts = case_table(card.evidence).reset_index()
+    assert stored["passes"].tolist() == counts["passes"].tolist() and stored["n"].tolist() == counts["n"].tolist()
+    assert stored["case_id"].tolist() == [str(c) for c in counts["case_id"]]
     assert (stored["record_id"] == rid).all() and (stored["label"] == "x").all()
     assert stored.loc[stored["case_id"] == "a", "rate"].tolist() == [2 / 3, 1.0]
     assert np.isnan(stored.loc[stored["case_id"] == "d", "rate"].iloc[0])  # no measured trial: no rate

@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scorekit import kernel
-from scorekit._counts import flat_case_counts
 from scorekit._partial import Partial, combine, read_range, score_lines
 from scorekit._rows._formats import FileLines
 from scorekit.kernel import _shard, tally_frame
@@ -79,6 +78,13 @@ def _reference(path: Path, offsets: np.ndarray, strict: bool):
     return _one_shard(whole, strict, FileLines(path.read_bytes()), 10_000_000)
 
 
+def _same_cases(got, want):
+    """Two tallies hold the same counts per (dimension, case): per case, and as the statistics read them."""
+    pd.testing.assert_frame_equal(got.per_case, want.per_case)
+    assert got.cases.counts.tolist() == want.cases.counts.tolist()
+    assert got.cases.weights.tolist() == want.cases.weights.tolist() and got.cases.flaky == want.cases.flaky
+
+
 def _one_shard(whole, strict, lines, threshold):
     """The combined rows counted as one shard (as the pandas engine counts them), its tally checked
     against :func:`tally_frame` of its evidence (the counting rules over a DataFrame)."""
@@ -88,7 +94,7 @@ def _one_shard(whole, strict, lines, threshold):
         want = tally_frame(got.store.frame())
         assert (got.tally.labels, got.tally.unlabeled, got.tally.controls, got.tally.dimensions) == \
             (want.labels, want.unlabeled, want.controls, want.dimensions)
-        pd.testing.assert_frame_equal(flat_case_counts(got.tally.cases), flat_case_counts(want.cases))
+        _same_cases(got.tally, want)
         assert got.tally.runs.column == want.runs.column and got.tally.findings == want.findings
         for name in ("unbalanced", "universe", "run_group", "run_code", "run_cases", "run_pass", "run_n"):
             np.testing.assert_array_equal(getattr(got.tally.runs, name), getattr(want.runs, name), err_msg=name)
@@ -107,7 +113,7 @@ def _assert_same(got, want) -> None:
     assert got.tally.unlabeled == want.tally.unlabeled
     assert got.tally.controls == want.tally.controls
     assert got.tally.dimensions == want.tally.dimensions
-    pd.testing.assert_frame_equal(flat_case_counts(got.tally.cases), flat_case_counts(want.tally.cases))
+    _same_cases(got.tally, want.tally)
     g, w = got.tally.runs, want.tally.runs
     assert (g.column, g.note) == (w.column, w.note)
     assert g.groups.equals(w.groups) and g.run_labels.equals(w.run_labels)
