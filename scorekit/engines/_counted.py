@@ -434,9 +434,6 @@ def _tally(con: Any, summary: dict[str, Any]) -> Tally:
                  runs=_run_totals(con, cases, summary), findings=_finding_groups(con))
 
 
-_STATUS_COUNTS = ", ".join(f"count(*) FILTER (status = '{s}')" for s in STATUSES)
-
-
 def _case_counts(con: Any) -> CaseCounts:
     """Status counts per (dimension, case) of the agent rows as the statistics read them: per dimension,
     each distinct count vector and how many cases have it, and the flaky cases' ids, each sorted as
