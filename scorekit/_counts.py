@@ -6,6 +6,7 @@ computed here once, with integer codes and ``np.bincount`` (no Python loop per r
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -369,18 +370,13 @@ class CaseCounts(_Statuses):
         vary: np.ndarray = self.most_trials() != self.curve_k().to_numpy()
         return vary
 
-    def _group_mean(self, values: np.ndarray) -> np.ndarray:
-        """Mean of per-case values within each group, ignoring NaN (NaN if none)."""
-        defined = ~np.isnan(values)
-        sums = self._total(np.where(defined, values, 0.0))
-        counts = self._total(defined)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(counts > 0, sums / counts, np.nan)
-
     def per_k(self, ks: Sequence[int], estimator: str = "pass_hat_k") -> pd.DataFrame:
-        """Mean over cases with ``n >= k`` of pass^k (or pass@k), one column per k."""
+        """Mean over cases with ``n >= k`` of pass^k (or pass@k), one column per k (summed as
+        :func:`scorekit._stats.pass_k_interval` sums it)."""
         function = {"pass_hat_k": _stats.pass_hat_k, "pass_at_k": _stats.pass_at_k}[estimator]
-        columns = {k: self._group_mean(function(self.passes, self.n, k)) for k in ks}
+        columns = {k: _stats.grouped_case_mean(functools.partial(_per_k, function, k=k), self.passes, self.n,
+                                               self.case_group, self.weights, len(self.groups.index))
+                   for k in ks}
         frame = pd.DataFrame(columns, index=self.groups.index)
         frame.columns.name = "k"
         return frame
@@ -421,6 +417,10 @@ class CaseCounts(_Statuses):
             },
             index=self.groups.index,
         )
+
+
+def _per_k(function: Any, c: np.ndarray, n: np.ndarray, *, k: int) -> Any:
+    return function(c, n, k)
 
 
 def flaky_mask(passes: np.ndarray, n: np.ndarray) -> np.ndarray:

@@ -91,12 +91,9 @@ def _case_pass_k(cases: CaseCounts, group: int, k: int, optimistic: bool | None)
         c, n = c + pad, n + pad
     elif optimistic is False:
         n = n + missing
-    values = _stats.pass_hat_k(c, n, k)
-    values = np.asarray(values, dtype=float)
-    defined = ~np.isnan(values)
-    if not defined.any():
-        return float("nan")
-    return float((values[defined] * weights[defined]).sum() / weights[defined].sum())
+    mean = _stats.grouped_case_mean(lambda c, n: _stats.pass_hat_k(c, n, k), c, n,
+                                    np.zeros(len(c), dtype=np.intp), weights, 1)
+    return float(mean[0])
 
 
 @dataclass

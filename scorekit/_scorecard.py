@@ -130,18 +130,30 @@ class Scorecard:
         default_factory=lambda: {"suite": None, "policy": None, "results": None, "evidence": None}
     )
     generated_at: str = ""
-    #: ``case_counts``, or a function that counts them when first asked (at scale, from the evidence).
+    #: :attr:`case_counts`, or a function that counts it when first read (the duckdb engine above
+    #: ``evidence_rows_in_memory``: from the evidence files, SPEC §16). ``dataclasses.replace`` copies
+    #: it as it is, so a copy made before the first read stays uncounted too.
     per_case: Any = field(default=None, repr=False)
 
     @property
     def case_counts(self) -> pd.DataFrame | None:
         """Per (dimension, case) ``passes`` and ``n`` (PASS + FAIL) of the agent rows, sorted by
-        (dimension, case): what a history record stores and a paired comparison reads. Counted when
-        first asked where the evaluation held only the statistics' compact counts (SPEC §16)."""
+        (dimension, case): what a history record stores and a paired comparison reads; None for a
+        card made without them."""
         if callable(self.per_case):
             self.per_case = self.per_case()
         counts: pd.DataFrame | None = self.per_case
         return counts
+
+    @case_counts.setter
+    def case_counts(self, value: pd.DataFrame | None) -> None:
+        self.per_case = value
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickle or deep copy holds the per-case counts themselves: a function that would count
+        them reads the original card's temporary evidence files, which go with that card."""
+        self.case_counts  # noqa: B018 - counted now if still to be counted
+        return dict(self.__dict__)
 
     @property
     def overall_pass(self) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from itertools import pairwise
 from statistics import NormalDist
 from typing import Any
@@ -308,14 +309,17 @@ def _cluster_arrays(
     """Clustered Wilson bounds and design effect per group from validated per-case counts
     (each entry standing for ``weights`` cases with those counts, one when None).
 
-    Every sum is one ``np.bincount``, which adds a group's cases in the order they
-    appear in the input (a sequential loop). Σnᵢ, Σcᵢ and Σnᵢ² are sums of
-    integers, exact in float64 below 2**53 and so independent of that order; only
-    the residual sum of squares Σ(cᵢ − p̂nᵢ)² depends on it, by rounding.
+    The cases are first folded into their distinct (group, cᵢ, nᵢ) (:func:`fold`), and every
+    sum is one ``np.bincount`` over those in sorted order. Σnᵢ, Σcᵢ and Σnᵢ² are sums of
+    integers, exact in float64 below 2**53; the residual sum of squares Σ(cᵢ − p̂nᵢ)² is
+    a float sum, so the fold is what makes it the same bits for cases listed one by one,
+    in any order, or as a histogram.
     """
 
+    c, n, group, weights = fold(c, n, group, weights)
+
     def total(values: np.ndarray) -> np.ndarray:
-        return np.bincount(group, weights=values if weights is None else values * weights, minlength=ngroups)
+        return np.bincount(group, weights=values * weights, minlength=ngroups)
 
     cases = total(n > 0)  # cases with nᵢ = 0 add nothing to any other sum
     trials = total(n)
@@ -446,13 +450,13 @@ def cluster_interval_grouped(
 
     Notes
     -----
-    Each per-group sum is one ``np.bincount``, which adds a group's entries in
-    the order they appear in the input, independently of the other groups'
-    entries. The integer-valued sums (Σnᵢ, Σcᵢ, Σnᵢ², the number of cases) are
-    exact and therefore order-independent; the residual sum of squares
-    Σ(cᵢ − p̂nᵢ)² differs between orders of a group's cases by rounding only.
-    Pass entries in a fixed order — the scorecard passes counts sorted by
-    (dimension, case id) — for reproducible floats.
+    The entries are first folded into their distinct (group, cᵢ, nᵢ) in sorted
+    order, each with the number of cases it stands for (:func:`fold`); each
+    per-group sum is then one ``np.bincount`` over those. The integer-valued
+    sums (Σnᵢ, Σcᵢ, Σnᵢ², the number of cases) are exact; the residual sum of
+    squares Σ(cᵢ − p̂nᵢ)² is a float sum, and the fold makes it the same bits
+    whatever the order of the entries and whether cases come one by one or as
+    a histogram (``weights``).
 
     Examples
     --------
@@ -462,21 +466,68 @@ def cluster_interval_grouped(
     [1.2, 3.003247]
     """
     confidence = _check_confidence(confidence)
+    _check_same_index(("c", "weights"), (c, weights))
     cc, total = _per_case(c, n)
     codes, ngroups = _group_codes(group, cc.size, ngroups)
     return _cluster_arrays(cc, total, codes, ngroups, confidence, _weights(weights, cc.size))
 
 
 def _weights(weights: Any, size: int) -> np.ndarray | None:
-    """Validated case weights (how many cases an entry stands for): positive integers, one per entry."""
+    """Validated case weights (how many cases an entry stands for): integers >= 1, one per entry."""
     if weights is None:
         return None
-    w = _counts(weights, "weights")
+    what = "integers >= 1 (the cases each entry stands for)"
+    kind = getattr(getattr(weights, "dtype", None), "kind", None) or np.asarray(weights).dtype.kind
+    if kind == "b":
+        raise TypeError(f"weights must be {what}; got booleans")
+    w = _numeric_array(weights, "weights", what)
     if w.shape != (size,):
         raise ValueError(f"weights must be one count per entry ({size} entries); got shape {w.shape}")
-    if size and w.min() < 1:
-        raise ValueError("weights must be at least 1 (the number of cases an entry stands for)")
+    bad = ~np.isfinite(w) | (w < 1) | (w != np.floor(w))
+    if bad.any():
+        raise ValueError(f"weights must be {what}; got {w[bad][0]!r}")
     return w
+
+
+def grouped_case_mean(values: Callable[[np.ndarray, np.ndarray], Any], c: np.ndarray, n: np.ndarray,
+                      group: np.ndarray, weights: np.ndarray | None, ngroups: int) -> np.ndarray:
+    """Per group, the mean over its cases of ``values(cᵢ, nᵢ)`` ignoring NaN (NaN where none is
+    defined), summed over the :func:`fold` of the cases: the mean :func:`pass_k_interval` reports,
+    bit for bit, for pass^k."""
+    cf, nf, gf, w = fold(c, n, group, weights)
+    v = np.asarray(values(cf, nf), dtype=np.float64)
+    defined = ~np.isnan(v)
+    sums = np.bincount(gf, weights=np.where(defined, v, 0.0) * w, minlength=ngroups)
+    counts = np.bincount(gf, weights=defined * w, minlength=ngroups)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean: np.ndarray = np.where(counts > 0, sums / counts, np.nan)
+    return mean
+
+
+def fold(c: np.ndarray, n: np.ndarray, group: np.ndarray, weights: np.ndarray | None = None
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Cases folded into their distinct (group, c, n), sorted, each with the number of cases it stands
+    for: the one order every per-case sum here is taken in.
+
+    A sum over the cases of a function of (cᵢ, nᵢ) is then the same float whether the cases come one
+    by one, in any order, or already counted as a histogram (``weights``): the clustered interval and
+    pass^k of a scorecard equal those of :func:`cluster_interval` and :func:`pass_k_interval` on its
+    per-case counts, bit for bit.
+    """
+    w = np.ones(c.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    if not c.size:
+        return c, n, group, w
+    ci, ni, gi = c.astype(np.int64), n.astype(np.int64), group.astype(np.int64)
+    widths = (int(gi.max()) + 1, int(ni.max()) + 1, int(ci.max()) + 1)
+    if float(widths[0]) * widths[1] * widths[2] < 2.0**62:
+        keys, at = np.unique((gi * widths[1] + ni) * widths[2] + ci, return_inverse=True)
+        rest, cf = np.divmod(keys, widths[2])
+        gf, nf = np.divmod(rest, widths[1])
+    else:  # pragma: no cover - counts and groups past 2**62 combined
+        keys, at = np.unique(np.column_stack([gi, ni, ci]), axis=0, return_inverse=True)
+        gf, nf, cf = keys.T
+    return (cf.astype(np.float64), nf.astype(np.float64), gf.astype(np.intp),
+            np.bincount(np.ravel(at), weights=w, minlength=len(keys)))
 
 
 # --------------------------------------------------------------------------- power
@@ -1300,14 +1351,15 @@ def pass_k_interval(
     k = _k(k)
     confidence = _check_confidence(confidence)
     cc, total = _per_case(c, n)
+    _check_same_index(("c", "weights"), (c, weights))
     codes, ngroups = _group_codes(group, cc.size, ngroups)
-    w = _weights(weights, cc.size)
+    cc, total, codes, w = fold(cc, total, codes, _weights(weights, cc.size))
     values = np.asarray(pass_hat_k(cc, total, k), dtype="float64")  # NaN where n < k
     reach = total >= k
     values = np.where(reach, values, 0.0)
 
     def per_group(entries: np.ndarray) -> np.ndarray:
-        return np.bincount(codes, weights=entries if w is None else entries * w, minlength=ngroups)
+        return np.bincount(codes, weights=entries * w, minlength=ngroups)
 
     count = per_group(reach)
     value_sum = per_group(values)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from shared import counts
 
 import scorekit as sk
-from scorekit._stats import _wilson_bounds, cluster_interval, cluster_interval_grouped, wilson_interval
+from scorekit._stats import _wilson_bounds, cluster_interval, cluster_interval_grouped, pass_k_interval, wilson_interval
 
 TOL = dict(rel=1e-12, abs=1e-12)
 
@@ -476,3 +476,44 @@ def test_t_quantile_keeps_nominal_coverage_at_five_cases_of_five_trials():
     print(f"coverage of 1/2 at 5 cases x 5 trials: t {covered:.4f}, z {with_z:.4f}")
     assert covered >= 0.95 - 3 * 0.0035
     assert with_z < 0.94
+
+
+# --------------------------------------------------------------------------- weights and the fold
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=60),
+       st.randoms(use_true_random=False))
+def test_cases_in_any_order_or_as_a_histogram_give_the_same_bits(entries, rnd):
+    """The per-case sums run over the fold of the cases, so the order and the form (one entry per case,
+    or each distinct (group, c, n) once with its number of cases) change no bit."""
+    group = np.array([g for g, _, _ in entries])
+    n = np.array([b for _, _, b in entries])
+    c = np.array([min(a, b) for _, a, b in entries])
+    shuffled = list(range(len(entries)))
+    rnd.shuffle(shuffled)
+    keys, weights = np.unique(np.column_stack([group, c, n]), axis=0, return_counts=True)
+    for args, extra in (((c[shuffled], n[shuffled], group[shuffled]), {}),
+                        ((keys[:, 1], keys[:, 2], keys[:, 0]), {"weights": weights})):
+        got = cluster_interval_grouped(*args, ngroups=4, **extra)
+        want = cluster_interval_grouped(c, n, group, ngroups=4)
+        np.testing.assert_array_equal(np.array(got), np.array(want))
+        for k in (1, 2, 3):
+            np.testing.assert_array_equal(np.array(pass_k_interval(args[0], args[1], k, args[2], ngroups=4, **extra)),
+                                          np.array(pass_k_interval(c, n, k, group, ngroups=4)))
+
+
+def test_weights_are_checked_and_named():
+    c, n, g = [1, 3, 0], [3, 3, 3], [0, 0, 0]
+    for bad, message in (([1, 0, 1], "weights must be integers >= 1"), ([1, -1, 1], "weights must be integers >= 1"),
+                         ([1, 1.5, 1], "weights must be integers >= 1"), ([1, 1], "one count per entry")):
+        with pytest.raises(ValueError, match=message):
+            cluster_interval_grouped(c, n, g, weights=bad)
+    with pytest.raises(TypeError, match="weights must be integers >= 1"):
+        cluster_interval_grouped(c, n, g, weights=[True, True, True])
+    with pytest.raises(TypeError, match="weights must be integers >= 1"):
+        cluster_interval_grouped(c, n, g, weights=["1", "1", "1"])
+    index = pd.Index(["x", "y", "z"])
+    with pytest.raises(ValueError, match="c and weights are pandas objects with different indexes"):
+        cluster_interval_grouped(pd.Series(c, index=index), pd.Series(n, index=index), g,
+                                 weights=pd.Series([1, 1, 4], index=index[::-1]))
+    with pytest.raises(ValueError, match="c and weights are pandas objects with different indexes"):
+        pass_k_interval(pd.Series(c, index=index), pd.Series(n, index=index), 2, g,
+                           weights=pd.Series([1, 1, 4], index=index[::-1]))

@@ -439,23 +439,33 @@ def _case_counts(con: Any) -> CaseCounts:
     each distinct count vector and how many cases have it, and the flaky cases' ids, each sorted as
     :func:`count_cases` sorts. Nothing per case leaves DuckDB but the flaky ids (a hundred million
     cases fetched as Arrow took 2 GB at 100M rows)."""
-    from ._sql import quoted
-
     con.execute(f"CREATE OR REPLACE TEMP TABLE case_counts AS {_PER_CASE}")
     try:
         frame = _arrow_table(con, "SELECT dimension, p, f, e, a, count(*) FROM case_counts GROUP BY ALL "
                                   "ORDER BY dimension, p, f, e, a")
-        # Fetched a dimension at a time as Arrow: 10M flaky ids (a billion rows) as Python tuples took GBs.
-        flaky = {str(dimension): _arrow_table(con, "SELECT case_id FROM case_counts WHERE dimension = "
-                                                   f"{quoted(str(dimension))} AND p > 0 AND f > 0 "  # flaky_mask
-                                                   "ORDER BY case_id").column(0).to_pylist()
-                 for dimension in frame.column(0).unique().to_pylist()}
+        # Streamed as Arrow batches, one pass: 10M flaky ids (a billion rows) as Python tuples took GBs.
+        flaky: dict[str, list[Any]] = {}
+        for batch in _batches(con, "SELECT dimension, case_id FROM case_counts WHERE p > 0 AND f > 0 "  # flaky_mask
+                                   "ORDER BY dimension, case_id"):
+            dims, ids = batch.column(0), batch.column(1).to_pylist()
+            for dimension, start, length in _runs(dims):
+                flaky.setdefault(dimension, []).extend(ids[start:start + length])
     finally:
         con.execute("DROP TABLE IF EXISTS case_counts")
     counts = np.column_stack([frame.column(i).to_numpy() for i in range(1, 5)]) if frame.num_rows \
         else np.zeros((0, 4), dtype=np.int64)
     weights = frame.column(5).to_numpy() if frame.num_rows else np.zeros(0, dtype=np.int64)
     return histogram_case_counts(frame.column(0), counts, weights, flaky)
+
+
+def _runs(values: Any) -> Iterator[tuple[Any, int, int]]:
+    """(value, start, length) of each run of equal values of a sorted Arrow array."""
+    array = values.to_numpy(zero_copy_only=False)
+    if not len(array):
+        return
+    starts = [0, *(np.flatnonzero(array[1:] != array[:-1]) + 1).tolist()]
+    for start, end in zip(starts, [*starts[1:], len(array)], strict=True):
+        yield array[start], start, end - start
 
 
 #: Per (dimension, case) of the agent rows: PASS, FAIL, ERROR and ABSTAIN rows (p, f, e, a).

@@ -624,3 +624,36 @@ def test_a_partial_run_of_another_type_is_refused_in_duckdb_like_pandas(tmp_path
     got, want = sk.evaluate(path, engine="duckdb"), sk.evaluate(path)
     _assert_same(got, want)
     assert [p[1] for p in _problems(got)] == ["partial_run"] and got.validation.invalid == 1
+
+
+def test_case_counts_counted_when_asked_survive_a_copy_of_the_card(prescored):
+    """Above the threshold the per-case table is counted from the card's own temporary evidence files
+    when first read (not by evaluate itself); a pickle or deep copy counts it first, so it outlives
+    the original card."""
+    import copy
+    import gc
+    import pickle
+
+    want = sk.evaluate(prescored).case_counts
+    card = sk.evaluate(prescored, engine="duckdb", evidence_rows_in_memory=0)
+    assert callable(card.per_case)  # not counted yet
+    copies = [pickle.loads(pickle.dumps(card)), copy.deepcopy(card)]
+    del card
+    gc.collect()
+    for other in copies:
+        pd.testing.assert_frame_equal(other.case_counts, want)
+
+
+def test_case_counts_can_be_given_replaced_and_set(prescored):
+    import dataclasses
+
+    card = sk.evaluate(prescored)
+    table = card.case_counts
+    assert dataclasses.replace(card, per_case=None).case_counts is None
+    assert dataclasses.replace(card).case_counts is table
+    given = sk.Scorecard(**{f.name: getattr(card, f.name) for f in dataclasses.fields(card) if f.name != "per_case"})
+    assert given.case_counts is None  # the default
+    given.case_counts = table
+    assert given.case_counts is table
+    later = dataclasses.replace(given, per_case=lambda: table)  # counted when first read
+    assert later.case_counts is table and later.per_case is table
