@@ -316,8 +316,9 @@ class CaseCounts(_Statuses):
     (a hundred million cases) cost kilobytes here. The one statistic that names cases, the flaky ones
     (SPEC §6), is kept as it is counted: ``flaky`` holds, per group, their ids sorted.
 
-    Every sum is taken over the entries in that order, so the floats depend neither on the row order
-    nor on how the rows were partitioned, whichever engine counted them.
+    Its integer sums over the entries are exact; every float sum runs over :func:`scorekit._stats.fold`,
+    so the floats depend neither on the row order nor on how the rows were partitioned, whichever
+    engine counted them.
     """
 
     groups: GroupCounts
@@ -499,18 +500,9 @@ def _case_counts(first: np.ndarray, groups: pd.Index, case_ids: Any, counts: np.
     ids = np.asarray(case_ids[where], dtype=object) if len(where) else np.zeros(0, dtype=object)
     bounds = np.searchsorted(group[where], np.arange(1, len(groups)))
     flaky_ids = tuple(part.tolist() for part in np.split(ids, bounds)) if len(groups) else ()
-    # One entry per distinct (group, counts): the key is mixed-radix when it fits in int64.
+    # One entry per distinct (group, counts), sorted, with the number of cases that have it.
     table = np.column_stack([group, counts]) if len(counts) else np.zeros((0, 5), dtype=np.int64)
-    widths = table.max(axis=0) + 1 if len(table) else np.ones(5, dtype=np.int64)
-    if float(np.prod(widths.astype(np.float64))) < 2.0**62:
-        key = np.zeros(len(table), dtype=np.int64)
-        for column, width in zip(table.T, widths, strict=True):
-            key *= width
-            key += column
-        _, at, weights = np.unique(key, return_index=True, return_counts=True)
-        entries = table[at]
-    else:  # pragma: no cover - counts beyond 2**12 trials in every status
-        entries, weights = np.unique(table, axis=0, return_counts=True)
+    entries, weights = _stats.distinct_rows(table)
     return _compact(np.r_[True, entries[1:, 0] != entries[:-1, 0]][: len(entries)], groups, entries[:, 1:],
                     weights.astype(np.int64), flaky_ids)
 

@@ -439,7 +439,7 @@ def cluster_interval_grouped(
     weights : array-like of int, optional
         How many cases each entry stands for (default one each): the counts of
         cases held as a histogram of their (cᵢ, nᵢ) give the same interval as
-        the cases listed one by one, up to the rounding of the residual sum.
+        the cases listed one by one, bit for bit.
 
     Returns
     -------
@@ -517,17 +517,26 @@ def fold(c: np.ndarray, n: np.ndarray, group: np.ndarray, weights: np.ndarray | 
     w = np.ones(c.size) if weights is None else np.asarray(weights, dtype=np.float64)
     if not c.size:
         return c, n, group, w
-    ci, ni, gi = c.astype(np.int64), n.astype(np.int64), group.astype(np.int64)
-    widths = (int(gi.max()) + 1, int(ni.max()) + 1, int(ci.max()) + 1)
-    if float(widths[0]) * widths[1] * widths[2] < 2.0**62:
-        keys, at = np.unique((gi * widths[1] + ni) * widths[2] + ci, return_inverse=True)
-        rest, cf = np.divmod(keys, widths[2])
-        gf, nf = np.divmod(rest, widths[1])
-    else:  # pragma: no cover - counts and groups past 2**62 combined
-        keys, at = np.unique(np.column_stack([gi, ni, ci]), axis=0, return_inverse=True)
-        gf, nf, cf = keys.T
-    return (cf.astype(np.float64), nf.astype(np.float64), gf.astype(np.intp),
-            np.bincount(np.ravel(at), weights=w, minlength=len(keys)))
+    keys, folded = distinct_rows(np.column_stack([group, n, c]).astype(np.int64), w)
+    return keys[:, 2].astype(np.float64), keys[:, 1].astype(np.float64), keys[:, 0].astype(np.intp), folded
+
+
+def distinct_rows(table: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of an (m, k) array of non-negative integers, in lexicographic order, and for
+    each the sum of the ``weights`` of the rows equal to it (how many there are when None)."""
+    w = np.ones(len(table)) if weights is None else weights
+    widths = table.max(axis=0) + 1 if len(table) else np.ones(table.shape[1], dtype=np.int64)
+    if float(np.prod(widths.astype(np.float64))) < 2.0**62:  # one mixed-radix int64 key per row
+        key = np.zeros(len(table), dtype=np.int64)
+        for column, width in zip(table.T, widths, strict=True):
+            key *= width
+            key += column
+        _, first, at = np.unique(key, return_index=True, return_inverse=True)
+        keys = table[first]
+    else:  # pragma: no cover - values past 2**62 combined
+        keys, at = np.unique(table, axis=0, return_inverse=True)
+    summed: np.ndarray = np.bincount(np.ravel(at), weights=w, minlength=len(keys))
+    return keys, summed
 
 
 # --------------------------------------------------------------------------- power
