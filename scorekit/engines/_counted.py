@@ -476,13 +476,11 @@ _PER_CASE = ("SELECT dimension, case_id, " + ", ".join(
 
 def _stored_case_counts(store: EvidenceStore) -> Any:
     """:func:`per_case_counts` of the evidence rows ``store`` wrote to disk."""
-    import glob
-
-    from ._sql import connect, quoted
+    from ._sql import connect, literal_files
 
     con = connect()
     try:
-        files = "[" + ", ".join(quoted(glob.escape(f)) for f in sorted(store.dataset().files)) + "]"
+        files = literal_files(con, sorted(store.dataset().files)).listed()
         con.execute(f"CREATE TEMP VIEW agent_rows AS SELECT * FROM read_parquet({files}) WHERE {_AGENT}")
         return per_case_counts(con)
     finally:

@@ -4,13 +4,14 @@ connection's work directory, and SQL text helpers. Both import it; it imports ne
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BATCH_ROWS", "COLUMNS", "STRINGS", "Files", "arrow_batches", "connect", "line_sql", "quoted",
-           "work_directory"]
+__all__ = ["BATCH_ROWS", "COLUMNS", "STRINGS", "Files", "arrow_batches", "connect", "line_sql", "literal_files",
+           "quoted", "work_directory"]
 
 # The columns of a pre-scored row this engine reads (SPEC §2); partial_run (true or false) is counted,
 # any true one making the evaluation TRIAGE.
@@ -35,6 +36,39 @@ class Files:
     def listed(self) -> str:
         """SQL: the list of the files as DuckDB's readers must be given them."""
         return "[" + ", ".join(quoted(f) for f in self.read) + "]"
+
+
+def literal_files(con: Any, given: list[str]) -> Files:
+    """The :class:`Files` of ``given``: each path as DuckDB reads exactly that file.
+
+    DuckDB's readers (``read_parquet``, ``read_csv``, ``parquet_metadata``...) expand ``*``, ``?`` and
+    ``[...]`` in every path they are given, each path of a list too, and ``~`` at its start: given
+    ``res[1].jsonl`` they read ``res1.jsonl``. So each path is made absolute and its glob characters
+    are escaped (``[[]``, ``[*]``, ``[?]``); DuckDB's own ``glob()`` must then find that file and no
+    other, or the path is refused in one line (DuckDB cannot name it: a backslash beside a glob
+    character in a file name, say).
+
+    Raises
+    ------
+    InputError
+        A path DuckDB would not read as exactly that file.
+    """
+    import glob
+
+    from .._errors import InputError
+
+    read, named = [], []
+    for path in given:
+        absolute = os.path.abspath(path)
+        escaped = glob.escape(absolute)
+        if escaped != absolute:  # a glob character: DuckDB says which files the escaped text names
+            found = [str(f) for (f,) in con.execute("SELECT file FROM glob(?)", [escaped]).fetchall()]
+            if found != [absolute]:
+                raise InputError(f"{path}: the duckdb engine cannot read this path as it is named (DuckDB would "
+                                 "read it as a pattern): rename the file or use --engine pandas")
+        read.append(escaped)
+        named.append(absolute)
+    return Files(given=list(given), read=read, named=named)
 
 
 def connect(memory_limit: str = "2GB") -> Any:

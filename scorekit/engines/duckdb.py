@@ -36,7 +36,6 @@ pandas code.
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -52,7 +51,7 @@ from .._rows._members import KINDS, is_blank, line_count, lines_and_end, members
 from .._tally import Counted
 from ..scorers import Context
 from ..scorers.pii import prefilter
-from ._sql import COLUMNS, STRINGS, Files, arrow_batches, connect, line_sql, quoted
+from ._sql import COLUMNS, STRINGS, Files, arrow_batches, connect, line_sql, literal_files, quoted
 
 __all__ = ["COLUMNS", "KINDS", "Files", "arrow_batches", "connect", "file_offsets", "line_sql", "literal_files",
            "score"]
@@ -81,35 +80,6 @@ def _files(rows: Any) -> tuple[str, list[str]]:
         raise InputError(f"{rows}: the duckdb engine reads Parquet, CSV or JSON Lines files "
                          f"({', '.join(KINDS)}); use --engine pandas for this file")
     return kind, [os.fspath(rows)]  # as given: messages name the file as the pandas engine does
-
-
-def literal_files(con: Any, given: list[str]) -> Files:
-    """The :class:`Files` of ``given``: each path as DuckDB reads exactly that file.
-
-    DuckDB's readers (``read_parquet``, ``read_csv``, ``parquet_metadata``...) expand ``*``, ``?`` and
-    ``[...]`` in every path they are given, each path of a list too, and ``~`` at its start: given
-    ``res[1].jsonl`` they read ``res1.jsonl``. So each path is made absolute and its glob characters
-    are escaped (``[[]``, ``[*]``, ``[?]``); DuckDB's own ``glob()`` must then find that file and no
-    other, or the path is refused in one line (DuckDB cannot name it: a backslash beside a glob
-    character in a file name, say).
-
-    Raises
-    ------
-    InputError
-        A path DuckDB would not read as exactly that file.
-    """
-    read, named = [], []
-    for path in given:
-        absolute = os.path.abspath(path)
-        escaped = glob.escape(absolute)
-        if escaped != absolute:  # a glob character: DuckDB says which files the escaped text names
-            found = [str(f) for (f,) in con.execute("SELECT file FROM glob(?)", [escaped]).fetchall()]
-            if found != [absolute]:
-                raise InputError(f"{path}: the duckdb engine cannot read this path as it is named (DuckDB would "
-                                 "read it as a pattern): rename the file or use --engine pandas")
-        read.append(escaped)
-        named.append(absolute)
-    return Files(given=list(given), read=read, named=named)
 
 
 def _other_columns(name: str, other: Iterable[str]) -> InputError:
